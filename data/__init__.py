@@ -1,0 +1,1 @@
+"""Course datasets, shipped inside the package as memlib.data."""

@@ -1,0 +1,1 @@
+"""Course machinery: release, graded checks, quizzes and grading."""
