@@ -1,0 +1,265 @@
+"""Core memory: blocks, atomic edits, rendering, JSON round trip."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memlib.core_memory import DEFAULT_LIMIT, Block, CoreMemory, CoreMemoryError
+
+
+def memory_with(human="Name: Ada\nLikes tea", persona="I am Sam.", limit=DEFAULT_LIMIT):
+    return CoreMemory([Block("persona", persona, limit), Block("human", human, limit)])
+
+
+# -- Block ---------------------------------------------------------------------
+
+
+def test_block_defaults_and_repr():
+    block = Block("human", "Name: Ada")
+    assert (block.limit, block.description, block.read_only, block.chars) == (2000, "", False, 9)
+    assert repr(block) == "Block('human', 9/2000 chars: 'Name: Ada')"
+    assert "read-only" in repr(Block("rules", "x", read_only=True))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(label=""), CoreMemoryError),
+        (dict(label="has space"), CoreMemoryError),
+        (dict(label="1human"), CoreMemoryError),
+        (dict(label=None), TypeError),
+        (dict(label=3), TypeError),
+        (dict(label="human", value=None), TypeError),
+        (dict(label="human", value=b"bytes"), TypeError),
+        (dict(label="human", limit=0), CoreMemoryError),
+        (dict(label="human", limit=-5), CoreMemoryError),
+        (dict(label="human", limit=2.5), TypeError),
+        (dict(label="human", limit=True), TypeError),
+        (dict(label="human", value="x" * 11, limit=10), CoreMemoryError),
+        (dict(label="human", description=None), TypeError),
+        (dict(label="human", read_only="yes"), TypeError),
+    ],
+)
+def test_block_rejects_bad_input(kwargs, error):
+    with pytest.raises(error):
+        Block(**kwargs)
+
+
+def test_block_over_limit_message_says_what_to_do():
+    with pytest.raises(CoreMemoryError, match="11 characters, over its limit of 10"):
+        Block("human", "x" * 11, limit=10)
+
+
+def test_block_from_dict_errors():
+    with pytest.raises(CoreMemoryError, match="unknown block field"):
+        Block.from_dict({"label": "human", "colour": "red"})
+    with pytest.raises(CoreMemoryError, match="no 'label'"):
+        Block.from_dict({"value": "x"})
+    with pytest.raises(TypeError):
+        Block.from_dict(["human"])
+
+
+# -- CoreMemory construction -----------------------------------------------------
+
+
+def test_default_is_memgpt_layout():
+    memory = CoreMemory.default()
+    assert memory.labels == ["persona", "human"]
+    assert all(b.limit == 2000 and b.value == "" for b in memory)
+    assert CoreMemory.default_memgpt() == memory
+    assert repr(memory) == "CoreMemory([persona 0/2000, human 0/2000], version=0)"
+
+
+def test_constructor_rejects_bad_input():
+    with pytest.raises(CoreMemoryError, match="already has a block 'human'"):
+        CoreMemory([Block("human"), Block("human")])
+    with pytest.raises(TypeError, match="from_flat"):
+        CoreMemory({"human": "x"})
+    with pytest.raises(TypeError, match="Block objects"):
+        CoreMemory(["human"])
+    with pytest.raises(TypeError):
+        CoreMemory("human")
+
+
+def test_from_flat_legacy_format():
+    memory = CoreMemory.from_flat({"persona": "I am Sam.", "human": "Name: Ada"})
+    assert memory.labels == ["persona", "human"]
+    assert memory.get("human").value == "Name: Ada"
+    with pytest.raises(CoreMemoryError, match="over its limit"):
+        CoreMemory.from_flat({"human": "x" * 30}, limit=20)
+    with pytest.raises(TypeError):
+        CoreMemory.from_flat(["persona"])
+
+
+def test_json_round_trip_keeps_everything():
+    memory = CoreMemory(
+        [
+            Block("persona", "I am Sam. ünïcödé 🙂", 100, "who I am"),
+            Block("rules", "Never share secrets", 50, read_only=True),
+        ]
+    )
+    text = memory.to_json()
+    again = CoreMemory.from_json(text)
+    assert again == memory and again.to_json() == text
+    assert json.loads(text)["blocks"][1]["read_only"] is True
+
+
+def test_from_json_accepts_list_and_flat_and_rejects_garbage():
+    blocks = [{"label": "human", "value": "x"}]
+    assert CoreMemory.from_json(json.dumps(blocks)).get("human").value == "x"
+    assert CoreMemory.from_json('{"persona": "p", "human": "h"}').labels == ["persona", "human"]
+    with pytest.raises(CoreMemoryError, match="invalid"):
+        CoreMemory.from_json("{not json")
+    with pytest.raises(CoreMemoryError):
+        CoreMemory.from_json('{"persona": 3}')
+    with pytest.raises(TypeError):
+        CoreMemory.from_json('"just a string"')
+    with pytest.raises(TypeError):
+        CoreMemory.from_json(None)
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+def test_get_unknown_label_lists_known_ones():
+    with pytest.raises(CoreMemoryError, match="no block 'pets'.*'persona', 'human'"):
+        memory_with().get("pets")
+    with pytest.raises(TypeError):
+        memory_with().get(None)
+    assert "human" in memory_with() and "pets" not in memory_with() and len(memory_with()) == 2
+
+
+def test_render_tags_each_block_with_character_count():
+    memory = memory_with(human="Name: Ada")
+    assert memory.render() == (
+        '<persona characters="9/2000">\nI am Sam.\n</persona>\n'
+        '<human characters="9/2000">\nName: Ada\n</human>'
+    )
+
+
+def test_render_shows_description_and_read_only():
+    block = Block("rules", 'say "hi"', 100, description='be "kind"', read_only=True)
+    assert block.render().startswith('<rules characters="8/100" read_only="true" description="be &quot;kind&quot;">')
+
+
+# -- edits --------------------------------------------------------------------------
+
+
+def test_append_adds_a_line_and_bumps_version():
+    memory = memory_with(human="")
+    memory.append("human", "Name: Ada")
+    memory.append("human", "Likes tea")
+    assert memory.get("human").value == "Name: Ada\nLikes tea"
+    assert memory.version == 2
+
+
+def test_replace_exact_text():
+    memory = memory_with()
+    memory.replace("human", "Likes tea", "Likes coffee")
+    assert memory.get("human").value == "Name: Ada\nLikes coffee"
+    assert memory.version == 1
+
+
+def test_replace_with_empty_deletes_the_line():
+    memory = memory_with(human="Name: Ada\nLikes tea\nLives in Porto")
+    memory.replace("human", "Likes tea", "")
+    assert memory.get("human").value == "Name: Ada\nLives in Porto"
+    memory.replace("human", "Lives in Porto", "")
+    assert memory.get("human").value == "Name: Ada"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m: m.replace("human", "", "x"), "old_content is empty"),
+        (lambda m: m.replace("human", "x", "y"),
+         "old_content 'x' not found in block 'human'; copy the exact text from core memory or use core_memory_append"),
+        (lambda m: m.replace("human", "a", "b"), "appears .* times"),
+        (lambda m: m.replace("pets", "a", "b"), "no block 'pets'"),
+        (lambda m: m.append("human", ""), "content is empty"),
+        (lambda m: m.append("human", "   "), "content is empty"),
+        (lambda m: m.append("human", "x" * 3000), "over its limit"),
+        (lambda m: m.replace("human", "Ada", "x" * 3000), "over its limit"),
+    ],
+)
+def test_failed_edits_explain_and_change_nothing(call, message):
+    memory = memory_with()
+    before = memory.to_json()
+    with pytest.raises(CoreMemoryError, match=message):
+        call(memory)
+    assert memory.to_json() == before and memory.version == 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.append("human", None),
+        lambda m: m.append("human", 5),
+        lambda m: m.replace("human", None, "x"),
+        lambda m: m.replace("human", "Ada", None),
+        lambda m: m.append(None, "x"),
+    ],
+)
+def test_mistyped_edits_raise_type_error(call):
+    memory = memory_with()
+    before = memory.to_json()
+    with pytest.raises(TypeError):
+        call(memory)
+    assert memory.to_json() == before
+
+
+def test_read_only_block_refuses_edits():
+    memory = CoreMemory([Block("rules", "Be kind", read_only=True)])
+    with pytest.raises(CoreMemoryError, match="read-only"):
+        memory.append("rules", "Be brief")
+    with pytest.raises(CoreMemoryError, match="read-only"):
+        memory.replace("rules", "kind", "rude")
+    assert memory.get("rules").value == "Be kind"
+
+
+def test_edit_that_exactly_reaches_the_limit_succeeds():
+    memory = CoreMemory([Block("human", "abc", limit=7)])
+    memory.append("human", "def")  # "abc\ndef" is 7 characters
+    assert memory.get("human").chars == 7
+    with pytest.raises(CoreMemoryError):
+        memory.append("human", "g")
+
+
+def test_add_block():
+    memory = CoreMemory.default()
+    memory.add_block(Block("project", "Course on memory", 500))
+    assert memory.labels == ["persona", "human", "project"] and memory.version == 1
+    with pytest.raises(CoreMemoryError):
+        memory.add_block(Block("human"))
+    with pytest.raises(TypeError):
+        memory.add_block("project")
+
+
+# -- property: a failed edit leaves memory byte-identical ---------------------------
+
+texts = st.text(max_size=60)
+edits = st.one_of(
+    st.tuples(st.just("append"), st.sampled_from(["persona", "human", "rules", "nope"]), texts),
+    st.tuples(st.just("replace"), st.sampled_from(["persona", "human", "rules", "nope"]), texts, texts),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(edits, max_size=25))
+def test_failed_edit_leaves_memory_byte_identical(operations):
+    memory = CoreMemory(
+        [Block("persona", "I am Sam.", 40), Block("human", "", 60), Block("rules", "Be kind", 30, read_only=True)]
+    )
+    for op in operations:
+        before, version = memory.to_json(), memory.version
+        try:
+            getattr(memory, op[0])(*op[1:])
+        except (CoreMemoryError, TypeError):
+            assert memory.to_json() == before
+            assert memory.version == version
+        else:
+            assert memory.version == version + 1
+        assert all(block.chars <= block.limit for block in memory)
+        assert CoreMemory.from_json(memory.to_json()) == memory
