@@ -1,0 +1,189 @@
+"""Citations: every answer that rests on archival memory names the records it used.
+
+A `Citation` carries a record's provenance (id, session, turn, source url);
+`cite` attaches citations to an answer and `verify` lists what is wrong with a
+cited answer (nothing cited, an id the store does not know, provenance that
+does not match, a record that does not support the answer). Support is judged
+by shared words only: this module does not check meaning, truth or trust.
+
+Example:
+    >>> from memlib.archival import ArchivalStore
+    >>> store = ArchivalStore()
+    >>> record = store.insert("The user's sister is called Maya", session_id="s2", turn_id=14)
+    >>> answer = cite("Your sister is called Maya.", [record])
+    >>> print(answer)
+    Your sister is called Maya. [arc-000001 · session s2 turn 14]
+    >>> verify(answer, store)
+    []
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from memlib.retrieval import tokenize
+
+__all__ = ["Citation", "CitedAnswer", "cite", "verify", "CITATION_PATTERN", "strip_citations"]
+
+#: Matches a formatted citation such as `[arc-000003 · session s2 turn 14]`;
+#: group 1 is the record id.
+CITATION_PATTERN = re.compile(r"\[([A-Za-z]+-\d+)(?: · [^\]]*)?\]")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Where a piece of an answer came from.
+
+    Example:
+        >>> Citation("arc-000003", "s2", 14).format()
+        '[arc-000003 · session s2 turn 14]'
+    """
+
+    record_id: str
+    session_id: str | None = None
+    turn_id: int | None = None
+    source_url: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.record_id, str) or not self.record_id.strip():
+            raise ValueError(f"record_id must be a non-empty str such as 'arc-000003', got {self.record_id!r}")
+        if self.session_id is not None and not isinstance(self.session_id, str):
+            raise TypeError(f"session_id must be a str or None, got {type(self.session_id).__name__}")
+        if self.turn_id is not None and (isinstance(self.turn_id, bool) or not isinstance(self.turn_id, int)):
+            raise TypeError(f"turn_id must be an int or None, got {self.turn_id!r}")
+        if self.source_url is not None and not isinstance(self.source_url, str):
+            raise TypeError(f"source_url must be a str or None, got {type(self.source_url).__name__}")
+
+    @classmethod
+    def from_record(cls, record: Any) -> "Citation":
+        """The citation for an archival record (or a search `Hit`, which wraps one)."""
+        record = getattr(record, "record", record)  # a Hit carries its record
+        if not hasattr(record, "id") or not isinstance(record.id, str):
+            raise TypeError(
+                f"cannot cite {type(record).__name__}: expected an ArchivalRecord or a Hit from archival search"
+            )
+        return cls(
+            record_id=record.id,
+            session_id=getattr(record, "session_id", None),
+            turn_id=getattr(record, "turn_id", None),
+            source_url=getattr(record, "source_url", None),
+        )
+
+    def format(self) -> str:
+        """`[arc-000003 · session s2 turn 14]`; parts that are unknown are left out."""
+        where = []
+        if self.session_id is not None:
+            where.append(f"session {self.session_id}")
+        if self.turn_id is not None:
+            where.append(f"turn {self.turn_id}")
+        parts = [self.record_id]
+        if where:
+            parts.append(" ".join(where))
+        if self.source_url:
+            parts.append(self.source_url)
+        return "[" + " · ".join(parts) + "]"
+
+    __str__ = format
+
+    def __repr__(self) -> str:
+        return f"Citation({self.format()})"
+
+
+@dataclass(frozen=True)
+class CitedAnswer:
+    """An answer's text and the citations that back it."""
+
+    text: str
+    citations: tuple[Citation, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"answer text must be a str, got {type(self.text).__name__}")
+        citations = tuple(self.citations)
+        if not all(isinstance(c, Citation) for c in citations):
+            raise TypeError("citations must be Citation objects; build them with Citation.from_record(record)")
+        object.__setattr__(self, "citations", citations)
+
+    @property
+    def record_ids(self) -> list[str]:
+        return [c.record_id for c in self.citations]
+
+    def render(self) -> str:
+        """The text followed by its formatted citations: what the user reads."""
+        return " ".join([self.text, *(c.format() for c in self.citations)])
+
+    __str__ = render
+
+    def __repr__(self) -> str:
+        text = self.text if len(self.text) <= 50 else self.text[:47] + "..."
+        return f"CitedAnswer({text!r}, cites={self.record_ids})"
+
+
+def cite(answer_text: str, records: Iterable[Any]) -> CitedAnswer:
+    """Attach one citation per distinct record (records or search hits), in order."""
+    if not isinstance(answer_text, str):
+        raise TypeError(f"answer_text must be a str, got {type(answer_text).__name__}")
+    if isinstance(records, (str, bytes)):
+        raise TypeError("records must be a list of archival records or hits, not a string")
+    citations: dict[str, Citation] = {}
+    for record in records:
+        citation = Citation.from_record(record)
+        citations.setdefault(citation.record_id, citation)
+    return CitedAnswer(answer_text, tuple(citations.values()))
+
+
+def strip_citations(text: str) -> str:
+    """`text` without its formatted citations, so their ids do not count as words."""
+    return CITATION_PATTERN.sub("", text).strip()
+
+
+def verify(answer: CitedAnswer, store: Any, min_support: float = 0.5) -> list[str]:
+    """Problems with a cited answer; an empty list means it passes.
+
+    `store` is anything with `in` and `.get(id)` (an ArchivalStore or a dict of
+    records). Checks: at least one citation; every cited id exists; the
+    citation's session and turn match the record's; every cited record shares
+    a word with the answer; and together the cited records contain at least
+    `min_support` of the answer's words (stopwords aside).
+    """
+    if not isinstance(answer, CitedAnswer):
+        raise TypeError(f"verify expects a CitedAnswer (from cite(...)), got {type(answer).__name__}")
+    if isinstance(min_support, bool) or not isinstance(min_support, (int, float)) or not 0 <= min_support <= 1:
+        raise ValueError(f"min_support must be a number between 0 and 1, got {min_support!r}")
+    if not answer.citations:
+        return ["the answer cites no records; cite the archival records it is based on with cite(answer, records)"]
+
+    problems: list[str] = []
+    answer_terms = set(tokenize(strip_citations(answer.text)))
+    supported: set[str] = set()
+    for citation in answer.citations:
+        if citation.record_id not in store:
+            problems.append(
+                f"{citation.record_id} is not in the store; cite only ids returned by archival_memory_search"
+            )
+            continue
+        record = store.get(citation.record_id)
+        for field in ("session_id", "turn_id"):
+            claimed, actual = getattr(citation, field), getattr(record, field, None)
+            if claimed != actual:
+                problems.append(
+                    f"{citation.record_id}: citation says {field}={claimed!r} but the record has {actual!r}; "
+                    "build citations with Citation.from_record(record)"
+                )
+        shared = answer_terms & set(tokenize(record.text))
+        if answer_terms and not shared:
+            problems.append(
+                f"{citation.record_id} shares no words with the answer, so it does not support it; "
+                "cite the record the answer came from"
+            )
+        supported |= shared
+    if answer_terms and supported and len(supported) / len(answer_terms) < min_support:
+        missing = sorted(answer_terms - supported)
+        problems.append(
+            f"the cited records contain {len(supported)} of the answer's {len(answer_terms)} words "
+            f"(need {min_support:.0%}); unsupported: {', '.join(missing)}"
+        )
+    return problems
