@@ -1,0 +1,90 @@
+"""One message in a conversation: what the context queues and recall stores.
+
+A message is immutable. Tool calls and their results are ordinary messages
+that share a `tool_call_id`, so eviction can keep the pair together. This
+module does not count tokens or store anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+
+__all__ = ["Message", "ROLES"]
+
+ROLES = ("system", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True)
+class Message:
+    """A chat message.
+
+    `id` is -1 until a context or recall store assigns one; `timestamp` is a
+    naive UTC datetime, filled in on append when missing.
+
+    Example:
+        >>> Message.user("my sister is called Ines")
+        Message(user: 'my sister is called Ines')
+    """
+
+    role: str
+    content: str
+    id: int = -1
+    timestamp: datetime | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+    session_id: str | None = None
+
+    def __post_init__(self):
+        if self.role not in ROLES:
+            raise ValueError(f"role must be one of {ROLES}, got {self.role!r}")
+        if not isinstance(self.content, str):
+            raise TypeError(f"content must be a str, got {type(self.content).__name__}")
+        if not isinstance(self.id, int) or isinstance(self.id, bool):
+            raise TypeError(f"id must be an int, got {type(self.id).__name__}")
+        if self.timestamp is not None and not isinstance(self.timestamp, datetime):
+            raise TypeError("timestamp must be a datetime or None")
+        if self.role == "tool" and not self.tool_call_id:
+            raise ValueError("a tool message needs the tool_call_id of the call it answers")
+
+    @classmethod
+    def user(cls, content: str, **kw) -> "Message":
+        return cls("user", content, **kw)
+
+    @classmethod
+    def assistant(cls, content: str, **kw) -> "Message":
+        return cls("assistant", content, **kw)
+
+    @classmethod
+    def system(cls, content: str, **kw) -> "Message":
+        return cls("system", content, **kw)
+
+    @classmethod
+    def tool(cls, content: str, tool_call_id: str, **kw) -> "Message":
+        return cls("tool", content, tool_call_id=tool_call_id, **kw)
+
+    @property
+    def is_tool_call(self) -> bool:
+        """An assistant message that calls a tool (its result follows it)."""
+        return self.role == "assistant" and self.tool_call_id is not None
+
+    def replace(self, **changes) -> "Message":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["timestamp"] = self.timestamp.isoformat() if self.timestamp else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Message":
+        d = dict(d)
+        if d.get("timestamp"):
+            d["timestamp"] = datetime.fromisoformat(d["timestamp"])
+        return cls(**d)
+
+    def __repr__(self) -> str:
+        text = self.content if len(self.content) <= 60 else self.content[:57] + "..."
+        ident = f"#{self.id} " if self.id >= 0 else ""
+        return f"Message({ident}{self.role}: {text!r})"
