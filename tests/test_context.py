@@ -1,0 +1,157 @@
+"""memlib.context: budget, pressure, eviction, pairing and the no-loss invariant."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from memlib.context import ContextOverflowError, MainContext
+from memlib.messages import Message
+from memlib.summarize import ExtractiveSummarizer, TruncatingSummarizer
+from memlib.tokens import count
+
+
+def fill(ctx, n, words=12):
+    for i in range(n):
+        ctx.append(Message.user(f"turn {i}: " + " ".join(["memory"] * words)))
+
+
+def kinds(events):
+    return [e.kind for e in events]
+
+
+def test_segments_add_up_to_the_window():
+    ctx = MainContext(window=500, system_prompt="You are terse.")
+    fill(ctx, 3)
+    seg = ctx.segments()
+    assert sum(seg.values()) == 500
+    assert seg["system"] == count("You are terse.")
+    assert seg["messages"] == sum(ctx.message_tokens(m) for m in ctx.messages)
+
+
+def test_warning_at_70_percent_then_flush_to_about_half():
+    ctx = MainContext(window=400, system_prompt="sys")
+    seen = []
+    for i in range(60):
+        events = ctx.append(Message.user(f"turn {i}: " + "memory " * 12))
+        seen += events
+        assert ctx.used <= ctx.window
+    first_pressure = kinds(seen).index("pressure")
+    assert seen[first_pressure].tokens_used >= 0.7 * 400
+    appends_before = [e for e in seen[:first_pressure] if e.kind == "append"]
+    assert all(e.tokens_used < 0.7 * 400 for e in appends_before[:-1])
+    flushes = [e for e in seen if e.kind == "flush"]
+    assert flushes and all(e.tokens_used <= 0.5 * 400 for e in flushes)
+
+
+def test_pressure_warning_once_per_cycle():
+    ctx = MainContext(window=400, system_prompt="sys")
+    events = []
+    for _ in range(60):
+        events += ctx.append(Message.user("memory " * 12))
+    ks = kinds(events)
+    # between two flushes there is at most one warning
+    segments = " ".join(ks).split("flush")
+    assert all(seg.count("pressure") <= 1 for seg in segments)
+
+
+def test_evicted_messages_reach_recall_and_summary():
+    ctx = MainContext(window=300, system_prompt="sys", summarizer=ExtractiveSummarizer())
+    ctx.append(Message.user("My sister Ines moved to Lisbon in 2023."))
+    fill(ctx, 30)
+    assert all("Ines" not in m.content for m in ctx.messages)
+    assert "Lisbon" in ctx.summary
+    assert ctx.recall.conversation_search("Ines Lisbon")[0].id == 0
+
+
+def test_tool_call_never_separated_from_result():
+    ctx = MainContext(window=300, system_prompt="sys")
+    for i in range(40):
+        ctx.append(Message.assistant(f"calling search {i}", tool_call_id=f"c{i}", name="archival_memory_search"))
+        ctx.append(Message.tool("result " * 15, tool_call_id=f"c{i}", name="archival_memory_search"))
+        queue = ctx.messages
+        assert queue[0].role == "assistant", "a tool result was left without its call"
+        for a, b in zip(queue, queue[1:]):
+            if b.role == "tool":
+                assert a.tool_call_id == b.tool_call_id
+
+
+def test_message_too_large_raises_and_changes_nothing():
+    ctx = MainContext(window=200, system_prompt="sys")
+    fill(ctx, 5, words=5)
+    before = (ctx.messages, ctx.used, len(ctx.recall))
+    with pytest.raises(ContextOverflowError, match="cannot fit"):
+        ctx.append(Message.user("word " * 400))
+    assert (ctx.messages, ctx.used, len(ctx.recall)) == before
+
+
+def test_summarizer_over_budget_is_truncated_not_overflowing():
+    class Greedy:
+        def summarize(self, previous, evicted, max_tokens):
+            return "\n".join(m.content for m in evicted) * 5
+
+    ctx = MainContext(window=300, system_prompt="sys", summarizer=Greedy(), summary_tokens=40)
+    fill(ctx, 40)
+    assert ctx.used <= 300 and count(ctx.summary) <= 40
+    assert any("truncated" in e.detail for e in ctx.events if e.kind == "summarize")
+
+
+def test_core_memory_growth_triggers_flush():
+    class Core:
+        version, text = 0, "persona: terse"
+
+        def render(self):
+            return self.text
+
+    core = Core()
+    ctx = MainContext(window=400, system_prompt="sys", core_memory=core)
+    fill(ctx, 20)
+    core.text += " likes tea" * 30
+    core.version += 1
+    events = ctx.core_changed()
+    assert "core_edit" in kinds(events) and ctx.used <= 400
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"window": 10}, ValueError), ({"window": "big"}, ValueError),
+    ({"warn_at": 0.4}, ValueError), ({"summarizer": object()}, TypeError),
+    ({"system_prompt": 3}, TypeError), ({"window": 100, "system_prompt": "word " * 200}, ValueError),
+])
+def test_bad_constructor_arguments(kwargs, error):
+    with pytest.raises(error):
+        MainContext(**kwargs)
+
+
+def test_append_rejects_non_messages():
+    with pytest.raises(TypeError, match="takes a Message"):
+        MainContext().append("hello")
+
+
+def test_render_and_repr():
+    ctx = MainContext(window=300, system_prompt="sys", summarizer=TruncatingSummarizer())
+    fill(ctx, 30)
+    text = ctx.render()
+    assert text.startswith("<system>") and "<summary>" in text
+    assert repr(ctx).startswith("MainContext(")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "call"]), st.integers(0, 60)),
+                max_size=80),
+       st.sampled_from([None, TruncatingSummarizer(), ExtractiveSummarizer()]))
+def test_budget_and_no_loss_invariants(steps, summarizer):
+    ctx = MainContext(window=256, system_prompt="sys", summarizer=summarizer)
+    appended = []
+    for i, (role, words) in enumerate(steps):
+        text = " ".join(f"w{i}x{j}" for j in range(words))
+        batch = ([Message.assistant("call", tool_call_id=f"t{i}"), Message.tool(text, tool_call_id=f"t{i}")]
+                 if role == "call" else [Message(role, text)])
+        for m in batch:
+            try:
+                ctx.append(m)
+                appended.append(m.content)
+            except ContextOverflowError:
+                pass
+            assert ctx.used <= ctx.window
+    recalled = [m.content for m in ctx.recall]
+    assert recalled == appended                   # everything, in order, once
+    queue = [m.id for m in ctx.messages]
+    assert queue == [m.id for m in ctx.recall][len(recalled) - len(queue):]  # context is a suffix
