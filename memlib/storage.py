@@ -1,0 +1,1108 @@
+"""Persistence: archival and recall memory in SQLite, and whole agents saved to a directory.
+
+`SQLiteArchivalStore` and `SQLiteRecallStore` behave exactly like the in-memory
+`ArchivalStore` and `RecallStore` (they are subclasses), but every write is one
+SQLite transaction that has committed before the call returns, so memory
+survives a kernel restart or a killed process. Ranking is always memlib's own
+BM25, whatever the SQLite build: the store keeps the in-memory index, rebuilt
+from the table on open, and SQLite FTS5 (where the interpreter has it) is an
+optional on-disk mirror that can also serve candidate lookup.
+`save_agent` / `load_agent` write and read a whole agent (core memory, main
+context, archival and recall) as a checksummed directory.
+
+Deliberately not here: embeddings, a server, schema migrations of old save
+formats (an old save is refused with a clear error instead), or merging
+concurrent writers' edits beyond what SQLite's locking gives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import heapq
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from memlib.archival import ArchivalRecord, ArchivalStore, Hit, check_page, utcnow
+from memlib.messages import Message
+from memlib.recall import RecallStore
+from memlib.retrieval import tokenize
+
+__all__ = [
+    "SQLiteArchivalStore",
+    "SQLiteRecallStore",
+    "StorageError",
+    "ReadOnlyStorageError",
+    "StorageFullError",
+    "StorageCorruptError",
+    "fts5_available",
+    "save_agent",
+    "load_agent",
+    "SavedAgent",
+    "AgentSaveError",
+    "SAVE_FORMAT",
+    "SAVE_FORMAT_VERSION",
+    "SCHEMA_VERSION",
+]
+
+#: Version of the table layout inside a store file; bumped on incompatible changes.
+SCHEMA_VERSION = 1
+
+
+# ---------------------------------------------------------------------------
+# errors
+
+
+class StorageError(OSError):
+    """A storage file could not be opened, read or written; the message says why and what to do."""
+
+
+class ReadOnlyStorageError(StorageError, PermissionError):
+    """The database (or its directory) cannot be written; nothing was changed."""
+
+
+class StorageFullError(StorageError):
+    """The disk (or the database's page limit) is full; the write was rolled back."""
+
+
+class StorageCorruptError(StorageError):
+    """The file is not a memlib SQLite store, or SQLite reports it damaged."""
+
+
+def _read_only_place(path: str) -> bool:
+    """True if the file or its directory cannot be written (read-only mount or permissions)."""
+    folder = os.path.dirname(path) or "."
+    try:
+        if os.statvfs(folder).f_flag & getattr(os, "ST_RDONLY", 1):
+            return True
+    except (OSError, AttributeError):
+        pass
+    return not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK))
+
+
+def _translate(exc: sqlite3.Error, path: str, action: str) -> StorageError:
+    """Turn a raw sqlite3 error into one that says what happened and what to do."""
+    text = str(exc)
+    low = text.lower()
+    if "readonly" in low or "read-only" in low or ("unable to open" in low and _read_only_place(path)):
+        return ReadOnlyStorageError(
+            f"cannot {action}: {path} is read-only (file permissions, a read-only directory "
+            f"or mount, or the store was opened with read_only=True). Nothing was written. "
+            f"Copy the file somewhere writable or fix the permissions; SQLite also needs to "
+            f"create {Path(path).name}-wal and -shm beside it. [sqlite: {text}]"
+        )
+    if "full" in low:
+        return StorageFullError(
+            f"cannot {action}: the disk holding {path} is full (or the database reached its "
+            f"page limit). The write was rolled back and nothing was stored; free some space "
+            f"and retry. [sqlite: {text}]"
+        )
+    if "not a database" in low or "malformed" in low or "corrupt" in low:
+        return StorageCorruptError(
+            f"cannot {action}: {path} is not a readable SQLite database (damaged or a "
+            f"different kind of file). Restore it from a backup or point memlib at another "
+            f"path. [sqlite: {text}]"
+        )
+    if "unable to open" in low:
+        return StorageError(
+            f"cannot {action}: SQLite could not open {path}; check that its directory exists "
+            f"and is writable (SQLite also needs to create {Path(path).name}-wal and -shm "
+            f"files beside it). [sqlite: {text}]"
+        )
+    if "locked" in low or "busy" in low:
+        return StorageError(
+            f"cannot {action}: {path} stayed locked by another connection longer than the "
+            f"timeout; retry, or close the other writer. [sqlite: {text}]"
+        )
+    return StorageError(f"cannot {action} ({path}): [sqlite: {text}]")
+
+
+# ---------------------------------------------------------------------------
+# FTS5
+
+
+@functools.lru_cache(maxsize=1)
+def fts5_available() -> bool:
+    """True if this interpreter's SQLite was built with the FTS5 extension.
+
+    Some Python builds (older Windows installers, minimal distributions) lack it.
+    """
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE probe USING fts5(x)")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        conn.close()
+
+
+def _fts_terms(text: str) -> str:
+    """memlib's tokens, each written as the hex of its UTF-8 bytes, space separated.
+
+    FTS5's unicode61 tokenizer splits and folds some characters differently from
+    `memlib.retrieval.tokenize` (diacritics, marks, scripts). Hex tokens are plain
+    [0-9a-f] runs that FTS5 keeps exactly as given, so FTS5 finds a document for a
+    token exactly when memlib's index has it there: candidate sets agree.
+    """
+    return " ".join(t.encode("utf-8", "surrogatepass").hex() for t in tokenize(text))
+
+
+def _fts_query(query: str) -> str:
+    """An FTS5 MATCH expression: any of the query's memlib tokens."""
+    terms = dict.fromkeys(t.encode("utf-8", "surrogatepass").hex() for t in tokenize(query))
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+# ---------------------------------------------------------------------------
+# the SQLite layer shared by both stores
+
+
+class _SQLiteFile:
+    """One connection to a memlib store file: pragmas, schema check, write transactions.
+
+    Durability: WAL journal and synchronous=FULL by default. In WAL mode a commit
+    is durable against a killed *process* as soon as COMMIT returns, even with
+    synchronous=NORMAL, because the frames are already in the operating system's
+    page cache; FULL also fsyncs the WAL on every commit, which makes the commit
+    survive a power cut or kernel crash. The crash tests exercise SIGKILL.
+    """
+
+    def __init__(self, path, kind: str, schema: list[str], *, read_only: bool,
+                 synchronous: str, timeout: float):
+        if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__}")
+        path = os.fspath(path)
+        if path == ":memory:" or not path.strip():
+            raise ValueError(
+                f"path {path!r} is not a file; SQLite stores need a file path "
+                "(use ArchivalStore / RecallStore for memory-only storage)"
+            )
+        if synchronous not in ("FULL", "NORMAL", "EXTRA"):
+            raise ValueError(f"synchronous must be 'FULL', 'NORMAL' or 'EXTRA', got {synchronous!r}")
+        self.path = str(Path(path).absolute())
+        self.kind = kind
+        self.read_only = read_only
+        self.synchronous = synchronous
+        self.lock = threading.RLock()
+        if read_only and not Path(self.path).exists():
+            raise FileNotFoundError(f"no store file at {self.path}; read_only=True cannot create one")
+        if not read_only and not Path(self.path).parent.is_dir():
+            raise StorageError(
+                f"cannot create {self.path}: directory {Path(self.path).parent} does not exist; create it first"
+            )
+        uri = "file:" + _quote_uri(self.path) + ("?mode=ro" if read_only else "")
+        try:
+            # isolation_level=None: memlib issues BEGIN / COMMIT itself, so every
+            # write is exactly one explicit transaction.
+            self.conn = sqlite3.connect(uri, uri=True, timeout=timeout,
+                                        isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise _translate(exc, self.path, f"open {kind} storage") from None
+        try:
+            self._setup(schema)
+        except sqlite3.Error as exc:
+            self.conn.close()
+            raise _translate(exc, self.path, f"open {kind} storage") from None
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def _setup(self, schema: list[str]) -> None:
+        conn = self.conn
+        # Reading sqlite_master is the first thing that fails on a non-database file.
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "memlib_meta" not in tables:
+            raise StorageCorruptError(
+                f"{self.path} is a SQLite database but not a memlib store (tables: "
+                f"{', '.join(sorted(tables))}); use a new path"
+            )
+        if tables:
+            meta = dict(conn.execute("SELECT key, value FROM memlib_meta"))
+            if meta.get("kind") != self.kind:
+                raise StorageCorruptError(
+                    f"{self.path} holds memlib {meta.get('kind')} storage, not {self.kind}; "
+                    f"open it with the matching class"
+                )
+            version = int(meta.get("schema_version", "0"))
+            if version != SCHEMA_VERSION:
+                raise StorageCorruptError(
+                    f"{self.path} uses store schema version {version}; this memlib reads version "
+                    f"{SCHEMA_VERSION}. Open it with the memlib that wrote it and export the records."
+                )
+        if self.read_only:
+            if not tables:
+                raise StorageCorruptError(f"{self.path} is empty, not a memlib {self.kind} store")
+            return
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            raise StorageError(
+                f"{self.path}: SQLite refused WAL mode (got {mode!r}); the file system may not "
+                "support shared memory (network drives); put the store on a local disk"
+            )
+        conn.execute(f"PRAGMA synchronous={self.synchronous}")
+        # BEGIN IMMEDIATE takes the write lock, so a read-only file or directory fails
+        # here, at open, with a clear error instead of at the first insert.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not tables:
+                conn.execute("CREATE TABLE memlib_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                conn.executemany("INSERT INTO memlib_meta VALUES (?, ?)",
+                                 [("kind", self.kind), ("schema_version", str(SCHEMA_VERSION))])
+            for statement in schema:
+                conn.execute(statement)
+            # A no-op write that needs write access: catches read-only files as root
+            # would not, and read-only mounts for everyone.
+            conn.execute("UPDATE memlib_meta SET value = value WHERE key = 'kind'")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.conn.execute("SELECT value FROM memlib_meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def data_version(self) -> int:
+        # Changes whenever *another* connection commits; our own commits leave it alone.
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    @contextlib.contextmanager
+    def write(self, action: str) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed when the block ends, rolled back on any error."""
+        if self.read_only:
+            raise ReadOnlyStorageError(
+                f"cannot {action}: {self.path} was opened with read_only=True; open it again "
+                "without read_only to write"
+            )
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise _translate(exc, self.path, action) from None
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise _translate(exc, self.path, action) from None
+            raise
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees the same committed state."""
+        conn = self.conn
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _quote_uri(path: str) -> str:
+    # '?' and '#' would end the path part of a file: URI
+    return path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+
+
+# ---------------------------------------------------------------------------
+# archival
+
+
+_ARCHIVAL_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS archival_records (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- insertion order, never reused
+        id TEXT NOT NULL UNIQUE,
+        text TEXT NOT NULL,
+        tags TEXT NOT NULL,                     -- JSON list of str
+        session_id TEXT,
+        turn_id INTEGER,
+        source_url TEXT,
+        created_at TEXT NOT NULL,               -- ISO 8601, naive UTC
+        trust TEXT NOT NULL
+    )""",
+    "INSERT OR IGNORE INTO memlib_meta VALUES ('next_id', '1')",
+]
+_FTS_SCHEMA = [
+    # memlib tokens as hex (see _fts_terms); rowid = archival_records.seq
+    "CREATE VIRTUAL TABLE IF NOT EXISTS archival_fts USING fts5(terms, tokenize='unicode61 remove_diacritics 0')",
+]
+_RECORD_COLUMNS = "seq, id, text, tags, session_id, turn_id, source_url, created_at, trust"
+
+
+def _row_to_record(row) -> ArchivalRecord:
+    _, rid, text, tags, session_id, turn_id, source_url, created_at, trust = row
+    return ArchivalRecord(id=rid, text=text, tags=tuple(json.loads(tags)), session_id=session_id,
+                          turn_id=turn_id, source_url=source_url,
+                          created_at=datetime.fromisoformat(created_at), trust=trust)
+
+
+class SQLiteArchivalStore(ArchivalStore):
+    """An `ArchivalStore` whose records live in a SQLite file and survive restarts.
+
+    Every `insert`, `add_record` and `delete` is one committed transaction before it
+    returns. Search results are identical to an in-memory `ArchivalStore` holding the
+    same records: the same memlib scorer ranks them, rebuilt from the table on open.
+
+    fts5: keep an FTS5 mirror of memlib's tokens in the file (None: if this SQLite
+        has FTS5). candidates: "index" looks candidates up in the in-memory index
+        (the default: measured faster, see benchmarks/README.md); "fts5" asks FTS5
+        for the documents containing a query term and scores only those with memlib.
+    synchronous: "FULL" (fsync every commit) or "NORMAL" (durable against a killed
+        process, not against a power cut).
+    read_only: open for searching only; writes raise ReadOnlyStorageError.
+
+    Another process may write the same file: each call first picks up what other
+    connections committed (cheap when nothing changed: one PRAGMA).
+
+    Example:
+        >>> store = SQLiteArchivalStore("memory.db")              # doctest: +SKIP
+        >>> store.insert("Ines prefers window seats", session_id="s1")  # doctest: +SKIP
+        ArchivalRecord(arc-000001 [s1/-, unverified]: 'Ines prefers window seats')
+    """
+
+    def __init__(self, path, scorer: str | Callable = "bm25", page_size: int = 5, *,
+                 fts5: bool | None = None, candidates: str = "index", read_only: bool = False,
+                 synchronous: str = "FULL", timeout: float = 10.0,
+                 clock: Callable[[], datetime] = utcnow):
+        from memlib.retrieval import make_scorer
+
+        if candidates not in ("index", "fts5"):
+            raise ValueError(f"candidates must be 'index' or 'fts5', got {candidates!r}")
+        have_fts5 = fts5_available()
+        if fts5 is None:
+            fts5 = have_fts5
+        elif fts5 and not have_fts5:
+            raise StorageError(
+                "fts5=True but this Python's SQLite was built without FTS5; "
+                "pass fts5=None (use it where present) or fts5=False"
+            )
+        if candidates == "fts5" and not fts5:
+            raise ValueError("candidates='fts5' needs the FTS5 mirror; pass fts5=True (or None where FTS5 exists)")
+        # Build the scorer here so the store can score single candidates (FTS5 path)
+        # without reaching into ArchivalStore's internals.
+        scorer_obj = make_scorer(scorer) if isinstance(scorer, str) else scorer()
+
+        def factory():
+            return scorer_obj
+
+        factory.__name__ = scorer if isinstance(scorer, str) else getattr(scorer, "__name__", repr(scorer))
+        super().__init__(scorer=factory, page_size=page_size, clock=clock)
+        if candidates == "fts5" and not callable(getattr(scorer_obj, "score", None)):
+            raise ValueError(f"candidates='fts5' needs a scorer with score(query, doc_id); {scorer_obj!r} has none")
+        self._scorer = scorer_obj
+        self._clock_fn = clock
+        self.fts5 = bool(fts5)
+        self.candidates = candidates
+        schema = list(_ARCHIVAL_SCHEMA) + (_FTS_SCHEMA if self.fts5 else [])
+        self._db = _SQLiteFile(path, "archival", schema, read_only=read_only,
+                               synchronous=synchronous, timeout=timeout)
+        self.path = self._db.path
+        self._seq_of: dict[str, int] = {}
+        self._id_of_seq: dict[int, str] = {}
+        self._last_seq = 0
+        self._next_id = 1
+        self._version = None
+        try:
+            with self._db.lock:
+                if not self.fts5 and not read_only:
+                    self._retire_fts()
+                self._refresh(initial=True)
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise _translate(exc, self.path, "load archival storage") from None
+        except BaseException:
+            self._db.close()
+            raise
+
+    # -- keeping the in-memory view in step with the file --------------------
+
+    def _refresh(self, initial: bool = False) -> None:
+        """Load what other connections committed since we last looked."""
+        db = self._db
+        version = db.data_version()
+        if not initial and version == self._version:
+            return
+        with db.snapshot() as conn:
+            count = conn.execute("SELECT count(*) FROM archival_records").fetchone()[0]
+            new_rows = conn.execute(
+                f"SELECT {_RECORD_COLUMNS} FROM archival_records WHERE seq > ? ORDER BY seq",
+                (self._last_seq,)).fetchall()
+            self._next_id = int(db.meta("next_id", "1"))
+            stale = count != len(self._seq_of) + len(new_rows) or any(r[1] in self._seq_of for r in new_rows)
+            current = dict(conn.execute("SELECT id, seq FROM archival_records")) if stale else None
+            fts_stale = initial and self.fts5 and (
+                db.meta("fts_stale") == "1"
+                or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0] != count)
+        # Set first: the base-class calls below go through our overridden get(), whose
+        # own sync must see nothing new.
+        self._version = version
+        if current is not None:
+            # Another process deleted (or deleted and re-added) records we hold.
+            for rid, seq in list(self._seq_of.items()):
+                if current.get(rid) != seq:
+                    ArchivalStore.delete(self, rid)
+                    del self._id_of_seq[seq], self._seq_of[rid]
+        for row in new_rows:
+            record = _row_to_record(row)
+            ArchivalStore.add_record(self, record)
+            self._seq_of[record.id] = row[0]
+            self._id_of_seq[row[0]] = record.id
+            self._last_seq = row[0]
+        if fts_stale and not db.read_only:
+            self._rebuild_fts()
+
+    def _rebuild_fts(self) -> None:
+        # The file was written by a process without FTS5 (or with fts5=False): the
+        # mirror is stale. Rebuild it from the records in one transaction.
+        with self._db.write("rebuild the FTS5 mirror") as conn:
+            conn.execute("DELETE FROM archival_fts")
+            rows = conn.execute("SELECT seq, text FROM archival_records").fetchall()
+            conn.executemany("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)",
+                             ((seq, _fts_terms(text)) for seq, text in rows))
+            conn.execute("DELETE FROM memlib_meta WHERE key = 'fts_stale'")
+
+    def _retire_fts(self) -> None:
+        # Opened with fts5=False over a file that has the mirror: our writes would
+        # leave it stale. Drop it (or, without the FTS5 module, flag it) so the next
+        # FTS5 user rebuilds it.
+        conn = self._db.conn
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'archival_fts'").fetchone():
+            return
+        try:
+            with self._db.write("drop the FTS5 mirror") as c:
+                c.execute("DROP TABLE archival_fts")
+        except StorageError:
+            with self._db.write("flag the FTS5 mirror as stale") as c:
+                c.execute("INSERT OR REPLACE INTO memlib_meta VALUES ('fts_stale', '1')")
+
+    def _sync(self) -> None:
+        try:
+            self._refresh()
+        except sqlite3.Error as exc:
+            raise _translate(exc, self.path, "read archival storage") from None
+
+    # -- writes ---------------------------------------------------------------
+
+    def insert(self, text: str, *, tags=(), session_id=None, turn_id=None, source_url=None,
+               created_at=None, trust="unverified", id=None) -> ArchivalRecord:
+        """Archive `text` with its provenance; committed to disk before it returns."""
+        with self._db.lock:
+            self._sync()
+            if id is None:
+                n = self._next_id
+                while f"arc-{n:06d}" in self._seq_of:
+                    n += 1
+                rid, next_id = f"arc-{n:06d}", n + 1
+            else:
+                rid, next_id = id, None
+            record = ArchivalRecord(
+                id=rid, text=text, tags=tuple(tags) if not isinstance(tags, str) else tags,
+                session_id=session_id, turn_id=turn_id, source_url=source_url,
+                created_at=self._clock_fn() if created_at is None else created_at, trust=trust,
+            )
+            return self._store(record, next_id)
+
+    def add_record(self, record: ArchivalRecord) -> ArchivalRecord:
+        """Store a ready-made record (its id must be new); committed before it returns."""
+        with self._db.lock:
+            self._sync()
+            return self._store(record, None)
+
+    def _store(self, record: ArchivalRecord, next_id: int | None) -> ArchivalRecord:
+        if not isinstance(record, ArchivalRecord):
+            raise TypeError(f"expected an ArchivalRecord, got {type(record).__name__}")
+        if record.id in self._seq_of:
+            raise ValueError(f"record id {record.id!r} already exists; delete it first or pick a new id")
+        with self._db.write(f"insert archival record {record.id}") as conn:
+            seq = conn.execute(
+                "INSERT INTO archival_records (id, text, tags, session_id, turn_id, source_url, "
+                "created_at, trust) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.id, record.text, json.dumps(list(record.tags), ensure_ascii=False),
+                 record.session_id, record.turn_id, record.source_url,
+                 record.created_at.isoformat(), record.trust)).lastrowid
+            if self.fts5:
+                conn.execute("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)",
+                             (seq, _fts_terms(record.text)))
+            if next_id is not None:
+                conn.execute("UPDATE memlib_meta SET value = ? WHERE key = 'next_id'", (str(next_id),))
+        # Only after the commit: memory never runs ahead of the file.
+        if next_id is not None:
+            self._next_id = next_id
+        ArchivalStore.add_record(self, record)
+        self._seq_of[record.id] = seq
+        self._id_of_seq[seq] = record.id
+        self._last_seq = max(self._last_seq, seq)
+        return record
+
+    def delete(self, id: str) -> ArchivalRecord:
+        """Remove a record from the file and the index; committed before it returns."""
+        with self._db.lock:
+            self._sync()
+            record = self.get(id)
+            seq = self._seq_of[id]
+            with self._db.write(f"delete archival record {id}") as conn:
+                conn.execute("DELETE FROM archival_records WHERE seq = ?", (seq,))
+                if self.fts5:
+                    conn.execute("DELETE FROM archival_fts WHERE rowid = ?", (seq,))
+            ArchivalStore.delete(self, id)
+            del self._seq_of[id], self._id_of_seq[seq]
+            return record
+
+    # -- reads (each first picks up other writers' commits) -------------------
+
+    def search(self, query: str, top_k: int | None = None, page: int = 0) -> list[Hit]:
+        """Page `page` of the best matches, ranked by memlib's scorer (as ArchivalStore)."""
+        with self._db.lock:
+            self._sync()
+            if self.candidates == "index":
+                return super().search(query, top_k, page)
+            return self._search_fts5(query, top_k, page)
+
+    def _search_fts5(self, query, top_k, page) -> list[Hit]:
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        top_k = check_page(top_k, page, self.page_size)
+        match = _fts_query(query)
+        if not match:
+            return []
+        try:
+            seqs = self._db.conn.execute(
+                "SELECT rowid FROM archival_fts WHERE archival_fts MATCH ?", (match,)).fetchall()
+        except sqlite3.Error as exc:
+            raise _translate(exc, self.path, "search archival storage") from None
+        start = page * top_k
+        score = self._scorer.score
+        # Same order as the index: best score first, then earliest insertion.
+        best = heapq.nsmallest(start + top_k, ((-score(query, self._id_of_seq[s]), s) for (s,) in seqs
+                                               if s in self._id_of_seq))
+        return [Hit(self.get(self._id_of_seq[s]), -neg, start + i)
+                for i, (neg, s) in enumerate(best[start:])]
+
+    def get(self, id: str) -> ArchivalRecord:
+        with self._db.lock:
+            self._sync()
+            return super().get(id)
+
+    def list_since(self, when) -> list[ArchivalRecord]:
+        with self._db.lock:
+            self._sync()
+            return super().list_since(when)
+
+    def __len__(self) -> int:
+        with self._db.lock:
+            self._sync()
+            return super().__len__()
+
+    def __iter__(self) -> Iterator[ArchivalRecord]:
+        with self._db.lock:
+            self._sync()
+            return super().__iter__()
+
+    def __contains__(self, id) -> bool:
+        with self._db.lock:
+            self._sync()
+            return super().__contains__(id)
+
+    # -- housekeeping ---------------------------------------------------------
+
+    def integrity_check(self) -> str:
+        """SQLite's `PRAGMA integrity_check`: 'ok' for a healthy file."""
+        with self._db.lock:
+            rows = self._db.conn.execute("PRAGMA integrity_check").fetchall()
+        return "\n".join(r[0] for r in rows)
+
+    def close(self) -> None:
+        """Close the file. Everything written is already committed."""
+        self._db.close()
+
+    def __enter__(self) -> "SQLiteArchivalStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        mode = "read-only, " if self._db.read_only else ""
+        return (f"SQLiteArchivalStore({self.path!r}, {super().__len__()} records, {mode}"
+                f"scorer={self.scorer_name!r}, page_size={self.page_size}, "
+                f"fts5={self.fts5}, candidates={self.candidates!r})")
+
+
+# ---------------------------------------------------------------------------
+# recall
+
+
+_RECALL_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS recall_messages (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id INTEGER NOT NULL UNIQUE,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        timestamp TEXT NOT NULL,                -- ISO 8601, naive UTC
+        tool_call_id TEXT,
+        name TEXT,
+        session_id TEXT
+    )""",
+]
+_MESSAGE_COLUMNS = "seq, id, role, content, timestamp, tool_call_id, name, session_id"
+
+
+def _row_to_message(row) -> Message:
+    _, mid, role, content, timestamp, tool_call_id, name, session_id = row
+    return Message(role=role, content=content, id=mid, timestamp=datetime.fromisoformat(timestamp),
+                   tool_call_id=tool_call_id, name=name, session_id=session_id)
+
+
+class SQLiteRecallStore(RecallStore):
+    """A `RecallStore` whose messages live in a SQLite file and survive restarts.
+
+    Pass it to `MainContext(recall=...)`: every appended message is then on disk
+    when `append` returns. Ids and timestamps are assigned as RecallStore does.
+
+    Example:
+        >>> recall = SQLiteRecallStore("recall.db")                  # doctest: +SKIP
+        >>> recall.add(Message.user("my sister Ines moved to Lisbon"))  # doctest: +SKIP
+        Message(#0 user: 'my sister Ines moved to Lisbon')
+    """
+
+    def __init__(self, path, page_size: int = 5, *, read_only: bool = False,
+                 synchronous: str = "FULL", timeout: float = 10.0):
+        super().__init__(page_size=page_size)
+        self._db = _SQLiteFile(path, "recall", _RECALL_SCHEMA, read_only=read_only,
+                               synchronous=synchronous, timeout=timeout)
+        self.path = self._db.path
+        self._ids: set[int] = set()
+        self._last_id: int | None = None
+        self._last_seq = 0
+        self._version = None
+        try:
+            with self._db.lock:
+                self._refresh(initial=True)
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise _translate(exc, self.path, "load recall storage") from None
+
+    def _refresh(self, initial: bool = False) -> None:
+        db = self._db
+        version = db.data_version()
+        if not initial and version == self._version:
+            return
+        # Recall is append-only, so new rows are all there is to pick up.
+        with db.snapshot() as conn:
+            rows = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM recall_messages WHERE seq > ? ORDER BY seq",
+                (self._last_seq,)).fetchall()
+        self._version = version
+        for row in rows:
+            self._remember(RecallStore.add(self, _row_to_message(row)), row[0])
+
+    def _remember(self, message: Message, seq: int) -> None:
+        self._ids.add(message.id)
+        self._last_id = message.id
+        self._last_seq = seq
+
+    def _sync(self) -> None:
+        try:
+            self._refresh()
+        except sqlite3.Error as exc:
+            raise _translate(exc, self.path, "read recall storage") from None
+
+    def add(self, message: Message) -> Message:
+        """Store `message` (id and timestamp assigned if missing); on disk before it returns."""
+        with self._db.lock:
+            self._sync()
+            if not isinstance(message, Message):
+                raise TypeError(f"expected a Message, got {type(message).__name__}")
+            # Same rules as RecallStore.add, applied before writing so the row on
+            # disk is exactly the message kept in memory.
+            if message.id < 0:
+                message = message.replace(id=self._last_id + 1 if self._last_id is not None else 0)
+            if message.id in self._ids:
+                raise ValueError(f"message id {message.id} is already in recall storage")
+            if message.timestamp is None:
+                message = message.replace(timestamp=utcnow())
+            with self._db.write(f"add message #{message.id} to recall storage") as conn:
+                seq = conn.execute(
+                    "INSERT INTO recall_messages (id, role, content, timestamp, tool_call_id, name, "
+                    "session_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (message.id, message.role, message.content, message.timestamp.isoformat(),
+                     message.tool_call_id, message.name, message.session_id)).lastrowid
+            stored = RecallStore.add(self, message)
+            self._remember(stored, seq)
+            return stored
+
+    def get(self, message_id: int) -> Message:
+        with self._db.lock:
+            self._sync()
+            return super().get(message_id)
+
+    def conversation_search(self, query: str, page: int = 0) -> list[Message]:
+        with self._db.lock:
+            self._sync()
+            return super().conversation_search(query, page)
+
+    def conversation_search_date(self, start_date, end_date, page: int = 0) -> list[Message]:
+        with self._db.lock:
+            self._sync()
+            return super().conversation_search_date(start_date, end_date, page)
+
+    @property
+    def messages(self) -> list[Message]:
+        with self._db.lock:
+            self._sync()
+            return RecallStore.messages.fget(self)
+
+    def __len__(self) -> int:
+        with self._db.lock:
+            self._sync()
+            return super().__len__()
+
+    def __iter__(self) -> Iterator[Message]:
+        with self._db.lock:
+            self._sync()
+            return super().__iter__()
+
+    def __contains__(self, message_id) -> bool:
+        with self._db.lock:
+            self._sync()
+            return super().__contains__(message_id)
+
+    def integrity_check(self) -> str:
+        """SQLite's `PRAGMA integrity_check`: 'ok' for a healthy file."""
+        with self._db.lock:
+            return "\n".join(r[0] for r in self._db.conn.execute("PRAGMA integrity_check"))
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "SQLiteRecallStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        mode = ", read-only" if self._db.read_only else ""
+        return f"SQLiteRecallStore({self.path!r}, {super().__len__()} messages, page_size={self.page_size}{mode})"
+
+
+# ---------------------------------------------------------------------------
+# whole agents
+
+
+SAVE_FORMAT = "memlib-agent-save"
+#: Bumped whenever a save written by this memlib could not be read by an older one.
+SAVE_FORMAT_VERSION = 1
+_MANIFEST = "manifest.json"
+_FILES = {"core_memory": "core_memory.json", "context": "context.json",
+          "archival": "archival.jsonl", "recall": "recall.jsonl"}
+
+
+class AgentSaveError(ValueError):
+    """A saved agent cannot be loaded (wrong format version, missing or damaged file)."""
+
+
+@dataclass
+class SavedAgent:
+    """What `load_agent` returns: fresh objects, nothing shared with the files.
+
+    Parts that were not saved are None. `manifest` is the parsed manifest.json.
+    """
+
+    core_memory: Any = None
+    context: Any = None
+    archival: ArchivalStore | None = None
+    recall: RecallStore | None = None
+    manifest: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        parts = []
+        if self.core_memory is not None:
+            parts.append(f"core_memory={len(self.core_memory)} blocks")
+        if self.context is not None:
+            parts.append(f"context={len(self.context)} messages, {self.context.used}/{self.context.window} tokens")
+        if self.archival is not None:
+            parts.append(f"archival={len(self.archival)} records")
+        if self.recall is not None:
+            parts.append(f"recall={len(self.recall)} messages")
+        saved = self.manifest.get("saved_at", "?")
+        return f"SavedAgent({', '.join(parts) or 'empty'}; saved {saved})"
+
+
+def _jsonl(items) -> bytes:
+    return "".join(json.dumps(item, ensure_ascii=False, sort_keys=True) + "\n" for item in items).encode()
+
+
+def _context_dict(context) -> dict:
+    summarizer = type(context.summarizer)
+    return {
+        "window": context.window,
+        "system_prompt": context.system_prompt,
+        "warn_at": context.warn_at,
+        "flush_at": context.flush_at,
+        "evict_to": context.evict_to,
+        "summary_tokens": context.summary_tokens,
+        "summarizer": f"{summarizer.__module__}:{summarizer.__qualname__}",
+        "summary": context.summary,
+        "messages": [m.to_dict() for m in context.messages],
+    }
+
+
+def save_agent(directory, *, core_memory=None, context=None, archival=None, recall=None,
+               overwrite: bool = False) -> Path:
+    """Save an agent's memory to `directory`, all or nothing; returns the directory.
+
+    Pass any of: `core_memory` (CoreMemory), `context` (MainContext: its messages,
+    summary and settings), `archival` (any ArchivalStore, SQLite-backed or not),
+    `recall` (any RecallStore). With a context and no explicit core memory or
+    recall, the context's own are saved. Files are written to a temporary
+    directory beside the target and renamed into place, so a crash leaves either
+    the old save or the new one, never a mix. `overwrite=True` replaces an
+    existing save (only a directory that holds a memlib manifest).
+
+    Example:
+        >>> save_agent("agent-save", context=ctx, archival=store)   # doctest: +SKIP
+        PosixPath('agent-save')
+    """
+    target = Path(directory)
+    if context is not None:
+        core_memory = context.core_memory if core_memory is None else core_memory
+        recall = context.recall if recall is None else recall
+    if all(part is None for part in (core_memory, context, archival, recall)):
+        raise ValueError("nothing to save: pass core_memory, context, archival and/or recall")
+    if target.exists():
+        if not overwrite:
+            raise FileExistsError(f"{target} already exists; pass overwrite=True to replace the save there")
+        if not (target / _MANIFEST).is_file():
+            raise FileExistsError(
+                f"{target} exists and is not a memlib agent save (no {_MANIFEST}); "
+                "refusing to replace it: choose another directory"
+            )
+    payload: dict[str, bytes] = {}
+    counts: dict[str, int] = {}
+    if core_memory is not None:
+        payload["core_memory"] = core_memory.to_json(indent=2).encode()
+        counts["core_memory_blocks"] = len(core_memory)
+    if context is not None:
+        payload["context"] = json.dumps(_context_dict(context), ensure_ascii=False, indent=2).encode()
+        counts["context_messages"] = len(context.messages)
+    if archival is not None:
+        records = list(archival)
+        payload["archival"] = _jsonl(r.to_dict() for r in records)
+        counts["archival_records"] = len(records)
+    if recall is not None:
+        messages = list(recall)
+        payload["recall"] = _jsonl(m.to_dict() for m in messages)
+        counts["recall_messages"] = len(messages)
+    import memlib
+
+    manifest = {
+        "format": SAVE_FORMAT,
+        "format_version": SAVE_FORMAT_VERSION,
+        "memlib_version": memlib.__version__,
+        "saved_at": utcnow().isoformat(),
+        "counts": counts,
+        "settings": {
+            "archival": {"scorer": archival.scorer_name, "page_size": archival.page_size}
+            if archival is not None else None,
+            "recall": {"page_size": recall.page_size} if recall is not None else None,
+        },
+        "files": {_FILES[part]: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+                  for part, data in payload.items()},
+    }
+    parent = target.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.saving-", dir=parent))
+    try:
+        for part, data in payload.items():
+            _write_synced(tmp / _FILES[part], data)
+        # The manifest last: a directory without one was never a finished save.
+        _write_synced(tmp / _MANIFEST, json.dumps(manifest, indent=2).encode())
+        _fsync_dir(tmp)
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
+            os.rename(target, old / "save")
+            os.rename(tmp, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, target)
+        _fsync_dir(parent)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    # Makes the renames themselves durable; not possible on every platform.
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
+    """Load a save written by `save_agent`: verified first, then rebuilt, never half-loaded.
+
+    Raises AgentSaveError naming the file and what is wrong if the manifest is
+    missing or from another format version, or a file is missing, truncated or
+    altered (sha256 mismatch). `summarizer` and `counter` are handed to the
+    rebuilt MainContext (the summarizer is otherwise recreated from its saved
+    class name, which works for memlib's own summarizers).
+
+    Example:
+        >>> agent = load_agent("agent-save")     # doctest: +SKIP
+        >>> agent.archival.search("window seat")  # doctest: +SKIP
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise AgentSaveError(f"{root} is not a directory; pass the directory save_agent wrote")
+    manifest_path = root / _MANIFEST
+    if not manifest_path.is_file():
+        raise AgentSaveError(f"{manifest_path} is missing: {root} is not a (finished) memlib agent save")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise AgentSaveError(f"{manifest_path} is not valid JSON ({exc}); the save is damaged") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != SAVE_FORMAT:
+        raise AgentSaveError(f"{manifest_path} does not describe a memlib agent save (format is not {SAVE_FORMAT!r})")
+    version = manifest.get("format_version")
+    if version != SAVE_FORMAT_VERSION:
+        hint = ("it is older than this memlib: load it with the memlib version that wrote it "
+                f"({manifest.get('memlib_version', 'unknown')}) and save it again"
+                if isinstance(version, int) and version < SAVE_FORMAT_VERSION
+                else "it is newer than this memlib: upgrade memlib to load it")
+        raise AgentSaveError(
+            f"{manifest_path}: save format version {version!r}, this memlib reads version "
+            f"{SAVE_FORMAT_VERSION}; {hint}"
+        )
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not files or not set(files) <= set(_FILES.values()):
+        raise AgentSaveError(f"{manifest_path}: 'files' must list some of {sorted(_FILES.values())}")
+    # 1. verify every byte before building anything
+    data: dict[str, bytes] = {}
+    for name, info in files.items():
+        path = root / name
+        if not path.is_file():
+            raise AgentSaveError(f"{path} is listed in the manifest but missing; the save is incomplete")
+        blob = path.read_bytes()
+        if len(blob) != info.get("bytes"):
+            raise AgentSaveError(
+                f"{path} is {len(blob)} bytes, the manifest says {info.get('bytes')}: truncated or altered")
+        if hashlib.sha256(blob).hexdigest() != info.get("sha256"):
+            raise AgentSaveError(f"{path} does not match its sha256 in the manifest: the file was altered or damaged")
+        data[name] = blob
+    # 2. build fresh objects; nothing is returned unless all of them load
+    settings = manifest.get("settings") or {}
+    agent = SavedAgent(manifest=manifest)
+    name = _FILES["core_memory"]
+    if name in data:
+        from memlib.core_memory import CoreMemory
+
+        agent.core_memory = _parse(root / name, lambda: CoreMemory.from_json(data[name].decode("utf-8")))
+    name = _FILES["recall"]
+    if name in data:
+        page = (settings.get("recall") or {}).get("page_size", 5)
+        agent.recall = RecallStore(page_size=page)
+        for i, item in enumerate(_lines(root / name, data[name]), 1):
+            _parse(root / name, lambda: agent.recall.add(Message.from_dict(item)), line=i)
+    name = _FILES["archival"]
+    if name in data:
+        conf = settings.get("archival") or {}
+        agent.archival = _parse(root / name, lambda: ArchivalStore(
+            scorer=conf.get("scorer", "bm25"), page_size=conf.get("page_size", 5)))
+        for i, item in enumerate(_lines(root / name, data[name]), 1):
+            _parse(root / name, lambda: agent.archival.add_record(ArchivalRecord.from_dict(item)), line=i)
+    name = _FILES["context"]
+    if name in data:
+        state = _parse(root / name, lambda: json.loads(data[name].decode("utf-8")))
+        agent.context = _parse(root / name, lambda: _restore_context(
+            state, agent.core_memory, agent.recall, summarizer, counter))
+    return agent
+
+
+def _lines(path: Path, blob: bytes) -> Iterator[dict]:
+    for i, line in enumerate(blob.decode("utf-8", "strict").splitlines(), 1):
+        try:
+            yield json.loads(line)
+        except ValueError as exc:
+            raise AgentSaveError(f"{path}, line {i}: not valid JSON ({exc})") from None
+
+
+def _parse(path: Path, build: Callable[[], Any], line: int | None = None):
+    where = f"{path}, line {line}" if line else str(path)
+    try:
+        return build()
+    except AgentSaveError:
+        raise
+    except Exception as exc:
+        raise AgentSaveError(f"{where}: cannot be loaded ({type(exc).__name__}: {exc})") from exc
+
+
+def _restore_context(state: dict, core_memory, recall, summarizer, counter):
+    from memlib.context import MainContext
+
+    if summarizer is None:
+        module, _, qualname = str(state.get("summarizer", "")).partition(":")
+        if module.startswith("memlib."):
+            import importlib
+
+            summarizer = getattr(importlib.import_module(module), qualname)()
+        else:
+            raise ValueError(
+                f"the context used summarizer {state.get('summarizer')!r}, which memlib cannot "
+                "recreate; pass load_agent(..., summarizer=...)"
+            )
+    kwargs = {"counter": counter} if counter is not None else {}
+    context = MainContext(window=state["window"], system_prompt=state["system_prompt"],
+                          core_memory=core_memory, summarizer=summarizer, recall=recall,
+                          warn_at=state["warn_at"], flush_at=state["flush_at"],
+                          evict_to=state["evict_to"], summary_tokens=state["summary_tokens"], **kwargs)
+    messages = [Message.from_dict(m) for m in state["messages"]]
+    if recall is not None:
+        for m in messages:
+            if m.id not in recall:
+                raise ValueError(f"context message #{m.id} is not in the saved recall storage")
+    restore = getattr(context, "restore", None)
+    if callable(restore):
+        restore(messages=messages, summary=state["summary"])
+        return context
+    # MainContext has no public restore yet: set the queue and summary the way
+    # append() and a flush would have left them (token counts recomputed, never trusted).
+    from collections import deque
+
+    context.summary = state["summary"]
+    context._summary_used = context.counter(context.summary) if context.summary else 0
+    context._queue = deque((m, context.message_tokens(m)) for m in messages)
+    context._messages_used = sum(t for _, t in context._queue)
+    context._warned = context.used >= context.warn_at * context.window
+    if context.used > context.limit:
+        raise ValueError(f"restored context uses {context.used} tokens, over its {context.limit}-token limit")
+    return context

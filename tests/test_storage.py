@@ -1,0 +1,561 @@
+"""memlib.storage: SQLite stores behave like the in-memory ones, survive reopening,
+fail clearly on read-only files and full disks, and agents save and load whole."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memlib.archival import MAX_TEXT_CHARS, ArchivalRecord, ArchivalStore
+from memlib.messages import Message
+from memlib.recall import RecallStore
+from memlib import storage
+from memlib.storage import (
+    AgentSaveError,
+    ReadOnlyStorageError,
+    SQLiteArchivalStore,
+    SQLiteRecallStore,
+    StorageCorruptError,
+    StorageError,
+    StorageFullError,
+    fts5_available,
+    load_agent,
+    save_agent,
+)
+
+needs_fts5 = pytest.mark.skipif(not fts5_available(), reason="this Python's SQLite has no FTS5")
+
+WORDS = ("ines lisbon window seat flight train coffee standup monday tuesday budget report "
+         "café naïve straße 東京 don't o'brien résumé cafe naive strasse tokyo report-card "
+         "sister brother dentist appointment moved birthday allergy peanuts cat biscuit").split()
+
+
+def clock():
+    ticks = iter(range(1_000_000))
+    start = datetime(2024, 3, 1, 9, 0, 0)
+    return lambda: start + timedelta(seconds=next(ticks))
+
+
+def corpus(n=300, seed=7):
+    rng = random.Random(seed)
+    texts = []
+    for i in range(n):
+        words = rng.choices(WORDS, k=rng.randint(1, 12))
+        texts.append(" ".join(words))
+    texts += texts[:20]  # exact duplicates: equal scores, so ties must break the same way
+    return texts
+
+
+QUERIES = ["window seat", "café", "cafe", "Straße strasse", "東京", "don't", "o'brien résumé",
+           "report", "report report card", "the", "", "zebra", "naïve naive café cafe",
+           "moved birthday allergy peanuts cat biscuit lisbon", "MONDAY"]
+
+
+def fill(store, texts):
+    for i, text in enumerate(texts):
+        store.insert(text, session_id=f"s{i % 4}", turn_id=i, tags=["t"] if i % 3 else [])
+
+
+def results(store, query, **kw):
+    return [(h.record.id, h.score, h.rank) for h in store.search(query, **kw)]
+
+
+# ---------------------------------------------------------------------------
+# same results as the in-memory store
+
+
+@pytest.mark.parametrize("scorer", ["bm25", "bm25-okapi", "overlap"])
+def test_same_results_as_memory_store_with_and_without_fts5(tmp_path, scorer):
+    texts = corpus()
+    stores = {"memory": ArchivalStore(scorer=scorer, clock=clock()),
+              "sqlite-nofts": SQLiteArchivalStore(tmp_path / "a.db", scorer=scorer, fts5=False, clock=clock())}
+    if fts5_available():
+        stores["sqlite-fts-index"] = SQLiteArchivalStore(tmp_path / "b.db", scorer=scorer, clock=clock())
+        stores["sqlite-fts-candidates"] = SQLiteArchivalStore(tmp_path / "c.db", scorer=scorer,
+                                                              candidates="fts5", clock=clock())
+    for store in stores.values():
+        fill(store, texts)
+        for rid in ("arc-000003", "arc-000050", "arc-000051"):
+            store.delete(rid)
+        store.insert("café in 東京 after the window seat flight", id="custom-1")
+    reference = stores.pop("memory")
+    for query in QUERIES:
+        for top_k, page in ((5, 0), (5, 1), (50, 0), (400, 0)):
+            want = results(reference, query, top_k=top_k, page=page)
+            for name, store in stores.items():
+                assert results(store, query, top_k=top_k, page=page) == want, (name, query, top_k, page)
+    # and again after reopening: the index is rebuilt from the table in insertion order
+    for name, store in stores.items():
+        store.close()
+    reopened = [SQLiteArchivalStore(tmp_path / "a.db", scorer=scorer, fts5=False)]
+    if fts5_available():
+        reopened.append(SQLiteArchivalStore(tmp_path / "c.db", scorer=scorer, candidates="fts5"))
+    for store in reopened:
+        assert [r.to_dict() for r in store] == [r.to_dict() for r in reference]
+        for query in QUERIES:
+            assert results(store, query, top_k=400) == results(reference, query, top_k=400), query
+
+
+@needs_fts5
+def test_fts5_mirror_is_rebuilt_after_a_writer_without_fts5(tmp_path):
+    path = tmp_path / "a.db"
+    with SQLiteArchivalStore(path) as store:
+        fill(store, corpus(40))
+    with SQLiteArchivalStore(path, fts5=False) as store:  # e.g. a Python without FTS5
+        store.delete("arc-000001")
+        store.insert("a brand new fact about zebras")
+    with SQLiteArchivalStore(path, candidates="fts5") as store:
+        reference = ArchivalStore()
+        for record in store:
+            reference.add_record(record)
+        for query in QUERIES + ["zebras"]:
+            assert results(store, query, top_k=100) == results(reference, query, top_k=100)
+        assert [h.record.id for h in store.search("zebras")] == ["arc-000061"]
+
+
+def test_without_fts5_in_this_python(tmp_path, monkeypatch):
+    monkeypatch.setattr(storage, "fts5_available", lambda: False)
+    store = SQLiteArchivalStore(tmp_path / "a.db")
+    assert store.fts5 is False
+    store.insert("Ines prefers window seats")
+    assert [h.record.id for h in store.search("window")] == ["arc-000001"]
+    with pytest.raises(StorageError, match="without FTS5"):
+        SQLiteArchivalStore(tmp_path / "b.db", fts5=True)
+    with pytest.raises(ValueError, match="needs the FTS5 mirror"):
+        SQLiteArchivalStore(tmp_path / "c.db", candidates="fts5")
+
+
+# ---------------------------------------------------------------------------
+# persistence, ids, cross-connection visibility
+
+
+def test_everything_survives_reopening(tmp_path):
+    path = tmp_path / "a.db"
+    store = SQLiteArchivalStore(path, page_size=3, clock=clock())
+    rec = store.insert("Ines prefers window seats on long flights", tags=["travel", "seat"],
+                       session_id="s3", turn_id=14, source_url="chat://s3/14", trust="trusted")
+    store.insert("The standup moved to 9:30 on Mondays", created_at="2024-01-02T03:04:05")
+    store.close()
+    again = SQLiteArchivalStore(path, page_size=3)
+    assert again.get("arc-000001") == rec
+    assert again.get("arc-000002").created_at == datetime(2024, 1, 2, 3, 4, 5)
+    assert [r.id for r in again.list_since("2024-03-01")] == ["arc-000001"]
+    assert len(again) == 2 and "arc-000002" in again and "nope" not in again
+    assert again.integrity_check() == "ok"
+    assert "2 records" in repr(again) and str(path.name) in repr(again)
+
+
+def test_ids_continue_after_reopen_and_are_never_reused(tmp_path):
+    path = tmp_path / "a.db"
+    memory = ArchivalStore()
+    store = SQLiteArchivalStore(path)
+    for s in (memory, store):
+        s.insert("one")
+        s.insert("two")
+        s.insert("three", id="arc-000003")  # a custom id in the way of the counter
+        assert s.insert("four").id == "arc-000004"
+        s.delete("arc-000004")
+    assert [r.id for r in store] == [r.id for r in memory] == ["arc-000001", "arc-000002", "arc-000003"]
+    store.close()
+    store = SQLiteArchivalStore(path)
+    # the deleted arc-000004 is not handed out again (a citation to it must not
+    # silently point at a different fact after a restart)
+    assert store.insert("five").id == memory.insert("five").id == "arc-000005"
+
+
+def test_two_connections_see_each_others_writes(tmp_path):
+    a = SQLiteArchivalStore(tmp_path / "a.db")
+    b = SQLiteArchivalStore(tmp_path / "a.db")
+    a.insert("Ines prefers window seats")
+    assert [h.record.id for h in b.search("window")] == ["arc-000001"]
+    assert b.insert("a second fact about the window").id == "arc-000002"
+    assert len(a) == 2 and a.get("arc-000002").text == "a second fact about the window"
+    a.delete("arc-000001")
+    assert "arc-000001" not in b and [h.record.id for h in b.search("window")] == ["arc-000002"]
+    # deleted and re-added under the same id by the other connection
+    b.delete("arc-000002")
+    b.insert("windows again", id="arc-000002")
+    assert a.get("arc-000002").text == "windows again"
+    assert a.insert("third").id == "arc-000003"
+
+
+# ---------------------------------------------------------------------------
+# bad input: the same errors as the in-memory store, and nothing written
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda s: s.insert(42), TypeError),
+    (lambda s: s.insert("   "), ValueError),
+    (lambda s: s.insert("x" * (MAX_TEXT_CHARS + 1)), ValueError),
+    (lambda s: s.insert("ok", trust="gospel"), ValueError),
+    (lambda s: s.insert("ok", tags="travel"), TypeError),
+    (lambda s: s.insert("ok", turn_id="3"), TypeError),
+    (lambda s: s.insert("ok", created_at="last tuesday"), ValueError),
+    (lambda s: s.insert("dup", id="arc-000001"), ValueError),
+    (lambda s: s.add_record({"id": "x", "text": "y"}), TypeError),
+    (lambda s: s.search(None), TypeError),
+    (lambda s: s.search("x", top_k=0), ValueError),
+    (lambda s: s.search("x", page=-1), ValueError),
+    (lambda s: s.get("arc-999999"), KeyError),
+    (lambda s: s.delete("arc-999999"), KeyError),
+    (lambda s: s.list_since("soon"), ValueError),
+])
+def test_bad_input_same_errors_and_nothing_written(tmp_path, call, error):
+    memory = ArchivalStore()
+    store = SQLiteArchivalStore(tmp_path / "a.db")
+    for s in (memory, store):
+        s.insert("existing fact")
+        with pytest.raises(error):
+            call(s)
+    store.close()
+    again = SQLiteArchivalStore(tmp_path / "a.db")
+    assert [r.id for r in again] == ["arc-000001"]
+    assert again.insert("next").id == "arc-000002"
+
+
+def test_bad_paths_and_arguments(tmp_path):
+    with pytest.raises(ValueError, match="not a file"):
+        SQLiteArchivalStore(":memory:")
+    with pytest.raises(TypeError):
+        SQLiteArchivalStore(3)
+    with pytest.raises(StorageError, match="does not exist"):
+        SQLiteArchivalStore(tmp_path / "missing" / "a.db")
+    with pytest.raises(FileNotFoundError):
+        SQLiteArchivalStore(tmp_path / "nope.db", read_only=True)
+    with pytest.raises(ValueError, match="synchronous"):
+        SQLiteArchivalStore(tmp_path / "a.db", synchronous="OFF")
+    with pytest.raises(ValueError, match="candidates"):
+        SQLiteArchivalStore(tmp_path / "a.db", candidates="magic")
+    with pytest.raises(ValueError, match="page_size"):
+        SQLiteArchivalStore(tmp_path / "a.db", page_size=0)
+
+
+def test_wrong_files_are_refused_clearly(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not a database at all, just some bytes" * 100)
+    with pytest.raises(StorageCorruptError, match="not a readable SQLite database"):
+        SQLiteArchivalStore(junk)
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE users (name TEXT)").connection.commit()
+    with pytest.raises(StorageCorruptError, match="not a memlib store"):
+        SQLiteArchivalStore(other)
+    SQLiteRecallStore(tmp_path / "recall.db").close()
+    with pytest.raises(StorageCorruptError, match="recall storage, not archival"):
+        SQLiteArchivalStore(tmp_path / "recall.db")
+    SQLiteArchivalStore(tmp_path / "arch.db").close()
+    with pytest.raises(StorageCorruptError, match="archival storage, not recall"):
+        SQLiteRecallStore(tmp_path / "arch.db")
+    conn = sqlite3.connect(tmp_path / "arch.db")
+    conn.execute("UPDATE memlib_meta SET value = '99' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StorageCorruptError, match="schema version 99"):
+        SQLiteArchivalStore(tmp_path / "arch.db")
+
+
+# ---------------------------------------------------------------------------
+# read-only and full disks
+
+
+def test_read_only_store_searches_but_refuses_writes(tmp_path):
+    path = tmp_path / "a.db"
+    with SQLiteArchivalStore(path) as store:
+        store.insert("Ines prefers window seats")
+    ro = SQLiteArchivalStore(path, read_only=True)
+    assert [h.record.id for h in ro.search("window")] == ["arc-000001"]
+    with pytest.raises(ReadOnlyStorageError, match="read_only=True"):
+        ro.insert("more")
+    with pytest.raises(PermissionError):  # also a PermissionError, for generic handlers
+        ro.delete("arc-000001")
+    assert len(SQLiteArchivalStore(path)) == 1
+
+
+@pytest.fixture
+def read_only_dir():
+    """A directory holding an archival and a recall store that cannot be written.
+
+    File permissions do not bind root, so as root it is a read-only bind mount (a
+    real read-only file system); otherwise chmod is enough.
+    """
+    base = Path(tempfile.mkdtemp(prefix="memlib-ro-"))
+    src, dst = base / "src", base / "dst"
+    src.mkdir()
+    dst.mkdir()
+    with SQLiteArchivalStore(src / "a.db") as store:
+        store.insert("Ines prefers window seats")
+    SQLiteRecallStore(src / "r.db").close()
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    mounted = False
+    try:
+        if is_root:
+            ok = subprocess.run(["mount", "--bind", str(src), str(dst)], capture_output=True).returncode == 0
+            mounted = ok
+            if not ok or subprocess.run(["mount", "-o", "remount,bind,ro", str(dst)],
+                                        capture_output=True).returncode != 0:
+                pytest.skip("running as root without permission to mount a read-only bind mount")
+            yield dst
+        else:
+            for f in src.iterdir():
+                os.chmod(f, 0o444)
+            os.chmod(src, 0o555)
+            yield src
+    finally:
+        if mounted:
+            subprocess.run(["umount", str(dst)], capture_output=True)
+        os.chmod(src, 0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_read_only_file_system_fails_at_open_with_a_clear_error(read_only_dir):
+    with pytest.raises(ReadOnlyStorageError, match="cannot open archival storage: .* is read-only"):
+        SQLiteArchivalStore(read_only_dir / "a.db")
+    with pytest.raises(ReadOnlyStorageError, match="cannot open recall storage: .* is read-only"):
+        SQLiteRecallStore(read_only_dir / "r.db")
+    with pytest.raises(StorageError, match="writable"):
+        SQLiteArchivalStore(read_only_dir / "new.db")
+
+
+def _fill_until_full(store, recall=None):
+    # PRAGMA max_page_count caps the database file: SQLite then fails exactly as on
+    # a full disk (SQLITE_FULL), portably and without root or a tiny file system.
+    for db in [store._db] + ([recall._db] if recall is not None else []):
+        pages = db.conn.execute("PRAGMA page_count").fetchone()[0]
+        db.conn.execute(f"PRAGMA max_page_count = {pages + 3}").fetchone()
+
+
+def test_full_disk_rolls_back_and_raises_clearly(tmp_path):
+    store = SQLiteArchivalStore(tmp_path / "a.db")
+    recall = SQLiteRecallStore(tmp_path / "r.db")
+    store.insert("a fact before the disk filled up")
+    _fill_until_full(store, recall)
+    stored = []
+    with pytest.raises(StorageFullError, match="full.*nothing was stored"):
+        for i in range(10_000):
+            stored.append(store.insert(f"fact {i} " + "padding words " * 200).id)
+    with pytest.raises(StorageFullError):
+        for i in range(10_000):
+            recall.add(Message.user(f"message {i} " + "padding words " * 200))
+    # the failed insert left no trace, in memory or on disk, and the store still works
+    assert [r.id for r in store] == ["arc-000001"] + stored
+    assert store.search("fact")  # reads still work
+    assert store.integrity_check() == "ok"
+    n_recall = len(recall)
+    store.close()
+    recall.close()
+    again = SQLiteArchivalStore(tmp_path / "a.db")
+    assert [r.id for r in again] == ["arc-000001"] + stored
+    assert again.insert("room again after reopening").id == f"arc-{len(stored) + 2:06d}"
+    assert len(SQLiteRecallStore(tmp_path / "r.db")) == n_recall
+
+
+def test_real_full_file_system_when_root_can_mount_a_tiny_tmpfs():
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("mount")):
+        pytest.skip("needs root to mount a tiny tmpfs (the max_page_count test covers the logic)")
+    mnt = Path(tempfile.mkdtemp(prefix="memlib-full-"))
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
+                      capture_output=True).returncode != 0:
+        mnt.rmdir()
+        pytest.skip("mounting a tmpfs is not permitted here")
+    try:
+        store = SQLiteArchivalStore(mnt / "a.db")
+        with pytest.raises(StorageFullError):
+            for i in range(10_000):
+                store.insert(f"fact {i} " + "padding words " * 100)
+        kept = len(store)
+        store.close()
+        (mnt / "filler").unlink(missing_ok=True)
+        again = SQLiteArchivalStore(mnt / "a.db", read_only=True)
+        assert len(again) == kept and again.integrity_check() == "ok"
+        again.close()
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        shutil.rmtree(mnt, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# recall
+
+
+def test_recall_store_persists_and_matches_memory(tmp_path):
+    path = tmp_path / "r.db"
+    memory, store = RecallStore(page_size=2), SQLiteRecallStore(path, page_size=2)
+    texts = corpus(60)
+    for s in (memory, store):
+        for i, text in enumerate(texts):
+            role = "user" if i % 2 else "assistant"
+            s.add(Message(role, text, timestamp=datetime(2024, 3, 1 + i % 5, 10), session_id="s1"))
+        s.add(Message.tool("42", tool_call_id="call-1", name="calc", timestamp=datetime(2024, 3, 9)))
+    store.close()
+    store = SQLiteRecallStore(path, page_size=2)
+    assert store.messages == memory.messages and list(store) == list(memory)
+    for query in QUERIES:
+        for page in range(3):
+            assert store.conversation_search(query, page) == memory.conversation_search(query, page)
+    assert (store.conversation_search_date("2024-03-02", "2024-03-03", 1)
+            == memory.conversation_search_date("2024-03-02", "2024-03-03", 1))
+    new = store.add(Message.user("after reopening"))
+    assert new.id == len(texts) + 1 and new.timestamp is not None
+    assert store.get(new.id) == new and new.id in store
+    with pytest.raises(ValueError, match="already in recall"):
+        store.add(Message.user("dup", id=new.id))
+    with pytest.raises(TypeError):
+        store.add("not a message")
+    assert len(SQLiteRecallStore(path)) == len(texts) + 2
+    assert "SQLiteRecallStore" in repr(store) and store.integrity_check() == "ok"
+
+
+def test_main_context_on_sqlite_recall_survives_restart(tmp_path):
+    from memlib.context import MainContext
+
+    path = tmp_path / "r.db"
+    ctx = MainContext(window=300, recall=SQLiteRecallStore(path))
+    for i in range(60):
+        ctx.append(Message.user(f"fact number {i}: the locker code for gym {i} is {1000 + i}"))
+    assert len(ctx.messages) < 60  # some were evicted from the window...
+    fresh = SQLiteRecallStore(path)  # ...and all of them are on disk
+    assert len(fresh) == 60
+    assert fresh.conversation_search("locker gym 3")[0].content.startswith("fact number 3:")
+
+
+# ---------------------------------------------------------------------------
+# whole agents
+
+
+def _agent(tmp_path):
+    from memlib.context import MainContext
+    from memlib.core_memory import CoreMemory
+    from memlib.summarize import TruncatingSummarizer
+
+    core = CoreMemory.default(persona="I am a careful assistant.", human="Name: Ines")
+    ctx = MainContext(window=400, core_memory=core, summarizer=TruncatingSummarizer())
+    for i in range(40):
+        ctx.append(Message.user(f"turn {i}: remember that item {i} costs {i * 3} euros"))
+        if i % 10 == 0:
+            ctx.append(Message.assistant("calling a tool", tool_call_id=f"c{i}", name="calc"))
+            ctx.append(Message.tool(str(i), tool_call_id=f"c{i}", name="calc"))
+    archival = SQLiteArchivalStore(tmp_path / "a.db", page_size=3)
+    fill(archival, corpus(50))
+    return core, ctx, archival
+
+
+def test_save_and_load_a_whole_agent(tmp_path):
+    core, ctx, archival = _agent(tmp_path)
+    assert ctx.summary  # the scenario really evicted and summarised
+    save_agent(tmp_path / "save", context=ctx, archival=archival)
+    agent = load_agent(tmp_path / "save")
+    assert agent.core_memory == core
+    assert agent.context.messages == ctx.messages and agent.context.summary == ctx.summary
+    assert agent.context.used == ctx.used and agent.context.segments() == ctx.segments()
+    assert agent.recall.messages == ctx.recall.messages
+    assert [r.to_dict() for r in agent.archival] == [r.to_dict() for r in archival]
+    assert agent.archival.page_size == 3
+    for query in QUERIES:
+        assert results(agent.archival, query) == results(archival, query)
+    # the loaded agent carries on exactly like the original
+    for c in (ctx, agent.context):
+        c.append(Message.user("one more message after the restart"))
+    assert agent.context.messages == ctx.messages and agent.context.used == ctx.used
+    assert "SavedAgent(" in repr(agent) and "archival=70 records" in repr(agent)
+    manifest = json.loads((tmp_path / "save" / "manifest.json").read_text())
+    assert manifest["format_version"] == storage.SAVE_FORMAT_VERSION
+    assert set(manifest["files"]) == {"core_memory.json", "context.json", "archival.jsonl", "recall.jsonl"}
+
+
+def test_partial_saves_and_overwrite(tmp_path):
+    core, ctx, archival = _agent(tmp_path)
+    save_agent(tmp_path / "save", archival=archival)
+    agent = load_agent(tmp_path / "save")
+    assert agent.context is None and agent.core_memory is None and len(agent.archival) == 70
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        save_agent(tmp_path / "save", core_memory=core)
+    save_agent(tmp_path / "save", core_memory=core, overwrite=True)
+    agent = load_agent(tmp_path / "save")
+    assert agent.archival is None and agent.core_memory == core
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(FileExistsError, match="not a memlib agent save"):
+        save_agent(tmp_path / "mine", core_memory=core, overwrite=True)
+    with pytest.raises(ValueError, match="nothing to save"):
+        save_agent(tmp_path / "empty")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_crash_while_saving_keeps_the_old_save(tmp_path, monkeypatch):
+    core, ctx, archival = _agent(tmp_path)
+    save_agent(tmp_path / "save", core_memory=core)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "save").iterdir()}
+    calls = []
+
+    def failing_write(path, data):
+        calls.append(path)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        Path(path).write_bytes(data)
+
+    monkeypatch.setattr(storage, "_write_synced", failing_write)
+    with pytest.raises(OSError, match="No space"):
+        save_agent(tmp_path / "save", context=ctx, archival=archival, overwrite=True)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "save").iterdir()} == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".save")]  # no temp dirs left
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: (d / "manifest.json").unlink(), "manifest.json is missing"),
+    (lambda d: (d / "manifest.json").write_text("{not json"), "not valid JSON"),
+    (lambda d: _edit_manifest(d, format_version=0), "format version 0.*older than this memlib"),
+    (lambda d: _edit_manifest(d, format_version=99), "format version 99.*newer than this memlib"),
+    (lambda d: _edit_manifest(d, format="something-else"), "does not describe a memlib agent save"),
+    (lambda d: (d / "archival.jsonl").unlink(), "archival.jsonl is listed in the manifest but missing"),
+    (lambda d: _truncate(d / "recall.jsonl"), "recall.jsonl is .* bytes, the manifest says"),
+    (lambda d: _flip_byte(d / "context.json"), "context.json does not match its sha256"),
+    (lambda d: _resign(d, "archival.jsonl", b'{"id": "x"}\n'), r"archival.jsonl, line 1: cannot be loaded"),
+    (lambda d: _resign(d, "archival.jsonl", b'not json\n'), r"archival.jsonl, line 1: not valid JSON"),
+    (lambda d: _resign(d, "core_memory.json", b'{"blocks": 3}'), r"core_memory.json: cannot be loaded"),
+])
+def test_damaged_or_old_saves_fail_clearly_and_load_nothing(tmp_path, damage, message):
+    core, ctx, archival = _agent(tmp_path)
+    save_agent(tmp_path / "save", context=ctx, archival=archival)
+    damage(tmp_path / "save")
+    with pytest.raises(AgentSaveError, match=message):
+        load_agent(tmp_path / "save")
+
+
+def test_load_needs_a_directory(tmp_path):
+    with pytest.raises(AgentSaveError, match="not a directory"):
+        load_agent(tmp_path / "nothing-here")
+
+
+def _edit_manifest(d, **changes):
+    manifest = json.loads((d / "manifest.json").read_text())
+    manifest.update(changes)
+    (d / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _truncate(path):
+    path.write_bytes(path.read_bytes()[:-10])
+
+
+def _flip_byte(path):
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _resign(d, name, data):
+    # A file whose checksum matches but whose content is wrong (e.g. written by a bug).
+    import hashlib
+
+    (d / name).write_bytes(data)
+    manifest = json.loads((d / "manifest.json").read_text())
+    manifest["files"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    (d / "manifest.json").write_text(json.dumps(manifest))
