@@ -72,6 +72,16 @@ class Citation:
             source_url=getattr(record, "source_url", None),
         )
 
+    @classmethod
+    def from_message(cls, message: Any) -> "Citation":
+        """The citation for a message found in recall storage: `msg-000012`, turn = its id."""
+        message_id = getattr(message, "id", None)
+        if isinstance(message_id, bool) or not isinstance(message_id, int) or message_id < 0:
+            raise TypeError(
+                f"cannot cite {type(message).__name__}: expected a Message from recall storage (with an id >= 0)"
+            )
+        return cls(f"msg-{message_id:06d}", getattr(message, "session_id", None), message_id)
+
     def format(self) -> str:
         """`[arc-000003 · session s2 turn 14]`; parts that are unknown are left out."""
         where = []

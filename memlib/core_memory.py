@@ -306,6 +306,20 @@ class CoreMemory:
         new_value = before + new_content + after
         self._swap(block, new_value, action="this replacement")
 
+    def snapshot(self) -> str:
+        """The whole memory as JSON text, for `restore` to roll back to."""
+        return self.to_json()
+
+    def restore(self, snapshot: str) -> None:
+        """Put the blocks back exactly as `snapshot()` saw them (counts as an edit).
+
+        Used when a change that was valid for the block is refused by something
+        outside it, e.g. a context window that cannot hold the bigger block.
+        """
+        previous = CoreMemory.from_json(snapshot)
+        self._blocks = dict(previous._blocks)
+        self.version += 1
+
     # -- internals ------------------------------------------------------------
 
     def _add(self, block: Block) -> None:

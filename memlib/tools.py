@@ -1,0 +1,568 @@
+"""The memory tools: what an agent calls to page facts in and out (MemGPT's interrupts).
+
+`TOOL_SCHEMAS` describes the seven MemGPT tools in the OpenAI function-calling
+format; `dispatch` runs one call against a `MemorySystem` and always returns a
+`ToolResult` (status "OK" or "Failed" plus a message that says what to do
+next): bad names, bad arguments and refused edits never raise. This module
+does not decide which tool to call; policies in `memlib.agent` do.
+
+Example:
+    >>> memory = MemorySystem.create(window=1024)
+    >>> dispatch("core_memory_append", {"label": "human", "content": "Name: Ada"}, memory)
+    ToolResult(OK: appended 9 characters to block 'human' (now 9/2000 characters))
+    >>> dispatch("core_memory_replace", {"label": "human", "old_content": "Bob", "new_content": "x"}, memory).status
+    'Failed'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memlib.archival import ArchivalRecord, ArchivalStore, utcnow
+from memlib.context import ContextOverflowError, MainContext
+from memlib.core_memory import CoreMemory, CoreMemoryError
+from memlib.messages import Message
+from memlib.recall import RecallStore, parse_day
+
+__all__ = [
+    "MemorySystem",
+    "ToolResult",
+    "ToolSpec",
+    "Param",
+    "TOOLS",
+    "TOOL_SCHEMAS",
+    "TOOL_NAMES",
+    "MAX_ARG_CHARS",
+    "PAGE_SIZE",
+    "dispatch",
+]
+
+#: Longest string any tool accepts; longer text must be split (it matches the archival limit).
+MAX_ARG_CHARS = 20_000
+#: Results per page, as in MemGPT.
+PAGE_SIZE = 5
+# Search results show at most this much of each record, so one page stays small in the context.
+_SNIPPET_CHARS = 300
+
+
+# -- the memory an agent works on -------------------------------------------------
+
+
+class MemorySystem:
+    """Core memory, archival storage and recall storage (and the main context, when there is one).
+
+    `session_id` and `turn_id` are the provenance stamped on archival inserts;
+    the agent loop sets `turn_id` to the id of the user message it is handling.
+    `outbox` collects what `send_message` sent.
+    """
+
+    def __init__(
+        self,
+        core: CoreMemory | None = None,
+        archival: ArchivalStore | None = None,
+        recall: RecallStore | None = None,
+        context: MainContext | None = None,
+        session_id: str | None = "s1",
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        if context is not None and not isinstance(context, MainContext):
+            raise TypeError(f"context must be a MainContext or None, got {type(context).__name__}")
+        if context is not None:
+            # One truth: the context's core memory and recall store are the system's.
+            if core is not None and context.core_memory is not None and core is not context.core_memory:
+                raise ValueError("core and context.core_memory are different objects; pass only one of them")
+            if recall is not None and recall is not context.recall:
+                raise ValueError("recall and context.recall are different stores; pass only the context")
+            if context.core_memory is None:
+                context.core_memory = core if core is not None else CoreMemory.default()
+            core, recall = context.core_memory, context.recall
+        core = core if core is not None else CoreMemory.default()
+        if not isinstance(core, CoreMemory):
+            raise TypeError(f"core must be a CoreMemory, got {type(core).__name__}")
+        self.clock = clock if clock is not None else utcnow
+        archival = archival if archival is not None else ArchivalStore(page_size=PAGE_SIZE, clock=self.clock)
+        if not isinstance(archival, ArchivalStore):
+            raise TypeError(f"archival must be an ArchivalStore, got {type(archival).__name__}")
+        recall = recall if recall is not None else RecallStore(page_size=PAGE_SIZE)
+        if not isinstance(recall, RecallStore):
+            raise TypeError(f"recall must be a RecallStore, got {type(recall).__name__}")
+        if session_id is not None and not isinstance(session_id, str):
+            raise TypeError(f"session_id must be a str or None, got {type(session_id).__name__}")
+        self.core, self.archival, self.recall, self.context = core, archival, recall, context
+        self.session_id = session_id
+        self.turn_id: int | None = None
+        self.outbox: list[str] = []
+
+    @classmethod
+    def create(
+        cls,
+        window: int = 4096,
+        core: CoreMemory | None = None,
+        session_id: str | None = "s1",
+        clock: Callable[[], datetime] | None = None,
+        **context_options: Any,
+    ) -> "MemorySystem":
+        """A complete system: a MainContext of `window` tokens over fresh stores."""
+        core = core if core is not None else CoreMemory.default()
+        context = MainContext(window=window, core_memory=core, **context_options)
+        return cls(context=context, session_id=session_id, clock=clock)
+
+    def append_message(self, message: Message) -> list:
+        """Record a message: into the context (which hands it to recall) or straight into recall.
+
+        Stamps the time from `clock` and the session when the message has none,
+        so a fixed clock gives a reproducible conversation. Returns context events.
+        """
+        changes: dict[str, Any] = {}
+        if message.timestamp is None:
+            changes["timestamp"] = self.clock()
+        if message.session_id is None and self.session_id is not None:
+            changes["session_id"] = self.session_id
+        if changes:
+            message = message.replace(**changes)
+        if self.context is not None:
+            return self.context.append(message)
+        self.recall.add(message)
+        return []
+
+    def __repr__(self) -> str:
+        context = repr(self.context) if self.context is not None else "no context"
+        return (
+            f"MemorySystem({self.core!r}, {len(self.archival)} archival records, "
+            f"{len(self.recall)} messages in recall, {context})"
+        )
+
+
+# -- results ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call returns to the agent: MemGPT's status + message, and a heartbeat flag.
+
+    `records` carries the archival records or recall messages a search
+    returned (so answers can cite them); it is not part of the message text.
+    """
+
+    status: str
+    message: str
+    heartbeat: bool = False
+    records: tuple = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if self.status not in ("OK", "Failed"):
+            raise ValueError(f"status must be 'OK' or 'Failed', got {self.status!r}")
+        if not isinstance(self.message, str):
+            raise TypeError(f"message must be a str, got {type(self.message).__name__}")
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "OK"
+
+    def to_content(self) -> str:
+        """The JSON text the agent sees as the tool message, like MemGPT's function return."""
+        return json.dumps({"status": self.status, "message": self.message}, ensure_ascii=False)
+
+    def __repr__(self) -> str:
+        first = self.message.splitlines()[0] if self.message else ""
+        beat = ", heartbeat" if self.heartbeat else ""
+        return f"ToolResult({self.status}: {first}{beat})"
+
+
+class _ToolError(Exception):
+    """Raised inside a tool for a refusal whose message is already phrased for the agent."""
+
+
+# -- tool specifications ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of a tool: its JSON type, meaning and whether it is required."""
+
+    name: str
+    type: str  # "string" | "integer" | "boolean"
+    description: str
+    required: bool = True
+    default: Any = None
+
+    def schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": self.type, "description": self.description}
+        if self.type == "string":
+            schema["maxLength"] = MAX_ARG_CHARS
+        if self.type == "integer":
+            schema["minimum"] = 0
+        return schema
+
+
+_HEARTBEAT = Param(
+    "request_heartbeat",
+    "boolean",
+    "true to get control back right after this call (to chain another call); false to wait for the user",
+    required=False,
+    default=False,
+)
+_LABEL = Param("label", "string", "Block to edit, e.g. 'persona' or 'human' (the older name 'name' also works)")
+_PAGE = Param("page", "integer", "Page of results, 0 for the first (5 results per page)", required=False, default=0)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool: name, description, parameters and the function that runs it."""
+
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    run: Callable[..., ToolResult] = field(repr=False, compare=False)
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def schema(self) -> dict[str, Any]:
+        """The tool in the OpenAI function-calling format."""
+        properties = {p.name: p.schema() for p in self.params}
+        if "label" in properties:
+            # Letta calls it `label`, MemGPT called it `name`: both are accepted.
+            properties["name"] = {**properties["label"], "description": "Older name for 'label'"}
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {
+                    "type": "object",
+                    "properties": properties,
+                    "required": [p.name for p in self.params if p.required and p.name != "label"],
+                    "additionalProperties": False,
+                },
+            },
+        }
+
+    def usage(self) -> str:
+        args = ", ".join(p.name if p.required else f"{p.name}={p.default!r}" for p in self.params)
+        return f"{self.name}({args})"
+
+
+# -- the tools themselves ---------------------------------------------------------
+
+
+def _core_edited(memory: MemorySystem, snapshot: str, what: str, label: str) -> ToolResult:
+    """After a valid core edit, let the context recount; roll back if the window cannot hold it."""
+    if memory.context is not None:
+        try:
+            memory.context.core_changed()
+        except ContextOverflowError as exc:
+            memory.core.restore(snapshot)
+            memory.context.core_changed()
+            raise _ToolError(f"core memory would no longer fit in the context window ({exc}); edit undone") from None
+    block = memory.core.get(label)
+    return ToolResult("OK", f"{what} block {label!r} (now {block.chars}/{block.limit} characters)")
+
+
+def core_memory_append(memory: MemorySystem, label: str, content: str) -> ToolResult:
+    snapshot = memory.core.snapshot()
+    memory.core.append(label, content)
+    return _core_edited(memory, snapshot, f"appended {len(content)} characters to", label)
+
+
+def core_memory_replace(memory: MemorySystem, label: str, old_content: str, new_content: str) -> ToolResult:
+    snapshot = memory.core.snapshot()
+    memory.core.replace(label, old_content, new_content)
+    verb = "deleted text from" if new_content == "" else "replaced text in"
+    return _core_edited(memory, snapshot, verb, label)
+
+
+def archival_memory_insert(memory: MemorySystem, content: str) -> ToolResult:
+    record = memory.archival.insert(content, session_id=memory.session_id, turn_id=memory.turn_id)
+    return ToolResult("OK", f"archived as {_record_label(record)}", records=(record,))
+
+
+def archival_memory_search(memory: MemorySystem, query: str, page: int = 0) -> ToolResult:
+    if not query.strip():
+        raise _ToolError("query is empty; pass the words to look for, e.g. query='sister birthday'")
+    # All matches in one call: the total is needed to say "page 1 of 3".
+    hits = memory.archival.search(query, top_k=max(len(memory.archival), 1))
+    lines = [f"{_record_label(h.record)} (score {h.score:.2f}) {_snippet(h.record.text)}" for h in hits]
+    return _page_result(
+        "archival_memory_search", ("archival record", "archival records"),
+        (f"matches {query!r}", f"match {query!r}"), page, lines, [h.record for h in hits],
+    )
+
+
+def conversation_search(memory: MemorySystem, query: str, page: int = 0) -> ToolResult:
+    if not query.strip():
+        raise _ToolError("query is empty; pass the words to look for, e.g. query='dentist'")
+    found: list[Message] = []
+    recall_page = 0
+    while True:  # RecallStore pages by its own size; gather every match to count them
+        batch = memory.recall.conversation_search(query, page=recall_page)
+        found += batch
+        if len(batch) < memory.recall.page_size:
+            break
+        recall_page += 1
+    messages = [m for m in found if _is_conversation(m)]
+    lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
+    return _page_result(
+        "conversation_search", ("message", "messages"), (f"matches {query!r}", f"match {query!r}"), page, lines, messages
+    )
+
+
+def conversation_search_date(memory: MemorySystem, start_date: str, end_date: str, page: int = 0) -> ToolResult:
+    start, end = parse_day(start_date, "start_date"), parse_day(end_date, "end_date")
+    if start > end:
+        raise _ToolError(f"start_date {start} is after end_date {end}; swap them")
+    found: list[Message] = []
+    recall_page = 0
+    while True:
+        batch = memory.recall.conversation_search_date(start_date, end_date, page=recall_page)
+        found += batch
+        if len(batch) < memory.recall.page_size:
+            break
+        recall_page += 1
+    messages = [m for m in found if _is_conversation(m)]
+    lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
+    span = f"sent from {start} to {end}"
+    return _page_result(
+        "conversation_search_date", ("message", "messages"), (f"was {span}", f"were {span}"), page, lines, messages
+    )
+
+
+def send_message(memory: MemorySystem, message: str) -> ToolResult:
+    if not message.strip():
+        raise _ToolError("message is empty; write the reply the user should read")
+    memory.outbox.append(message)
+    return ToolResult("OK", "sent message to the user")
+
+
+# -- formatting helpers -----------------------------------------------------------
+
+
+def _record_label(record: ArchivalRecord) -> str:
+    where = []
+    if record.session_id is not None:
+        where.append(f"session {record.session_id}")
+    if record.turn_id is not None:
+        where.append(f"turn {record.turn_id}")
+    return f"[{record.id}{' · ' + ' '.join(where) if where else ''}]"
+
+
+def _message_label(message: Message) -> str:
+    when = message.timestamp.strftime("%Y-%m-%d %H:%M") if message.timestamp else "undated"
+    session = f" · session {message.session_id}" if message.session_id else ""
+    return f"[msg #{message.id}{session} · {when}]"
+
+
+def _snippet(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _SNIPPET_CHARS else flat[: _SNIPPET_CHARS - 1] + "…"
+
+
+def _is_conversation(message: Message) -> bool:
+    """What conversation search shows: what the user said and what the agent sent back.
+
+    Tool results and other tool calls are the agent's own bookkeeping; showing
+    them would let a search find its own earlier search results.
+    """
+    if message.role == "user":
+        return True
+    return message.role == "assistant" and (message.tool_call_id is None or message.name == "send_message")
+
+
+def _page_result(
+    tool: str, nouns: tuple[str, str], verbs: tuple[str, str], page: int, lines: list[str], items: list
+) -> ToolResult:
+    """One page of numbered result lines, with the total and how to get the next page.
+
+    `nouns` and `verbs` are (singular, plural) forms, e.g. ("message", "messages").
+    """
+    total = len(lines)
+    what, subject = (nouns[0], verbs[0]) if total == 1 else (nouns[1], verbs[1])
+    if total == 0:
+        hint = "try a wider date range" if tool == "conversation_search_date" else "try other words"
+        return ToolResult("OK", f"no {what} {subject}; {hint}")
+    pages = math.ceil(total / PAGE_SIZE)
+    if page >= pages:
+        raise _ToolError(
+            f"page={page} is past the end: {total} {what} {subject}, in {pages} page(s): page=0 to page={pages - 1}"
+        )
+    start = page * PAGE_SIZE
+    shown = lines[start : start + PAGE_SIZE]
+    span = f"result {start + 1}" if len(shown) == 1 else f"results {start + 1}-{start + len(shown)}"
+    header = f"{total} {what} {subject}; page {page + 1} of {pages} ({span})"
+    if page + 1 < pages:
+        header += f"; call {tool} again with page={page + 1} for more"
+    body = [f"{start + i + 1}. {line}" for i, line in enumerate(shown)]
+    return ToolResult("OK", "\n".join([header + ":", *body]), records=tuple(items[start : start + PAGE_SIZE]))
+
+
+# -- registry ---------------------------------------------------------------------
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in [
+        ToolSpec(
+            "core_memory_append",
+            "Add a line to a core memory block (always in view). Use it for lasting facts about the user or yourself.",
+            (_LABEL, Param("content", "string", "Text to add; it goes on a new line at the end of the block"), _HEARTBEAT),
+            core_memory_append,
+        ),
+        ToolSpec(
+            "core_memory_replace",
+            "Replace text in a core memory block. old_content must match exactly once; "
+            "an empty new_content deletes it.",
+            (
+                _LABEL,
+                Param("old_content", "string", "Exact text to replace, copied from core memory"),
+                Param("new_content", "string", "Replacement text; empty to delete old_content"),
+                _HEARTBEAT,
+            ),
+            core_memory_replace,
+        ),
+        ToolSpec(
+            "archival_memory_insert",
+            "Save a fact to archival memory (unlimited, out of view, searchable). Write it so it makes sense alone.",
+            (Param("content", "string", "The fact to save, as a self-contained sentence"), _HEARTBEAT),
+            archival_memory_insert,
+        ),
+        ToolSpec(
+            "archival_memory_search",
+            "Search archival memory by words; results are paged 5 at a time with record ids to cite.",
+            (Param("query", "string", "Words to look for"), _PAGE, _HEARTBEAT),
+            archival_memory_search,
+        ),
+        ToolSpec(
+            "conversation_search",
+            "Search every past message of the conversation (including ones evicted from the context).",
+            (Param("query", "string", "Words to look for"), _PAGE, _HEARTBEAT),
+            conversation_search,
+        ),
+        ToolSpec(
+            "conversation_search_date",
+            "List past messages sent between two days, inclusive.",
+            (
+                Param("start_date", "string", "First day, YYYY-MM-DD"),
+                Param("end_date", "string", "Last day, YYYY-MM-DD"),
+                _PAGE,
+                _HEARTBEAT,
+            ),
+            conversation_search_date,
+        ),
+        ToolSpec(
+            "send_message",
+            "Send a message to the user. This ends your turn.",
+            (Param("message", "string", "What the user will read"),),
+            send_message,
+        ),
+    ]
+}
+
+TOOL_NAMES: tuple[str, ...] = tuple(TOOLS)
+#: Every tool in the OpenAI function-calling format, ready for a `tools=` argument.
+TOOL_SCHEMAS: list[dict[str, Any]] = [spec.schema() for spec in TOOLS.values()]
+
+
+# -- dispatch ---------------------------------------------------------------------
+
+_JSON_TYPES = {"string": (str,), "integer": (int,), "boolean": (bool,)}
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _parse_arguments(arguments: Any) -> dict[str, Any]:
+    if arguments is None:
+        return {}
+    if isinstance(arguments, (bytes, bytearray)):
+        try:
+            arguments = arguments.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _ToolError("arguments are not valid UTF-8; send them as a JSON object in text") from None
+    if isinstance(arguments, str):
+        if len(arguments) > 4 * MAX_ARG_CHARS:
+            raise _ToolError(f"arguments are {len(arguments):,} characters long; keep each value under {MAX_ARG_CHARS:,}")
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise _ToolError(f'arguments are not valid JSON ({exc}); pass an object like {{"query": "sister"}}') from None
+    if not isinstance(arguments, Mapping):
+        raise _ToolError(f"arguments must be a JSON object of name -> value, got {type(arguments).__name__}")
+    for key in arguments:
+        if not isinstance(key, str):
+            raise _ToolError(f"argument names must be strings, got {_describe(key)}")
+    return dict(arguments)
+
+
+def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
+    """Validate and normalise `args` for `spec`; raise _ToolError saying what to fix."""
+    if "label" in spec.param_names and "name" in args:
+        if "label" in args and args["label"] != args["name"]:
+            raise _ToolError(f"{spec.name} got both label={_describe(args['label'])} and name={_describe(args['name'])}; pass only label")
+        args["label"] = args.pop("name")
+    unknown = [key for key in args if key not in spec.param_names]
+    if unknown:
+        raise _ToolError(
+            f"{spec.name} has no argument(s) {', '.join(repr(k[:40]) for k in unknown)}; it takes {spec.usage()}"
+        )
+    checked: dict[str, Any] = {}
+    for param in spec.params:
+        if param.name not in args:
+            if param.required:
+                raise _ToolError(f"{spec.name} is missing {param.name!r}; call it as {spec.usage()}")
+            checked[param.name] = param.default
+            continue
+        value = args[param.name]
+        wanted = _JSON_TYPES[param.type]
+        # bool is an int in Python but not an integer in JSON.
+        if not isinstance(value, wanted) or (param.type == "integer" and isinstance(value, bool)):
+            article = "an" if param.type == "integer" else "a"
+            raise _ToolError(
+                f"{param.name} must be {article} {param.type}, got {_describe(value)} ({type(value).__name__})"
+            )
+        if param.type == "string":
+            if len(value) > MAX_ARG_CHARS:
+                raise _ToolError(
+                    f"{param.name} is {len(value):,} characters, over the {MAX_ARG_CHARS:,} limit; "
+                    "split it into smaller pieces"
+                )
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _ToolError(
+                    f"{param.name} contains characters that are not valid Unicode text (lone surrogates); remove them"
+                ) from None
+        if param.type == "integer" and value < 0:
+            raise _ToolError(f"{param.name} must be 0 or more (0 is the first page), got {value}")
+        checked[param.name] = value
+    return checked
+
+
+def dispatch(call_name: Any, arguments: Any, memory: MemorySystem) -> ToolResult:
+    """Run one tool call. Never raises: every problem comes back as a Failed result.
+
+    `arguments` is a dict or its JSON text (as a model would send it). A Failed
+    result always asks for a heartbeat, as MemGPT does, so the agent gets a
+    chance to correct the call.
+    """
+    try:
+        if not isinstance(memory, MemorySystem):
+            raise _ToolError(f"dispatch needs a MemorySystem, got {type(memory).__name__}; build one with MemorySystem.create()")
+        if not isinstance(call_name, str) or call_name not in TOOLS:
+            raise _ToolError(f"unknown tool {_describe(call_name)}; the tools are {', '.join(TOOL_NAMES)}")
+        spec = TOOLS[call_name]
+        args = _check_arguments(spec, _parse_arguments(arguments))
+        heartbeat = bool(args.pop("request_heartbeat", False))
+        result = spec.run(memory, **args)
+        return ToolResult(result.status, result.message, heartbeat, result.records)
+    except (_ToolError, CoreMemoryError, ValueError, TypeError, KeyError) as exc:
+        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+        return ToolResult("Failed", text, heartbeat=True)
+    except Exception as exc:  # the contract is "never raises": report, don't crash the loop
+        return ToolResult("Failed", f"{call_name} failed unexpectedly ({type(exc).__name__}: {exc})", heartbeat=True)

@@ -1,0 +1,366 @@
+"""The memory tools: schemas, every tool's happy path, bad input, and dispatch that never raises."""
+
+import json
+from datetime import datetime, timedelta
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memlib.archival import ArchivalStore
+from memlib.context import MainContext
+from memlib.core_memory import Block, CoreMemory
+from memlib.messages import Message
+from memlib.tools import (
+    MAX_ARG_CHARS,
+    TOOL_NAMES,
+    TOOL_SCHEMAS,
+    TOOLS,
+    MemorySystem,
+    ToolResult,
+    dispatch,
+)
+
+
+class Clock:
+    """A clock that ticks one minute per call, for reproducible timestamps."""
+
+    def __init__(self, start=datetime(2026, 1, 5, 9, 0)):
+        self.now = start
+
+    def __call__(self):
+        self.now += timedelta(minutes=1)
+        return self.now
+
+
+@pytest.fixture
+def memory():
+    return MemorySystem.create(window=2048, clock=Clock())
+
+
+def state(memory):
+    """Everything a tool could change, for before/after comparisons."""
+    return (
+        memory.core.to_json(),
+        [r.to_dict() for r in memory.archival],
+        [m.to_dict() for m in memory.recall],
+        list(memory.outbox),
+    )
+
+
+# -- schemas ------------------------------------------------------------------------
+
+
+def test_seven_memgpt_tools_in_function_calling_format():
+    assert TOOL_NAMES == (
+        "core_memory_append", "core_memory_replace", "archival_memory_insert", "archival_memory_search",
+        "conversation_search", "conversation_search_date", "send_message",
+    )
+    for schema in TOOL_SCHEMAS:
+        assert schema["type"] == "function"
+        fn = schema["function"]
+        assert set(fn) == {"name", "description", "parameters"}
+        jsonschema.Draft202012Validator.check_schema(fn["parameters"])
+        props = fn["parameters"]["properties"]
+        assert ("request_heartbeat" in props) == (fn["name"] != "send_message")
+        assert fn["parameters"]["additionalProperties"] is False
+
+
+def test_core_tools_accept_label_and_name():
+    for name in ("core_memory_append", "core_memory_replace"):
+        props = TOOLS[name].schema()["function"]["parameters"]["properties"]
+        assert {"label", "name"} <= set(props)
+
+
+def test_schema_parameters_match_memgpt_signatures():
+    params = {s["function"]["name"]: s["function"]["parameters"] for s in TOOL_SCHEMAS}
+    assert params["core_memory_replace"]["required"] == ["old_content", "new_content"]
+    assert params["archival_memory_search"]["properties"]["page"]["type"] == "integer"
+    assert params["conversation_search_date"]["required"] == ["start_date", "end_date"]
+    assert params["send_message"]["required"] == ["message"]
+
+
+def test_tool_result_repr_and_content():
+    result = ToolResult("OK", "archived as [arc-000001]\nmore", heartbeat=True)
+    assert repr(result) == "ToolResult(OK: archived as [arc-000001], heartbeat)"
+    assert json.loads(result.to_content()) == {"status": "OK", "message": "archived as [arc-000001]\nmore"}
+    with pytest.raises(ValueError):
+        ToolResult("Maybe", "x")
+    with pytest.raises(TypeError):
+        ToolResult("OK", None)
+
+
+# -- MemorySystem --------------------------------------------------------------------
+
+
+def test_memory_system_shares_context_stores():
+    memory = MemorySystem.create(window=1024)
+    assert memory.core is memory.context.core_memory and memory.recall is memory.context.recall
+    assert "MemorySystem(CoreMemory([persona 0/2000, human 0/2000]" in repr(memory)
+
+
+def test_memory_system_without_context_records_into_recall():
+    memory = MemorySystem(clock=Clock())
+    assert memory.append_message(Message.user("hello")) == []
+    assert memory.recall.messages[0].timestamp == datetime(2026, 1, 5, 9, 1)
+    assert memory.recall.messages[0].session_id == "s1"
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(core="persona"), TypeError),
+        (dict(archival=[]), TypeError),
+        (dict(recall={}), TypeError),
+        (dict(context="ctx"), TypeError),
+        (dict(session_id=3), TypeError),
+        (dict(context=MainContext(window=1024), core=CoreMemory.default()), None),
+    ],
+)
+def test_memory_system_rejects_bad_input(kwargs, error):
+    if error is None:  # a context without core memory adopts the given one
+        memory = MemorySystem(**kwargs)
+        assert memory.context.core_memory is memory.core
+        return
+    with pytest.raises(error):
+        MemorySystem(**kwargs)
+
+
+def test_memory_system_refuses_two_different_cores():
+    context = MainContext(window=1024, core_memory=CoreMemory.default())
+    with pytest.raises(ValueError, match="different"):
+        MemorySystem(context=context, core=CoreMemory.default())
+
+
+# -- happy paths ---------------------------------------------------------------------
+
+
+def test_core_memory_append_and_replace(memory):
+    result = dispatch("core_memory_append", {"label": "human", "content": "Name: Ada"}, memory)
+    assert result.status == "OK" and result.heartbeat is False
+    assert "9/2000" in result.message
+    result = dispatch(
+        "core_memory_replace",
+        {"name": "human", "old_content": "Ada", "new_content": "Ada Lovelace", "request_heartbeat": True},
+        memory,
+    )
+    assert result.ok and result.heartbeat is True
+    assert memory.core.get("human").value == "Name: Ada Lovelace"
+    assert dispatch("core_memory_replace", {"label": "human", "old_content": "Name: Ada Lovelace", "new_content": ""},
+                    memory).ok
+    assert memory.core.get("human").value == ""
+
+
+def test_core_edit_updates_the_context_count(memory):
+    before = memory.context.segments()["core_memory"]
+    dispatch("core_memory_append", {"label": "human", "content": "Name: Ada, a mathematician"}, memory)
+    assert memory.context.segments()["core_memory"] > before
+
+
+def test_archival_insert_carries_provenance(memory):
+    memory.turn_id = 14
+    result = dispatch("archival_memory_insert", {"content": "The user's sister is called Maya"}, memory)
+    assert result.message == "archived as [arc-000001 · session s1 turn 14]"
+    (record,) = result.records
+    assert (record.session_id, record.turn_id) == ("s1", 14)
+
+
+def test_archival_search_pages_of_five(memory):
+    for i in range(12):
+        memory.archival.insert(f"note {i} about the garden")
+    first = dispatch("archival_memory_search", {"query": "garden"}, memory)
+    assert first.message.startswith(
+        "12 archival records match 'garden'; page 1 of 3 (results 1-5); "
+        "call archival_memory_search again with page=1 for more:"
+    )
+    assert len(first.records) == 5 and first.message.count("\n") == 5
+    last = dispatch("archival_memory_search", {"query": "garden", "page": 2}, memory)
+    assert "page 3 of 3 (results 11-12):" in last.message and "page=3" not in last.message
+    assert len(last.records) == 2
+    past = dispatch("archival_memory_search", {"query": "garden", "page": 3}, memory)
+    assert past.status == "Failed" and "page=0 to page=2" in past.message
+
+
+def test_archival_search_result_lines_have_ids_and_provenance(memory):
+    memory.archival.insert("The user's sister is called Maya", session_id="s2", turn_id=14)
+    result = dispatch("archival_memory_search", {"query": "sister"}, memory)
+    assert "1. [arc-000001 · session s2 turn 14] (score" in result.message
+    assert result.message.startswith("1 archival record matches 'sister'; page 1 of 1 (result 1):")
+
+
+def test_search_with_no_match_is_ok_and_says_what_to_try(memory):
+    result = dispatch("archival_memory_search", {"query": "zebra"}, memory)
+    assert result.ok and "no archival records match 'zebra'; try other words" == result.message
+
+
+def test_conversation_search_finds_an_evicted_message():
+    memory = MemorySystem.create(window=300, clock=Clock())
+    memory.append_message(Message.user("I have a dentist appointment on Friday at 9"))
+    for i in range(40):
+        memory.append_message(Message.user(f"filler message number {i} about the weather today"))
+    assert all("dentist" not in m.content for m in memory.context.messages)
+    result = dispatch("conversation_search", {"query": "dentist"}, memory)
+    assert result.ok and "[msg #0 · session s1 · 2026-01-05 09:01] user: I have a dentist" in result.message
+    assert result.records[0].id == 0
+
+
+def test_conversation_search_hides_tool_bookkeeping(memory):
+    memory.append_message(Message.assistant("archival_memory_search(query='dentist')", tool_call_id="c1",
+                                            name="archival_memory_search"))
+    memory.append_message(Message.tool('{"status": "OK", "message": "no dentist"}', "c1"))
+    memory.append_message(Message.assistant("Your dentist is on Friday", tool_call_id="c2", name="send_message"))
+    result = dispatch("conversation_search", {"query": "dentist"}, memory)
+    assert len(result.records) == 1 and result.records[0].content == "Your dentist is on Friday"
+
+
+def test_conversation_search_date(memory):
+    for i in range(7):
+        memory.append_message(Message.user(f"message {i}", timestamp=datetime(2026, 1, 1 + i, 12)))
+    result = dispatch("conversation_search_date", {"start_date": "2026-01-02", "end_date": "2026-01-04"}, memory)
+    assert result.message.startswith("3 messages were sent from 2026-01-02 to 2026-01-04; page 1 of 1")
+    assert [m.content for m in result.records] == ["message 1", "message 2", "message 3"]
+    none = dispatch("conversation_search_date", {"start_date": "2025-01-01", "end_date": "2025-01-02"}, memory)
+    assert none.ok and "try a wider date range" in none.message
+
+
+def test_send_message_goes_to_the_outbox(memory):
+    result = dispatch("send_message", {"message": "Hello Ada"}, memory)
+    assert result.ok and result.heartbeat is False and memory.outbox == ["Hello Ada"]
+
+
+def test_arguments_as_json_text(memory):
+    assert dispatch("archival_memory_insert", '{"content": "The sky is blue"}', memory).ok
+    assert dispatch("archival_memory_search", b'{"query": "sky"}', memory).ok
+
+
+# -- bad input ----------------------------------------------------------------------
+
+HUGE = "x" * (MAX_ARG_CHARS + 1)
+BAD_CALLS = [
+    ("no_such_tool", {}, "unknown tool 'no_such_tool'; the tools are core_memory_append"),
+    (None, {}, "unknown tool None"),
+    (42, {}, "unknown tool 42"),
+    ("core_memory_append", {"label": "human"}, "missing 'content'; call it as core_memory_append(label, content"),
+    ("core_memory_append", {"content": "x"}, "missing 'label'"),
+    ("core_memory_append", {"label": "pets", "content": "x"}, "no block 'pets' in core memory; known blocks"),
+    ("core_memory_append", {"label": "human", "content": ""}, "content is empty"),
+    ("core_memory_append", {"label": "human", "content": 5}, "content must be a string, got 5 (int)"),
+    ("core_memory_append", {"label": "human", "content": None}, "content must be a string"),
+    ("core_memory_append", {"label": "human", "content": "x", "colour": "red"}, "has no argument(s) 'colour'"),
+    ("core_memory_append", {"label": "human", "name": "persona", "content": "x"}, "got both label"),
+    ("core_memory_append", {"label": "human", "content": "x" * 2001}, "over its limit"),
+    ("core_memory_append", {"label": "human", "content": HUGE}, "over the 20,000 limit"),
+    ("core_memory_append", {"label": "human", "content": "bad \ud800 text"}, "lone surrogates"),
+    ("core_memory_append", {"label": "rules", "content": "x"}, "read-only"),
+    ("core_memory_append", {"label": "human", "content": "x", "request_heartbeat": "yes"},
+     "request_heartbeat must be a boolean"),
+    ("core_memory_replace", {"label": "human", "old_content": "", "new_content": "x"}, "old_content is empty"),
+    ("core_memory_replace", {"label": "human", "old_content": "Bob", "new_content": "x"},
+     "old_content 'Bob' not found in block 'human'; copy the exact text from core memory or use core_memory_append"),
+    ("core_memory_replace", {"label": "human", "old_content": "Ada"}, "missing 'new_content'"),
+    ("core_memory_replace", {"label": "human", "old_content": "Ada", "new_content": "x" * 2000}, "over its limit"),
+    ("archival_memory_insert", {}, "missing 'content'"),
+    ("archival_memory_insert", {"content": "   "}, "text is empty"),
+    ("archival_memory_insert", {"content": ["a"]}, "content must be a string"),
+    ("archival_memory_insert", {"content": HUGE}, "over the 20,000 limit"),
+    ("archival_memory_search", {"query": ""}, "query is empty"),
+    ("archival_memory_search", {"query": "x", "page": -1}, "page must be 0 or more"),
+    ("archival_memory_search", {"query": "x", "page": "1"}, "page must be an integer"),
+    ("archival_memory_search", {"query": "x", "page": 1.0}, "page must be an integer"),
+    ("archival_memory_search", {"query": "x", "page": True}, "page must be an integer"),
+    ("conversation_search", {"query": 3}, "query must be a string"),
+    ("conversation_search", {"query": "  "}, "query is empty"),
+    ("conversation_search", {"query": "x", "page": -3}, "page must be 0 or more"),
+    ("conversation_search_date", {"start_date": "yesterday", "end_date": "2026-01-01"},
+     "start_date must be a date written YYYY-MM-DD"),
+    ("conversation_search_date", {"start_date": "2026-01-01", "end_date": "2026-02-30"}, "end_date must be a date"),
+    ("conversation_search_date", {"start_date": "2026-02-01", "end_date": "2026-01-01"}, "swap them"),
+    ("conversation_search_date", {"start_date": "2026-01-01"}, "missing 'end_date'"),
+    ("send_message", {}, "missing 'message'"),
+    ("send_message", {"message": ""}, "message is empty"),
+    ("send_message", {"message": "hi", "request_heartbeat": True}, "has no argument(s) 'request_heartbeat'"),
+]
+
+
+@pytest.mark.parametrize("name, arguments, expected", BAD_CALLS)
+def test_bad_calls_fail_with_guidance_and_change_nothing(name, arguments, expected):
+    memory = MemorySystem.create(window=2048, clock=Clock(),
+                                 core=CoreMemory([Block("human", "Name: Ada Ada"), Block("rules", "Be kind", read_only=True)]))
+    memory.core.replace("human", "Name: Ada Ada", "Name: Ada")
+    before = state(memory)
+    result = dispatch(name, arguments, memory)
+    assert result.status == "Failed"
+    assert expected in result.message
+    assert result.heartbeat is True  # a failure hands control back so the agent can fix the call
+    assert state(memory) == before
+
+
+@pytest.mark.parametrize(
+    "arguments, expected",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        (b"\xff\xfe", "not valid UTF-8"),
+        (42, "must be a JSON object"),
+        ({1: "x"}, "argument names must be strings"),
+        ("[" * 100_000, "characters long"),
+    ],
+)
+def test_malformed_arguments(memory, arguments, expected):
+    result = dispatch("archival_memory_search", arguments, memory)
+    assert result.status == "Failed" and expected in result.message
+
+
+def test_dispatch_without_a_memory_system():
+    result = dispatch("send_message", {"message": "hi"}, memory=None)
+    assert result.status == "Failed" and "MemorySystem.create()" in result.message
+
+
+def test_core_edit_too_big_for_the_window_is_rolled_back():
+    memory = MemorySystem.create(window=300)
+    before = memory.core.to_json()
+    result = dispatch("core_memory_append", {"label": "human", "content": "word " * 390}, memory)
+    assert result.status == "Failed" and "edit undone" in result.message
+    assert memory.core.to_json() == before
+    assert memory.context.used <= memory.context.window
+
+
+# -- property: dispatch never raises -------------------------------------------------
+
+values = st.one_of(
+    st.text(max_size=30), st.integers(-3, 5), st.booleans(), st.none(), st.floats(allow_nan=True),
+    st.lists(st.integers(), max_size=2), st.sampled_from(["human", "persona", "2026-01-02", "", "Ada"]),
+)
+keys = st.sampled_from(["label", "name", "content", "old_content", "new_content", "query", "page",
+                        "start_date", "end_date", "message", "request_heartbeat", "extra"])
+arguments = st.one_of(st.dictionaries(keys, values, max_size=5), st.text(max_size=40), st.none(), st.integers())
+names = st.one_of(st.sampled_from(TOOL_NAMES), st.text(max_size=10), st.none(), st.integers())
+
+
+def _as_schema_args(args):
+    args = dict(args)
+    if "name" in args and "label" not in args:
+        args["label"] = args.pop("name")
+    return args
+
+
+@settings(max_examples=400, deadline=None)
+@given(name=names, args=arguments)
+def test_dispatch_never_raises(name, args):
+    memory = _FUZZ_MEMORY  # shared on purpose: state piles up across examples, as in a long session
+    result = dispatch(name, args, memory)
+    assert isinstance(result, ToolResult) and result.status in ("OK", "Failed")
+    assert isinstance(result.message, str) and result.message
+    if result.ok and isinstance(args, dict):
+        # Anything dispatch accepts also satisfies the published schema.
+        schema = TOOLS[name].schema()["function"]["parameters"]
+        checked = {k: v for k, v in args.items() if k != "name"} if "label" in args else args
+        jsonschema.validate(_as_schema_args(checked), schema)
+    for block in memory.core:
+        assert block.chars <= block.limit
+
+
+_FUZZ_MEMORY = MemorySystem.create(window=1024, clock=Clock())
+_FUZZ_MEMORY.archival.insert("Ada likes tea")
+_FUZZ_MEMORY.append_message(Message.user("hello Ada"))
