@@ -1,0 +1,572 @@
+"""Lexical retrieval for archival and recall memory: a tokenizer and two scorers.
+
+`TokenOverlap` is the lesson's baseline (Jaccard over token sets); `BM25Index` is an
+incremental inverted index with two idf variants that reproduce the reference
+libraries: ``okapi`` matches ``rank_bm25.BM25Okapi`` and ``lucene`` (the default)
+matches ``bm25s.BM25(method="lucene")``. Documents can be added and removed at any
+time, because an agent writes to memory while it searches it.
+
+Deliberately not here: stemming, phrase or fuzzy matching, embeddings, persistence
+(see `memlib.storage`) and record metadata (see `memlib.archival`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections import Counter
+from collections.abc import Hashable
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "STOPWORDS",
+    "tokenize",
+    "Scorer",
+    "TokenOverlap",
+    "BM25Index",
+    "SCORER_NAMES",
+    "make_scorer",
+]
+
+# A deliberately small, fixed list. Small memory stores are the common case here, and
+# with okapi's idf ln((N - n + 0.5) / (n + 0.5)) any word that occurs in more than half
+# of the documents gets a *negative* weight, so "the" or "is" in a query would push
+# matching documents down. Dropping the commonest function words avoids most of that
+# and keeps scores easy to explain. The list is frozen so results never depend on
+# which NLTK or spaCy version happens to be installed.
+STOPWORDS: frozenset[str] = frozenset(
+    """
+    a an and are as at be been but by can could did do does for from had has have
+    he her hers him his how i if in into is it its me my of on or our ours she so
+    than that the their theirs them then there these they this those to too us was
+    we were what when where which while who whom why will with would you your yours
+    """.split()
+)
+
+# Runs of letters and digits. `[^\W_]` is "a word character that is not an underscore",
+# so snake_case and punctuation both split words; it works on any str, including
+# lone surrogates, because `re` matches code points and never encodes.
+_WORD = re.compile(r"[^\W_]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Split `text` into lowercase word tokens (letters and digits), stopwords removed.
+
+    Underscores, punctuation and whitespace separate tokens; apostrophes do too, so
+    "don't" gives ["don", "t"] (then "t" is kept: only whole stopwords are dropped).
+    Deterministic and total: any str is accepted.
+
+    Example:
+        >>> tokenize("The user's cat is named Biscuit_2!")
+        ['user', 's', 'cat', 'named', 'biscuit', '2']
+    """
+    if not isinstance(text, str):
+        raise TypeError(
+            f"tokenize() needs a str, got {type(text).__name__}; "
+            "convert the value to text first (e.g. str(value))"
+        )
+    return [tok for tok in _WORD.findall(text.lower()) if tok not in STOPWORDS]
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """What `memlib.archival` and `memlib.recall` need from a retrieval scorer."""
+
+    def add(self, doc_id: Hashable, text: str) -> None: ...
+
+    def remove(self, doc_id: Hashable) -> None: ...
+
+    def search(self, query: str, k: int = 10) -> list[tuple[Hashable, float]]: ...
+
+    def __len__(self) -> int: ...
+
+    def __contains__(self, doc_id: object) -> bool: ...
+
+    def matched_terms(self, query: str, doc_id: Hashable) -> list[str]: ...
+
+
+# ---------------------------------------------------------------------------
+# shared argument checks (same wording for both scorers)
+
+
+def _check_text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
+    return value
+
+
+def _check_k(k: object) -> int:
+    # bool is an int subclass; search(q, True) is almost certainly a mistake
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ValueError(f"k must be an int >= 1 (how many results to return), got {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be an int >= 1 (how many results to return), got {k}")
+    return k
+
+
+def _check_doc_id(doc_id: object) -> None:
+    try:
+        hash(doc_id)
+    except TypeError:
+        raise TypeError(
+            f"doc_id must be hashable (a str or int), got {type(doc_id).__name__}"
+        ) from None
+
+
+def _dedupe(tokens: list[str]) -> list[str]:
+    """Distinct tokens in first-seen order."""
+    return list(dict.fromkeys(tokens))
+
+
+class _DocTable:
+    """Insertion sequence numbers shared by both scorers for tie-breaking."""
+
+    def __init__(self) -> None:
+        self._seq: dict[Hashable, int] = {}
+        self._next_seq = 0
+
+    def _register(self, doc_id: Hashable, kind: str) -> None:
+        _check_doc_id(doc_id)
+        if doc_id in self._seq:
+            raise ValueError(
+                f"doc_id {doc_id!r} is already in this {kind}; "
+                f"call remove({doc_id!r}) first to replace its text"
+            )
+        self._seq[doc_id] = self._next_seq
+        self._next_seq += 1
+
+    def _unregister(self, doc_id: Hashable, kind: str) -> None:
+        _check_doc_id(doc_id)
+        if doc_id not in self._seq:
+            raise KeyError(
+                f"doc_id {doc_id!r} is not in this {kind} ({len(self._seq)} documents); "
+                "check `doc_id in index` before removing"
+            )
+        del self._seq[doc_id]
+
+    def _require(self, doc_id: Hashable, kind: str) -> None:
+        _check_doc_id(doc_id)
+        if doc_id not in self._seq:
+            raise KeyError(
+                f"doc_id {doc_id!r} is not in this {kind}; add it first or check `doc_id in index`"
+            )
+
+    def _top(self, scores: dict[Hashable, float], k: int) -> list[tuple[Hashable, float]]:
+        # best score first, then the earliest insertion: a total, deterministic order
+        seq = self._seq
+        best = heapq.nsmallest(k, ((-s, seq[d], d) for d, s in scores.items()))
+        return [(d, -neg) for neg, _, d in best]
+
+    def __len__(self) -> int:
+        return len(self._seq)
+
+    def __contains__(self, doc_id: object) -> bool:
+        try:
+            return doc_id in self._seq
+        except TypeError:  # unhashable: certainly not a stored id
+            return False
+
+
+# ---------------------------------------------------------------------------
+
+
+class TokenOverlap(_DocTable):
+    """Jaccard similarity between token sets: |Q ∩ D| / |Q ∪ D|. The lesson's baseline.
+
+    It ignores how often and how rarely words occur, which is what BM25 adds.
+
+    Example:
+        >>> s = TokenOverlap(); s.add("a", "cat named Biscuit"); s.add("b", "dog named Rex")
+        >>> s.search("what is the cat named")
+        [('a', 0.6666666666666666), ('b', 0.25)]
+    """
+
+    _KIND = "TokenOverlap"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._doc_tokens: dict[Hashable, frozenset[str]] = {}
+        # term -> doc ids containing it, so search only looks at candidate documents
+        self._postings: dict[str, set[Hashable]] = {}
+
+    def add(self, doc_id: Hashable, text: str) -> None:
+        _check_text(text, "text")
+        self._register(doc_id, self._KIND)
+        tokens = frozenset(tokenize(text))
+        self._doc_tokens[doc_id] = tokens
+        for term in tokens:
+            self._postings.setdefault(term, set()).add(doc_id)
+
+    def remove(self, doc_id: Hashable) -> None:
+        self._unregister(doc_id, self._KIND)
+        for term in self._doc_tokens.pop(doc_id):
+            docs = self._postings[term]
+            docs.discard(doc_id)
+            if not docs:
+                del self._postings[term]
+
+    def score(self, query: str, doc_id: Hashable) -> float:
+        """Jaccard similarity of the query and one stored document (0.0 if disjoint)."""
+        q = frozenset(tokenize(_check_text(query, "query")))
+        self._require(doc_id, self._KIND)
+        d = self._doc_tokens[doc_id]
+        union = len(q | d)
+        return len(q & d) / union if union else 0.0
+
+    def search(self, query: str, k: int = 10) -> list[tuple[Hashable, float]]:
+        """Documents sharing at least one token with `query`, best first, at most `k`."""
+        q = frozenset(tokenize(_check_text(query, "query")))
+        k = _check_k(k)
+        shared: Counter[Hashable] = Counter()
+        for term in q:
+            shared.update(self._postings.get(term, ()))
+        nq = len(q)
+        scores = {
+            d: n / (nq + len(self._doc_tokens[d]) - n) for d, n in shared.items()
+        }
+        return self._top(scores, k)
+
+    def matched_terms(self, query: str, doc_id: Hashable) -> list[str]:
+        """Distinct query tokens found in the document, in query order."""
+        q = _dedupe(tokenize(_check_text(query, "query")))
+        self._require(doc_id, self._KIND)
+        d = self._doc_tokens[doc_id]
+        return [t for t in q if t in d]
+
+    def __repr__(self) -> str:
+        return f"TokenOverlap(docs={len(self)}, terms={len(self._postings)})"
+
+
+# ---------------------------------------------------------------------------
+
+
+class BM25Index(_DocTable):
+    """An incremental BM25 inverted index.
+
+    score(q, d) = sum over query tokens t (repeats count each time) of
+    idf(t) * tf_part(tf(t, d), |d|), with avgdl the mean document length.
+
+    ``idf="okapi"`` (as rank_bm25.BM25Okapi):
+        idf = ln(N - n + 0.5) - ln(n + 0.5); a negative idf is replaced by
+        epsilon * (mean idf over the whole vocabulary);
+        tf_part = tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)).
+    ``idf="lucene"`` (as bm25s method="lucene", the default):
+        idf = ln(1 + (N - n + 0.5) / (n + 0.5)), never negative;
+        tf_part = tf / (tf + k1 * (1 - b + b * |d| / avgdl)).
+
+    Search touches only the postings of the query terms and returns the documents
+    that contain at least one of them, best first, ties broken by insertion order.
+
+    Example:
+        >>> ix = BM25Index(); ix.add("a", "cat named Biscuit"); ix.add("b", "dog named Rex")
+        >>> [d for d, _ in ix.search("cat")]
+        ['a']
+    """
+
+    IDF_KINDS = ("lucene", "okapi")
+    # total postings length above which search prunes (see _search_pruned); below it
+    # the bookkeeping costs more than reading every posting
+    PRUNE_ABOVE = 5000
+
+    def __init__(
+        self, idf: str = "lucene", k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25
+    ) -> None:
+        super().__init__()
+        if idf not in self.IDF_KINDS:
+            raise ValueError(
+                f"unknown idf {idf!r}; choose one of {', '.join(map(repr, self.IDF_KINDS))}"
+            )
+        for name, value in (("k1", k1), ("b", b), ("epsilon", epsilon)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+            if not math.isfinite(value):
+                raise ValueError(f"{name} must be finite, got {value}")
+        if k1 < 0:
+            raise ValueError(f"k1 must be >= 0 (typical: 1.2-2.0), got {k1}")
+        if not 0 <= b <= 1:
+            raise ValueError(f"b must be between 0 and 1 (typical: 0.75), got {b}")
+        self.kind = idf
+        self.k1 = float(k1)
+        self.b = float(b)
+        self.epsilon = float(epsilon)
+        self._postings: dict[str, dict[Hashable, int]] = {}  # term -> {doc_id: tf}
+        self._doc_len: dict[Hashable, int] = {}
+        self._doc_terms: dict[Hashable, tuple[str, ...]] = {}  # for remove()
+        self._total_len = 0
+        # {document frequency: number of terms with it}: okapi's mean idf over the
+        # vocabulary then costs O(distinct dfs) instead of O(vocabulary)
+        self._df_hist: Counter[int] = Counter()
+        self._mean_idf: float | None = None  # okapi only; cleared on every mutation
+        self._norms: dict[int, float] = {}  # doc length -> k1*(1-b+b*dl/avgdl); ditto
+
+    # -- mutation -----------------------------------------------------------
+
+    def add(self, doc_id: Hashable, text: str) -> None:
+        """Index `text` under `doc_id` (any hashable). O(tokens of the text)."""
+        _check_text(text, "text")
+        self._register(doc_id, "BM25Index")
+        tokens = tokenize(text)
+        counts = Counter(tokens)
+        hist = self._df_hist
+        for term, tf in counts.items():
+            posting = self._postings.get(term)
+            if posting is None:
+                posting = self._postings[term] = {}
+            df = len(posting)
+            if df:
+                hist[df] -= 1
+                if not hist[df]:
+                    del hist[df]
+            hist[df + 1] += 1
+            posting[doc_id] = tf
+        self._doc_len[doc_id] = len(tokens)
+        self._doc_terms[doc_id] = tuple(counts)
+        self._total_len += len(tokens)
+        self._invalidate()
+
+    def remove(self, doc_id: Hashable) -> None:
+        """Forget `doc_id`. KeyError if it was never added (or already removed)."""
+        self._unregister(doc_id, "BM25Index")
+        hist = self._df_hist
+        for term in self._doc_terms.pop(doc_id):
+            posting = self._postings[term]
+            df = len(posting)
+            hist[df] -= 1
+            if not hist[df]:
+                del hist[df]
+            del posting[doc_id]
+            if posting:
+                hist[df - 1] += 1
+            else:
+                del self._postings[term]
+        self._total_len -= self._doc_len.pop(doc_id)
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        # N and avgdl changed, so every idf and length norm did too
+        self._mean_idf = None
+        self._norms = {}
+
+    # -- weights ------------------------------------------------------------
+
+    def _raw_idf(self, df: int) -> float:
+        n_docs = len(self._doc_len)
+        if self.kind == "okapi":
+            # written as a difference of logs, like rank_bm25, to agree to the last bit
+            return math.log(n_docs - df + 0.5) - math.log(df + 0.5)
+        return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+
+    def _okapi_mean_idf(self) -> float:
+        if self._mean_idf is None:
+            vocab = len(self._postings)
+            # summed in df order, so the mean (and every score) is bit-for-bit the same
+            # whatever sequence of adds and removes produced this set of documents
+            total = sum(n * self._raw_idf(df) for df, n in sorted(self._df_hist.items()))
+            self._mean_idf = total / vocab if vocab else 0.0
+        return self._mean_idf
+
+    def _idf_of_df(self, df: int) -> float:
+        w = self._raw_idf(df)
+        # rank_bm25 floors only strictly negative values: an idf of exactly 0
+        # (N == 2n) stays 0
+        if self.kind == "okapi" and w < 0:
+            w = self.epsilon * self._okapi_mean_idf()
+        return w
+
+    def idf(self, term: str) -> float:
+        """The idf weight of one token (as `tokenize` produces it); 0.0 if no document has it."""
+        _check_text(term, "term")
+        posting = self._postings.get(term)
+        return self._idf_of_df(len(posting)) if posting else 0.0
+
+    def _norm(self, dl: int) -> float:
+        norm = self._norms.get(dl)
+        if norm is None:
+            avgdl = self._total_len / len(self._doc_len)
+            norm = self._norms[dl] = self.k1 * (1 - self.b + self.b * dl / avgdl)
+        return norm
+
+    def _term_weights(self, query_tokens: list[str]) -> list[tuple[dict[Hashable, int], float]]:
+        """(postings, idf) for every query token present in the index, in query order."""
+        out = []
+        for term in query_tokens:
+            posting = self._postings.get(term)
+            if posting:
+                out.append((posting, self._idf_of_df(len(posting))))
+        return out
+
+    # -- queries ------------------------------------------------------------
+
+    def search(self, query: str, k: int = 10) -> list[tuple[Hashable, float]]:
+        """Top `k` documents containing at least one query token, best first.
+
+        Ties are broken by insertion order (earliest first). Empty query or no match: [].
+        """
+        query_tokens = tokenize(_check_text(query, "query"))
+        k = _check_k(k)
+        terms = self._term_weights(query_tokens)
+        if not terms:
+            return []
+        distinct = {id(posting): posting for posting, _ in terms}
+        work = sum(len(posting) for posting in distinct.values())
+        if work <= self.PRUNE_ABOVE or len(distinct) == 1 or any(w < 0 for _, w in terms):
+            # Short postings: reading them all is cheapest. One term: it has to be read
+            # in full anyway. A negative weight (okapi with a negative mean idf, i.e. a
+            # store of one or two documents) breaks pruning's "sums only grow" premise.
+            return self._top(self._accumulate(terms), k)
+        return self._search_pruned(terms, k)
+
+    def _tf_part(self):
+        """The per-posting function tf, norm -> tf part, in the reference's arithmetic order."""
+        if self.kind == "okapi":
+            k1p1 = self.k1 + 1
+            return lambda tf, norm: tf * k1p1 / (tf + norm)
+        return lambda tf, norm: tf / (norm + tf)
+
+    def _accumulate(
+        self,
+        terms: list[tuple[dict[Hashable, int], float]],
+        scores: dict[Hashable, float] | None = None,
+    ) -> dict[Hashable, float]:
+        """Add every posting of `terms` into `scores` (the full, exact term-at-a-time sum)."""
+        if scores is None:
+            scores = {}
+        doc_len = self._doc_len
+        norms = self._norms
+        norm_of = self._norm
+        get = scores.get
+        # Two copies of the hot loop so the per-posting work has no call or branch;
+        # the arithmetic follows the reference libraries' order so scores agree
+        # with them to the last bit or nearly.
+        if self.kind == "okapi":
+            k1p1 = self.k1 + 1
+            for posting, w in terms:
+                for d, tf in posting.items():
+                    dl = doc_len[d]
+                    norm = norms.get(dl)
+                    if norm is None:
+                        norm = norm_of(dl)
+                    scores[d] = get(d, 0.0) + w * (tf * k1p1 / (tf + norm))
+        else:
+            for posting, w in terms:
+                for d, tf in posting.items():
+                    dl = doc_len[d]
+                    norm = norms.get(dl)
+                    if norm is None:
+                        norm = norm_of(dl)
+                    scores[d] = get(d, 0.0) + w * (tf / (norm + tf))
+        return scores
+
+    def _search_pruned(
+        self, terms: list[tuple[dict[Hashable, int], float]], k: int
+    ) -> list[tuple[Hashable, float]]:
+        """Exact top-k with MaxScore-style pruning (all weights >= 0).
+
+        A common word has a long posting list but a small weight. Reading the terms
+        from the largest possible contribution down, once the k-th best partial score
+        beats everything the unread terms could add, no unseen document can reach the
+        top k, so the unread (long) postings are only probed for the candidates seen.
+        The returned scores are then recomputed in query order, so they are the same
+        numbers the exhaustive loop gives.
+        """
+        # a query token repeated m times contributes m times (as both references do)
+        grouped: dict[int, list] = {}
+        for posting, w in terms:
+            entry = grouped.get(id(posting))
+            if entry is None:
+                grouped[id(posting)] = [posting, w, 1]
+            else:
+                entry[2] += 1
+        # the tf part is < k1 + 1 (okapi) or < 1 (lucene) for any tf and length
+        cap = self.k1 + 1 if self.kind == "okapi" else 1.0
+        order = sorted(grouped.values(), key=lambda e: (-e[1] * e[2], len(e[0])))
+        bounds = [w * m * cap for _, w, m in order]
+        suffix = [0.0] * (len(order) + 1)
+        for i in range(len(order) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] + bounds[i]
+        # float sums in another order can differ in the last bits; never prune on a hair
+        slack = 1 + 1e-9
+        partial: dict[Hashable, float] = {}
+        theta = 0.0
+        read = len(order)
+        for i, (posting, w, m) in enumerate(order):
+            if len(partial) >= k:
+                theta = heapq.nlargest(k, partial.values())[-1]
+                if suffix[i] * slack < theta:
+                    read = i
+                    break
+            self._accumulate([(posting, w * m)], partial)
+        if read < len(order):
+            rest = suffix[read] * slack
+            candidates = [d for d, s in partial.items() if (s + rest) * slack >= theta]
+        else:
+            candidates = list(partial)
+        return self._top(self._exact_scores(terms, candidates), k)
+
+    def _exact_scores(
+        self, terms: list[tuple[dict[Hashable, int], float]], docs: list[Hashable]
+    ) -> dict[Hashable, float]:
+        """Scores of `docs`, summed term by term in query order (as `_accumulate` does)."""
+        tf_part = self._tf_part()
+        doc_len = self._doc_len
+        out = {}
+        for d in docs:
+            norm = self._norm(doc_len[d])
+            total = 0.0
+            for posting, w in terms:
+                tf = posting.get(d)
+                if tf:
+                    total = total + w * tf_part(tf, norm)
+            out[d] = total
+        return out
+
+    def score(self, query: str, doc_id: Hashable) -> float:
+        """The BM25 score of one stored document for `query` (0.0 if nothing matches)."""
+        query_tokens = tokenize(_check_text(query, "query"))
+        self._require(doc_id, "BM25Index")
+        total = 0.0
+        for posting, w in self._term_weights(query_tokens):
+            tf = posting.get(doc_id)
+            if tf:
+                norm = self._norm(self._doc_len[doc_id])
+                if self.kind == "okapi":
+                    total += w * (tf * (self.k1 + 1) / (tf + norm))
+                else:
+                    total += w * (tf / (norm + tf))
+        return total
+
+    def matched_terms(self, query: str, doc_id: Hashable) -> list[str]:
+        """Distinct query tokens that occur in the document, in query order."""
+        query_tokens = _dedupe(tokenize(_check_text(query, "query")))
+        self._require(doc_id, "BM25Index")
+        return [t for t in query_tokens if doc_id in self._postings.get(t, ())]
+
+    @property
+    def avgdl(self) -> float:
+        """Mean document length in tokens (0.0 when empty)."""
+        return self._total_len / len(self._doc_len) if self._doc_len else 0.0
+
+    def __repr__(self) -> str:
+        return (
+            f"BM25Index(idf={self.kind!r}, k1={self.k1}, b={self.b}, "
+            f"docs={len(self)}, terms={len(self._postings)})"
+        )
+
+
+# ---------------------------------------------------------------------------
+
+SCORER_NAMES = ("overlap", "bm25", "bm25-lucene", "bm25-okapi")
+
+
+def make_scorer(name: str) -> Scorer:
+    """A fresh, empty scorer by name: "overlap", "bm25" (= "bm25-lucene") or "bm25-okapi"."""
+    if name == "overlap":
+        return TokenOverlap()
+    if name in ("bm25", "bm25-lucene"):
+        return BM25Index("lucene")
+    if name == "bm25-okapi":
+        return BM25Index("okapi")
+    raise ValueError(
+        f"unknown scorer {name!r}; choose one of {', '.join(map(repr, SCORER_NAMES))}"
+    )
