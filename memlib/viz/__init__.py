@@ -1,0 +1,20 @@
+"""Figures and explorers for the course notebooks.
+
+`memlib.viz.figures` builds plain plotly figures (context bar, token timeline,
+eviction comparison, score bars, recall@k); `memlib.viz.widgets` wraps them in
+ipywidgets explorers (ContextStepper, RetrievalExplorer, TraceViewer);
+`memlib.viz.replay` turns a conversation into per-turn snapshots. plotly and
+ipywidgets are imported on first use, so `import memlib.viz` stays cheap and a
+missing ipywidgets only matters to the explorers. Nothing here changes memory.
+"""
+
+from memlib.viz.figures import (LINE_COLORS, SCORER_COLORS, SEGMENT_COLORS, SEGMENT_LABELS, SEGMENTS,
+                                TRUST_COLORS, context_bar, eviction_comparison, recall_at_k_curve, usage_bar,
+                                score_bars, token_timeline)
+from memlib.viz.replay import Snapshot, as_message, replay
+
+__all__ = [
+    "Snapshot", "replay", "as_message",
+    "context_bar", "usage_bar", "token_timeline", "eviction_comparison", "score_bars", "recall_at_k_curve",
+    "SEGMENTS", "SEGMENT_LABELS", "SEGMENT_COLORS", "TRUST_COLORS", "LINE_COLORS", "SCORER_COLORS",
+]
