@@ -114,3 +114,14 @@ def test_verify_rejects_bad_arguments(store):
         verify("Your sister is Maya", store)
     with pytest.raises(ValueError):
         verify(CitedAnswer("x"), store, min_support=2)
+
+
+def test_citation_from_a_recall_message():
+    from memlib.messages import Message
+
+    message = Message.user("I have a dentist appointment", id=26, session_id="s1")
+    assert Citation.from_message(message).format() == "[msg-000026 · session s1 turn 26]"
+    with pytest.raises(TypeError):
+        Citation.from_message(Message.user("not stored yet"))
+    with pytest.raises(TypeError):
+        Citation.from_message("msg-1")

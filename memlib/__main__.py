@@ -1,0 +1,181 @@
+"""Command line: `python -m memlib demo | release | grade | bench`.
+
+`demo` lives here: the lesson's scenario as a deterministic terminal trace
+(facts written to core and archival memory, the context filled until it
+evicts, an evicted fact answered from archival memory with a citation, an
+evicted turn found by conversation_search). The other subcommands belong to
+other modules and are imported only when asked for, so a missing optional
+part never breaks `demo`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+__all__ = ["main", "run_demo", "build_parser", "SUBCOMMANDS"]
+
+#: Subcommands implemented elsewhere: name -> (module whose `main(argv)` runs it, help).
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "release": ("memlib.course.release", "generate the student notebooks from solutions/"),
+    "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook"),
+    "bench": ("memlib.bench", "run the performance comparisons"),
+}
+
+DEMO_WINDOW = 700
+DEMO_SETUP = ["You are Sam, a patient study buddy.", "My name is Ada."]
+DEMO_FACTS = [
+    "Remember that my sister Maya is allergic to peanuts.",
+    "My bike is a green Brompton.",
+    "Remember that my thesis draft is due on 12 March.",
+]
+DEMO_ASIDE = "I have a dentist appointment on Friday at 9."
+DEMO_FILLER = [f"Study log {i}: read section {i} of the paging chapter and took notes." for i in range(1, 9)]
+DEMO_FACT_QUESTION = "What is my sister allergic to?"
+DEMO_CONVERSATION_QUESTION = "What did I tell you about the dentist?"
+
+# Kinds of trace event worth a full printout during the filler turns.
+_NOTABLE = {"pressure", "evict", "flush", "summarize", "core_edit"}
+
+
+class _Clock:
+    """One minute per tick from a fixed start: timestamps (and so the output) never vary."""
+
+    def __init__(self, start: datetime = datetime(2026, 1, 5, 9, 0)) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(minutes=1)
+        return self.now
+
+
+def run_demo(write: Callable[[str], None] = print) -> int:
+    """Play the lesson's scenario with a RulePolicy agent and write the trace line by line."""
+    from memlib.agent import Agent, RulePolicy
+    from memlib.citations import CITATION_PATTERN, Citation, CitedAnswer, strip_citations, verify
+    from memlib.tools import MemorySystem
+
+    memory = MemorySystem.create(window=DEMO_WINDOW, clock=_Clock())
+    agent = Agent(RulePolicy(), memory, max_heartbeats=5)
+    context = memory.context
+
+    def meter() -> str:
+        return f"[context {context.used}/{context.window} tokens, {context.pressure:.0%}]"
+
+    def section(title: str) -> None:
+        write("")
+        write(f"== {title} ==")
+
+    write("memlib demo: an agent that pages its memory (MemGPT's virtual context)")
+    write(
+        f"main context {DEMO_WINDOW} tokens: warning at 70%, flush at 100% evicts the oldest "
+        "messages to 50%; policy RulePolicy; no summarizer"
+    )
+
+    section("1. Core memory: persona and user facts")
+    for text in DEMO_SETUP:
+        write(agent.step(text).render(compact=True))
+    write("core memory is now (always in the prompt):")
+    for line in memory.core.render().splitlines():
+        write(f"  {line}")
+
+    section("2. Archival memory: three facts")
+    for text in DEMO_FACTS:
+        write(agent.step(text).render(compact=True))
+    fact_message = next(m for m in memory.recall if m.content == DEMO_FACTS[0])
+    write(f"archival memory holds {len(memory.archival)} records; {meter()}")
+
+    section("3. Filling the context until it evicts")
+    for text in [DEMO_ASIDE, *DEMO_FILLER]:
+        trace = agent.step(text)
+        routine = all(c.name == "send_message" for c in trace.tool_calls) and not (_NOTABLE & set(trace.kinds))
+        if routine:
+            write(f"step {trace.step} · user: {text} -> {trace.reply}  {meter()}")
+        else:
+            write(trace.render(compact=True))
+    aside_message = next(m for m in memory.recall if m.content == DEMO_ASIDE)
+    in_view = {m.id for m in context.messages}
+    for message in (fact_message, aside_message):
+        where = "still in main context" if message.id in in_view else "evicted from main context, kept in recall storage"
+        write(f"message #{message.id} {message.content!r}: {where}")
+
+    section("4. A follow-up about an evicted fact, answered from archival memory")
+    trace = agent.step(DEMO_FACT_QUESTION)
+    write(trace.render(compact=True))
+    reply = trace.reply or ""
+    cited = [memory.archival.get(i) for i in CITATION_PATTERN.findall(reply) if i in memory.archival]
+    answer = CitedAnswer(strip_citations(reply), tuple(Citation.from_record(r) for r in cited))
+    problems = verify(answer, memory.archival)
+    write("citation check (memlib.citations.verify): " + ("OK, the cited record supports the answer"
+                                                          if not problems else "; ".join(problems)))
+
+    section("5. conversation_search pages an evicted turn back in")
+    write(agent.step(DEMO_CONVERSATION_QUESTION).render(compact=True))
+
+    section("Done")
+    ids = [m.id for m in memory.recall]
+    kept = "every message is still in recall storage" if ids == list(range(len(ids))) else "MESSAGES MISSING"
+    write(
+        f"{len(agent.traces)} steps; main context {context.used}/{context.window} tokens with "
+        f"{len(context.messages)} messages in view; recall storage {len(memory.recall)} messages "
+        f"({kept}); archival memory {len(memory.archival)} records."
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m memlib",
+        description="memlib: the memory system behind 'Virtual context, hands-on'.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("demo", help="print the lesson's scenario as a terminal trace",
+                        description="Print the lesson's scenario as a deterministic terminal trace.")
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        # Only listed here for --help; the arguments are parsed by the module itself.
+        commands.add_parser(name, help=f"{help_text} (see {module})", add_help=False)
+    return parser
+
+
+def _delegate(name: str, argv: list[str]) -> int:
+    module_name, _ = SUBCOMMANDS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        # Only "this part of memlib is not there" is expected; a missing
+        # dependency inside an existing module is a real error and propagates.
+        if exc.name is None or not module_name.startswith(exc.name):
+            raise
+        print(
+            f"python -m memlib {name}: not available in this installation ({module_name} is missing). "
+            "Update memlib, or run the tests to see which parts are built.",
+            file=sys.stderr,
+        )
+        return 2
+    entry = getattr(module, "main", None)
+    if not callable(entry):
+        print(f"python -m memlib {name}: {module_name} has no main(argv) function.", file=sys.stderr)
+        return 2
+    return int(entry(argv) or 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return _delegate(argv[0], argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        # The trace uses "·" and "…"; never die on a console that cannot print them.
+        if hasattr(sys.stdout, "reconfigure"):
+            sys.stdout.reconfigure(errors="replace")
+        return run_demo()
+    parser.print_help(sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
