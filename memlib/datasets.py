@@ -1,0 +1,370 @@
+"""Load the course datasets bundled in `memlib.data` as typed, immutable records.
+
+`load(name)` reads one dataset through `importlib.resources`, so it works the same
+from a checkout and from an installed wheel (Colab). `names()` lists what exists;
+`data/README.md` documents every field. Quizzes take a notebook number:
+`load("quiz", notebook="03")` or the shortcut `load_quiz("03")`.
+
+Deliberately not here: generating or measuring the data (see `data/generate.py`
+and `memlib.evaluation`), or building stores from it (see `memlib.archival`).
+
+Example:
+    >>> from memlib import datasets
+    >>> facts = datasets.load("facts")
+    >>> facts[0].id, facts[0].session_id
+    ('fact-0001', 's01')
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import resources
+from typing import Any
+
+from memlib.archival import ArchivalRecord
+from memlib.messages import Message
+
+__all__ = [
+    "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
+    "QuizQuestion", "Quiz", "CoreMemoryExamples",
+    "QUERY_KINDS", "INJECTION_CATEGORIES", "HARD_NEGATIVE_CATEGORIES", "QUIZ_NOTEBOOKS",
+    "UnknownDatasetError", "names", "load", "load_quiz", "read_text",
+]
+
+QUERY_KINDS = ("paraphrase", "morphology", "distractor", "lexical")
+INJECTION_CATEGORIES = (
+    "instruction_override", "role_tokens", "exfiltration_link",
+    "hidden_unicode", "encoded_payload", "quiet_directive",
+)
+# Benign notes in these categories look suspicious to a naive filter on purpose.
+HARD_NEGATIVE_CATEGORIES = (
+    "imperative_reminder", "mentions_instructions", "security_talk",
+    "technical_text", "unicode_text", "ordinary_link",
+)
+BENIGN_CATEGORIES = ("ordinary",) + HARD_NEGATIVE_CATEGORIES
+QUIZ_NOTEBOOKS = tuple(f"{n:02d}" for n in range(9))
+
+
+def _short(text: str, n: int = 50) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+@dataclass(frozen=True)
+class FactLink:
+    """A relation between two facts: `fact_id` supersedes or near-duplicates `other_id`."""
+
+    kind: str  # "supersedes" | "near_duplicate"
+    fact_id: str
+    other_id: str
+
+    def __repr__(self) -> str:
+        return f"FactLink({self.fact_id} {self.kind} {self.other_id})"
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question over the facts with its relevance judgements."""
+
+    id: str
+    question: str
+    kind: str
+    answer: str
+    relevant_ids: tuple[str, ...]
+    distractor_ids: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"Query({self.id} [{self.kind}] {_short(self.question)!r} -> {list(self.relevant_ids)})"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One message of the multi-session conversation; `facts` are the key phrases it states."""
+
+    session_id: str
+    turn_id: int
+    role: str
+    timestamp: datetime
+    content: str
+    facts: tuple[str, ...] = ()
+
+    def to_message(self) -> Message:
+        """The turn as a `memlib.messages.Message` (id = turn_id), ready for MainContext."""
+        return Message(role=self.role, content=self.content, id=self.turn_id,
+                       timestamp=self.timestamp, session_id=self.session_id)
+
+    def __repr__(self) -> str:
+        return f"Turn({self.session_id}/{self.turn_id} {self.role}: {_short(self.content)!r})"
+
+
+@dataclass(frozen=True)
+class ConversationQuestion:
+    """A question about the conversation whose answer sits only in its early sessions."""
+
+    id: str
+    question: str
+    answer: str
+    key_phrase: str
+    gold_turn_ids: tuple[int, ...]
+    session_id: str
+
+    def __repr__(self) -> str:
+        return f"ConversationQuestion({self.id} {self.question!r} -> {self.answer!r} @ {list(self.gold_turn_ids)})"
+
+
+@dataclass(frozen=True)
+class PoisonNote:
+    """A memory note labelled `injection` or `benign`, with its technique or benign kind."""
+
+    id: str
+    text: str
+    label: str
+    category: str
+
+    @property
+    def is_injection(self) -> bool:
+        return self.label == "injection"
+
+    @property
+    def is_hard_negative(self) -> bool:
+        return self.category in HARD_NEGATIVE_CATEGORIES
+
+    def __repr__(self) -> str:
+        # ascii() so hidden characters show up as escapes in a notebook
+        return f"PoisonNote({self.id} {self.label}/{self.category}: {ascii(_short(self.text, 60))})"
+
+
+@dataclass(frozen=True)
+class QuizQuestion:
+    question: str
+    options: tuple[str, ...]
+    answer: int  # index into options
+    explanation: str
+
+    @property
+    def correct(self) -> str:
+        return self.options[self.answer]
+
+    def __repr__(self) -> str:
+        return f"QuizQuestion({_short(self.question)!r}, {len(self.options)} options, answer={self.answer})"
+
+
+@dataclass(frozen=True)
+class Quiz:
+    notebook: str
+    title: str
+    questions: tuple[QuizQuestion, ...]
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __repr__(self) -> str:
+        return f"Quiz({self.notebook} {self.title!r}, {len(self.questions)} questions)"
+
+
+@dataclass(frozen=True)
+class CoreMemoryExamples:
+    """The core-memory files: flat legacy dict, JSON Schema, valid and invalid typed examples.
+
+    `valid` and `invalid` map the example name (file name without `valid_` /
+    `invalid_` and `.json`) to the parsed JSON document. The invalid names say
+    what is wrong (e.g. `over_limit`, `missing_label`).
+    """
+
+    legacy: dict[str, Any]
+    schema: dict[str, Any]
+    valid: dict[str, Any]
+    invalid: dict[str, Any]
+
+    def __repr__(self) -> str:
+        return (f"CoreMemoryExamples(legacy={sorted(self.legacy)}, valid={sorted(self.valid)}, "
+                f"invalid={sorted(self.invalid)})")
+
+
+class UnknownDatasetError(KeyError):
+    """`load` was given a name that is not in `names()`."""
+
+    def __str__(self) -> str:  # KeyError would show the repr, newlines escaped
+        return str(self.args[0])
+
+
+# -- reading ------------------------------------------------------------------
+
+def read_text(relative_path: str) -> str:
+    """The text of a file inside `memlib.data`, e.g. read_text("README.md")."""
+    node = resources.files("memlib.data")
+    for part in relative_path.split("/"):
+        node = node.joinpath(part)
+    if not node.is_file():
+        raise FileNotFoundError(
+            f"memlib.data has no file {relative_path!r}; is memlib installed with its data? "
+            "Reinstall with `pip install -e .` from the repository root."
+        )
+    return node.read_text(encoding="utf-8")
+
+
+def _jsonl(filename: str) -> list[dict]:
+    rows = []
+    for n, line in enumerate(read_text(filename).splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{filename} line {n} is not valid JSON: {exc}") from exc
+    return rows
+
+
+def _fact_from_row(row: dict) -> ArchivalRecord:
+    return ArchivalRecord(
+        id=row["id"], text=row["text"], tags=tuple(row["tags"]), session_id=row["session_id"],
+        turn_id=row["turn_id"], source_url=row["source_url"],
+        created_at=datetime.fromisoformat(row["created_at"]), trust=row["trust"],
+    )
+
+
+def _load_facts() -> tuple:
+    return tuple(_fact_from_row(r) for r in _jsonl("facts.jsonl"))
+
+
+def _load_fact_links() -> tuple:
+    links = []
+    for r in _jsonl("facts.jsonl"):
+        if r.get("supersedes"):
+            links.append(FactLink("supersedes", r["id"], r["supersedes"]))
+        if r.get("duplicate_of"):
+            links.append(FactLink("near_duplicate", r["id"], r["duplicate_of"]))
+    return tuple(links)
+
+
+def _load_queries() -> tuple:
+    return tuple(
+        Query(r["id"], r["question"], r["kind"], r["answer"],
+              tuple(r["relevant_ids"]), tuple(r.get("distractor_ids", ())))
+        for r in _jsonl("queries.jsonl")
+    )
+
+
+def _load_conversation() -> tuple:
+    return tuple(
+        Turn(r["session_id"], r["turn_id"], r["role"], datetime.fromisoformat(r["timestamp"]),
+             r["content"], tuple(r.get("facts", ())))
+        for r in _jsonl("conversation.jsonl")
+    )
+
+
+def _load_conversation_questions() -> tuple:
+    return tuple(
+        ConversationQuestion(r["id"], r["question"], r["answer"], r["key_phrase"],
+                             tuple(r["gold_turn_ids"]), r["session_id"])
+        for r in _jsonl("conversation_questions.jsonl")
+    )
+
+
+def _load_poisoning() -> tuple:
+    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"]) for r in _jsonl("poisoning.jsonl"))
+
+
+def _load_core_memory() -> CoreMemoryExamples:
+    folder = resources.files("memlib.data").joinpath("core_memory")
+    valid, invalid = {}, {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        name = entry.name
+        if name.startswith("valid_") and name.endswith(".json"):
+            valid[name[len("valid_"):-5]] = json.loads(entry.read_text(encoding="utf-8"))
+        elif name.startswith("invalid_") and name.endswith(".json"):
+            invalid[name[len("invalid_"):-5]] = json.loads(entry.read_text(encoding="utf-8"))
+    return CoreMemoryExamples(
+        legacy=json.loads(read_text("core_memory/legacy_flat.json")),
+        schema=json.loads(read_text("core_memory/schema.json")),
+        valid=valid, invalid=invalid,
+    )
+
+
+def _normalise_notebook(notebook: object) -> str:
+    if isinstance(notebook, bool):
+        notebook = None
+    if isinstance(notebook, int):
+        notebook = f"{notebook:02d}"
+    if isinstance(notebook, str) and notebook.isdigit() and len(notebook) <= 2:
+        notebook = notebook.zfill(2)
+    if notebook not in QUIZ_NOTEBOOKS:
+        raise ValueError(
+            f"no quiz for notebook {notebook!r}; pass one of {', '.join(QUIZ_NOTEBOOKS)} "
+            "(a string like '03' or an int like 3)"
+        )
+    return notebook  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=None)
+def _load_quiz(notebook: str) -> Quiz:
+    raw = json.loads(read_text(f"quizzes/{notebook}.json"))
+    questions = tuple(
+        QuizQuestion(q["question"], tuple(q["options"]), q["answer"], q["explanation"])
+        for q in raw["questions"]
+    )
+    return Quiz(raw.get("notebook", notebook), raw["title"], questions)
+
+
+_LOADERS = {
+    "facts": _load_facts,
+    "fact_links": _load_fact_links,
+    "queries": _load_queries,
+    "conversation": _load_conversation,
+    "conversation_questions": _load_conversation_questions,
+    "poisoning": _load_poisoning,
+    "core_memory": _load_core_memory,
+}
+_DESCRIPTIONS = {
+    "facts": "list[ArchivalRecord]: archival facts about Ines with provenance",
+    "fact_links": "list[FactLink]: which facts supersede or near-duplicate which",
+    "queries": "list[Query]: questions over facts with relevant fact ids",
+    "conversation": "list[Turn]: one multi-session chat",
+    "conversation_questions": "list[ConversationQuestion]: questions answered only in early sessions",
+    "poisoning": "list[PoisonNote]: injected and benign memory notes",
+    "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
+    "quiz": "Quiz: the self-check quiz of one notebook (needs notebook='00'..'08')",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _cached(name: str):
+    return _LOADERS[name]()
+
+
+def names() -> tuple[str, ...]:
+    """The dataset names `load` accepts."""
+    return tuple(_DESCRIPTIONS)
+
+
+def load(name: str, *, notebook: str | int | None = None):
+    """Load dataset `name` as typed records (a new list each call; the records are frozen).
+
+    `name` is one of `names()`. For "quiz", pass `notebook` ("00".."08" or 0..8).
+
+    Example:
+        >>> len(load("quiz", notebook="03").questions) >= 5
+        True
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"dataset name must be a str, got {type(name).__name__}; one of {', '.join(names())}")
+    if name == "quiz":
+        if notebook is None:
+            raise ValueError("load('quiz') needs notebook=, e.g. load('quiz', notebook='03')")
+        return _load_quiz(_normalise_notebook(notebook))
+    if name not in _LOADERS:
+        listing = "\n".join(f"  {n}: {d}" for n, d in _DESCRIPTIONS.items())
+        raise UnknownDatasetError(f"unknown dataset {name!r}; valid names are:\n{listing}")
+    if notebook is not None:
+        raise ValueError(f"notebook= only applies to load('quiz'), not to {name!r}")
+    data = _cached(name)
+    # Records are frozen, but the containers are not: hand out copies so a
+    # caller who appends or edits cannot change what the next caller sees.
+    return list(data) if isinstance(data, tuple) else copy.deepcopy(data)
+
+
+def load_quiz(notebook: str | int) -> Quiz:
+    """Shortcut for load("quiz", notebook=notebook)."""
+    return load("quiz", notebook=notebook)
