@@ -99,7 +99,8 @@ def run_demo(write: Callable[[str], None] = print) -> int:
     aside_message = next(m for m in memory.recall if m.content == DEMO_ASIDE)
     in_view = {m.id for m in context.messages}
     for message in (fact_message, aside_message):
-        where = "still in main context" if message.id in in_view else "evicted from main context, kept in recall storage"
+        in_context = message.id in in_view
+        where = "still in main context" if in_context else "evicted from main context, kept in recall storage"
         write(f"message #{message.id} {message.content!r}: {where}")
 
     section("4. A follow-up about an evicted fact, answered from archival memory")

@@ -19,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -142,7 +141,10 @@ class AgentView:
         return self.context.render() if self.context is not None else ""
 
     def __repr__(self) -> str:
-        return f"AgentView(user={_cut(self.user_text, 40)!r}, {len(self.calls)} calls so far, alerts={len(self.alerts)})"
+        return (
+            f"AgentView(user={_cut(self.user_text, 40)!r}, {len(self.calls)} calls so far, "
+            f"alerts={len(self.alerts)})"
+        )
 
 
 @runtime_checkable
@@ -168,7 +170,9 @@ class ScriptedPolicy:
 
     def __init__(self, calls: Iterable[Any]) -> None:
         if isinstance(calls, (str, bytes, Mapping)):
-            raise TypeError("ScriptedPolicy takes a list of calls, e.g. [ToolCall('send_message', {'message': 'hi'})]")
+            raise TypeError(
+                "ScriptedPolicy takes a list of calls, e.g. [ToolCall('send_message', {'message': 'hi'})]"
+            )
         self._calls = [_as_call(call) for call in calls]
         self._next = 0
 
@@ -215,7 +219,9 @@ _QUESTION_WORDS = frozenset(
 _QUESTION_START = re.compile(
     r"^(what|who|whom|whose|where|when|which|why|how|do|does|did|is|are|was|were|can|could|have|has)\b", re.I
 )
-_ABOUT_CONVERSATION = re.compile(r"\b(did i (say|mention|tell)|what did i|have i (said|mentioned|told)|earlier|we talk)", re.I)
+_ABOUT_CONVERSATION = re.compile(
+    r"\b(did i (say|mention|tell)|what did i|have i (said|mentioned|told)|earlier|we talk)", re.I
+)
 _PERSONA = re.compile(r"^\s*(?:you are|your name is)\s+(?P<what>.+?)[.!]*\s*$", re.I)
 _REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that)?[,:]?\s+(?P<fact>.+?)[.!]*\s*$", re.I)
 _MY_X_IS = re.compile(r"^\s*my\s+(?P<key>[a-z][a-z ]{0,30}?)\s+(?:is|are)\s+(?P<value>.+?)[.!]*\s*$", re.I)
@@ -346,7 +352,8 @@ class RulePolicy:
         notes = " ".join(_note_about_user(m.content) for m in unsaved)
         turns = ", ".join(str(m.id) for m in unsaved)
         label = "turn" if len(unsaved) == 1 else "turns"
-        return _call("archival_memory_insert", content=_cut(f"Saved under memory pressure ({label} {turns}): {notes}", 2000))
+        note = f"Saved under memory pressure ({label} {turns}): {notes}"
+        return _call("archival_memory_insert", content=_cut(note, 2000))
 
     # -- answering ----------------------------------------------------------------
 
@@ -519,7 +526,10 @@ class Trace:
         return iter(list(self.events))
 
     def __repr__(self) -> str:
-        return f"Trace(step {self.step}, {len(self.events)} events, {len(self.tool_calls)} calls, reply={self.reply!r})"
+        return (
+            f"Trace(step {self.step}, {len(self.events)} events, {len(self.tool_calls)} calls, "
+            f"reply={self.reply!r})"
+        )
 
 
 # -- the loop -----------------------------------------------------------------------
@@ -530,9 +540,14 @@ class Agent:
 
     `max_heartbeats` is the hard cap on follow-up calls within one step, so a
     step makes at most 1 + max_heartbeats calls however the policy behaves.
+    Whatever a policy *returns* is survivable (a malformed call becomes a
+    Failed observation); an exception *raised* by a policy is a bug in that
+    policy and propagates, so the student sees its traceback.
     """
 
-    def __init__(self, policy: Policy, memory: MemorySystem | MainContext | None = None, max_heartbeats: int = 5) -> None:
+    def __init__(
+        self, policy: Policy, memory: MemorySystem | MainContext | None = None, max_heartbeats: int = 5
+    ) -> None:
         if not callable(getattr(policy, "next_call", None)):
             raise TypeError(f"policy must have a next_call(view) method, got {type(policy).__name__}")
         if memory is None:
@@ -551,7 +566,10 @@ class Agent:
         self._pending_alert: float | None = None  # pressure seen but not yet shown to the policy
 
     def __repr__(self) -> str:
-        return f"Agent({self.policy!r}, {self.memory!r}, max_heartbeats={self.max_heartbeats}, {len(self.traces)} steps)"
+        return (
+            f"Agent({self.policy!r}, {self.memory!r}, max_heartbeats={self.max_heartbeats}, "
+            f"{len(self.traces)} steps)"
+        )
 
     def step(self, user_text: str) -> Trace:
         """Handle one user message; returns the trace of everything that happened."""
@@ -560,8 +578,10 @@ class Agent:
         if not user_text.strip():
             raise ValueError("user_text is empty; pass what the user said")
         trace = Trace(user_text, step=len(self.traces) + 1)
-        self.traces.append(trace)
+        # A message too big for the window raises ContextOverflowError here,
+        # before anything changed: the caller must split or archive it.
         user_message = self._append(Message.user(user_text), trace)
+        self.traces.append(trace)
         self.memory.turn_id = user_message.id
         calls: list[tuple[ToolCall, ToolResult]] = []
         heartbeats = 0

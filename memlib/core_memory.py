@@ -194,7 +194,9 @@ class CoreMemory:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise CoreMemoryError(f"core memory JSON is invalid ({exc}); pass the text that to_json() produced") from exc
+            raise CoreMemoryError(
+                f"core memory JSON is invalid ({exc}); pass the text that to_json() produced"
+            ) from exc
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -324,7 +326,9 @@ class CoreMemory:
 
     def _add(self, block: Block) -> None:
         if not isinstance(block, Block):
-            raise TypeError(f"core memory holds Block objects, got {type(block).__name__}; wrap text in Block(label, value)")
+            raise TypeError(
+                f"core memory holds Block objects, got {type(block).__name__}; wrap text in Block(label, value)"
+            )
         if block.label in self._blocks:
             raise CoreMemoryError(f"core memory already has a block {block.label!r}; labels must be unique")
         self._blocks[block.label] = block
@@ -332,7 +336,10 @@ class CoreMemory:
     def _editable(self, label: str) -> Block:
         block = self.get(label)
         if block.read_only:
-            raise CoreMemoryError(f"block {label!r} is read-only; the agent cannot edit it (store the note in another block or in archival memory)")
+            raise CoreMemoryError(
+                f"block {label!r} is read-only; the agent cannot edit it "
+                "(store the note in another block or in archival memory)"
+            )
         return block
 
     def _swap(self, block: Block, new_value: str, action: str) -> None:

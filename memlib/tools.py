@@ -80,6 +80,7 @@ class MemorySystem:
                 raise ValueError("recall and context.recall are different stores; pass only the context")
             if context.core_memory is None:
                 context.core_memory = core if core is not None else CoreMemory.default()
+                context.core_changed()  # count the adopted core memory now, not at the next append
             core, recall = context.core_memory, context.recall
         core = core if core is not None else CoreMemory.default()
         if not isinstance(core, CoreMemory):
@@ -309,7 +310,8 @@ def conversation_search(memory: MemorySystem, query: str, page: int = 0) -> Tool
     messages = [m for m in found if _is_conversation(m)]
     lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
     return _page_result(
-        "conversation_search", ("message", "messages"), (f"matches {query!r}", f"match {query!r}"), page, lines, messages
+        "conversation_search", ("message", "messages"),
+        (f"matches {query!r}", f"match {query!r}"), page, lines, messages,
     )
 
 
@@ -408,8 +410,9 @@ TOOLS: dict[str, ToolSpec] = {
     for spec in [
         ToolSpec(
             "core_memory_append",
-            "Add a line to a core memory block (always in view). Use it for lasting facts about the user or yourself.",
-            (_LABEL, Param("content", "string", "Text to add; it goes on a new line at the end of the block"), _HEARTBEAT),
+            "Add a line to a core memory block (always in view). "
+            "Use it for lasting facts about the user or yourself.",
+            (_LABEL, Param("content", "string", "Text to add, on a new line at the end of the block"), _HEARTBEAT),
             core_memory_append,
         ),
         ToolSpec(
@@ -487,11 +490,15 @@ def _parse_arguments(arguments: Any) -> dict[str, Any]:
             raise _ToolError("arguments are not valid UTF-8; send them as a JSON object in text") from None
     if isinstance(arguments, str):
         if len(arguments) > 4 * MAX_ARG_CHARS:
-            raise _ToolError(f"arguments are {len(arguments):,} characters long; keep each value under {MAX_ARG_CHARS:,}")
+            raise _ToolError(
+                f"arguments are {len(arguments):,} characters long; keep each value under {MAX_ARG_CHARS:,}"
+            )
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except (json.JSONDecodeError, RecursionError) as exc:
-            raise _ToolError(f'arguments are not valid JSON ({exc}); pass an object like {{"query": "sister"}}') from None
+            raise _ToolError(
+                f'arguments are not valid JSON ({exc}); pass an object like {{"query": "sister"}}'
+            ) from None
     if not isinstance(arguments, Mapping):
         raise _ToolError(f"arguments must be a JSON object of name -> value, got {type(arguments).__name__}")
     for key in arguments:
@@ -504,7 +511,10 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
     """Validate and normalise `args` for `spec`; raise _ToolError saying what to fix."""
     if "label" in spec.param_names and "name" in args:
         if "label" in args and args["label"] != args["name"]:
-            raise _ToolError(f"{spec.name} got both label={_describe(args['label'])} and name={_describe(args['name'])}; pass only label")
+            raise _ToolError(
+                f"{spec.name} got both label={_describe(args['label'])} and "
+                f"name={_describe(args['name'])}; pass only label"
+            )
         args["label"] = args.pop("name")
     unknown = [key for key in args if key not in spec.param_names]
     if unknown:
@@ -553,7 +563,9 @@ def dispatch(call_name: Any, arguments: Any, memory: MemorySystem) -> ToolResult
     """
     try:
         if not isinstance(memory, MemorySystem):
-            raise _ToolError(f"dispatch needs a MemorySystem, got {type(memory).__name__}; build one with MemorySystem.create()")
+            raise _ToolError(
+                f"dispatch needs a MemorySystem, got {type(memory).__name__}; build one with MemorySystem.create()"
+            )
         if not isinstance(call_name, str) or call_name not in TOOLS:
             raise _ToolError(f"unknown tool {_describe(call_name)}; the tools are {', '.join(TOOL_NAMES)}")
         spec = TOOLS[call_name]

@@ -21,7 +21,6 @@ from memlib.agent import (
 from memlib.citations import CITATION_PATTERN, Citation, CitedAnswer, strip_citations, verify
 from memlib.context import MainContext
 from memlib.core_memory import Block, CoreMemory
-from memlib.messages import Message
 from memlib.tools import MemorySystem
 
 
@@ -394,3 +393,15 @@ def test_agent_survives_any_conversation(texts, window, cap):
     for block in agent.memory.core:
         assert block.chars <= block.limit
     assert PRESSURE_ALERT  # (imported for the notebook's sake; keep it public)
+
+
+def test_a_user_message_too_big_for_the_window_raises_and_changes_nothing():
+    from memlib.context import ContextOverflowError
+
+    agent = new_agent(window=300)
+    agent.step("My name is Ada.")
+    before = (len(agent.traces), len(agent.memory.recall), agent.memory.context.used)
+    with pytest.raises(ContextOverflowError):
+        agent.step("word " * 2000)
+    assert (len(agent.traces), len(agent.memory.recall), agent.memory.context.used) == before
+    assert agent.step("Thanks.").reply == "Noted."

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memlib.archival import ArchivalStore
 from memlib.context import MainContext
 from memlib.core_memory import Block, CoreMemory
 from memlib.messages import Message
