@@ -136,7 +136,7 @@ FACT_EXCHANGES = [
     ("c05", "Dentist reminder came through for March. I'll deal with that later.",
      "I'll leave it on the list for now.", ["dentist"]),
     ("c06", "Night owl mode. Flights to Galway booked for the 15th, coming back on the 22nd.",
-     "Galway from the 15th to the 22nd, noted.", ["Galway from the 15th"]),
+     "Galway from the 15th to the 22nd, noted.", ["booked for the 15th"]),
     ("c06", "Mum's operation went fine, Cian sent a photo of her complaining about hospital tea.",
      "That is the best kind of photo to get after an operation.", ["hospital tea"]),
     ("c07", "Lunch from Galway. Mum is walking with a frame already.",
@@ -369,6 +369,9 @@ def build(rng: random.Random) -> tuple[list[dict], list[dict]]:
     """Assemble turns and questions. Returns (turns, questions) as JSON-ready dicts."""
     by_session: dict[str, list[tuple[str, str, list[str]]]] = {}
     for sess, user, assistant, phrases in FACT_EXCHANGES:
+        missing = [p for p in phrases if p.lower() not in user.lower()]
+        if missing:
+            raise ValueError(f"key phrases {missing} do not occur in the user turn {user!r}")
         by_session.setdefault(sess, []).append((user, assistant, phrases))
     filler = list(FILLER)
     rng.shuffle(filler)
