@@ -1,0 +1,1256 @@
+"""Grade a class: run every submission under nbval and write a gradebook.
+
+``python -m memlib grade SUBMISSIONS... --release notebooks/ --out grades.csv
+[-j N] [--timeout S] [--cell-timeout S] [--feedback DIR]``
+
+Each SUBMISSION is one student: a folder, a ``.zip`` or a single ``.ipynb``
+(the student's name is the folder / zip / file name). For every released
+notebook that has graded cells, the grader
+
+1. finds the student's copy (by the release's ``memlib.assignment`` notebook
+   metadata, else by the grade_ids inside, else by file name);
+2. reads it leniently (non-UTF-8 bytes are replaced, nbformat 3 is converted)
+   and works on a copy in a scratch folder: the submission is never modified;
+3. rebuilds the notebook: outputs dropped, every cell that claims to be graded
+   removed, and every graded cell of the release put back (edited cells are
+   overwritten, deleted ones re-inserted, duplicates removed), just before the
+   release cell that follows it, so it runs after everything the student wrote
+   for that exercise;
+4. runs it with ``pytest --nbval-lax`` in a subprocess, with a per-cell
+   (``--nbval-cell-timeout``) and a per-notebook (kill the process group)
+   time limit;
+5. maps nbval's results to points by grade_id and writes one gradebook row per
+   student x graded cell: student, notebook, grade_id, points, max_points,
+   status (passed / failed / error / missing), reason.
+
+Why results are keyed by the cell's metadata, not by nbval's item names: nbval
+names items "Cell N", counting code cells, and that numbering shifts with
+every cell a student adds and has changed between nbval versions. The child
+process registers a small pytest plugin that, for each nbval item, reads
+``item.cell.metadata["memlib"]["grade_id"]`` -- metadata only the grader wrote,
+since student cells are stripped of it -- and appends the outcome to a JSON
+lines file as it goes, so a notebook killed by its time limit keeps the
+results of the cells that did run.
+
+What this does not protect against: student code runs with the grader's
+permissions (files, network, environment variables). Grade inside a container
+or as a separate, unprivileged user. Restoring graded cells and re-importing
+the checks inside them stops a student from editing, deleting or redefining a
+check; a determined student can still patch the interpreter from their own
+cells. It is a grading tool, not a sandbox.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import concurrent.futures
+import copy
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import nbformat
+
+from memlib.course.release import TAG_GRADED, GradedCell, graded_cells, source_checksum
+
+__all__ = [
+    "GradeSetupError",
+    "Assignment",
+    "Row",
+    "NotebookResult",
+    "GradeReport",
+    "load_release",
+    "read_submission_notebook",
+    "restore_graded_cells",
+    "grade",
+    "main",
+    "CSV_COLUMNS",
+]
+
+CSV_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status", "reason")
+PASSED, FAILED, ERROR, MISSING = "passed", "failed", "error", "missing"
+
+MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
+MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
+STDOUT_TAIL_CHARS = 2000
+REASON_CHARS = 400
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+NAME_PREFIX_RE = re.compile(r"^(\d+)")
+
+
+class GradeSetupError(RuntimeError):
+    """The grader itself cannot run (bad release folder, missing nbval, unwritable output)."""
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass
+class Assignment:
+    """One released notebook with graded cells."""
+
+    name: str  # file name in the release, e.g. "03_archival.ipynb"
+    nb: nbformat.NotebookNode = field(repr=False)
+    graded: list[GradedCell] = field(repr=False)
+
+    @property
+    def stem(self) -> str:
+        return Path(self.name).stem
+
+    @property
+    def max_points(self) -> float:
+        return sum(g.points for g in self.graded)
+
+    def __repr__(self) -> str:
+        ids = ", ".join(g.grade_id for g in self.graded)
+        return f"Assignment({self.name!r}, graded=[{ids}], max_points={self.max_points:g})"
+
+
+@dataclass
+class Row:
+    """One gradebook line: one student x one graded cell."""
+
+    student: str
+    notebook: str
+    grade_id: str
+    points: float
+    max_points: float
+    status: str
+    reason: str = ""
+
+    def as_csv(self) -> dict[str, str]:
+        return {
+            "student": self.student,
+            "notebook": self.notebook,
+            "grade_id": self.grade_id,
+            "points": _num(self.points),
+            "max_points": _num(self.max_points),
+            "status": self.status,
+            "reason": self.reason,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"Row({self.student!r}, {self.notebook!r}, {self.grade_id!r}, "
+            f"{_num(self.points)}/{_num(self.max_points)}, {self.status!r})"
+        )
+
+
+@dataclass
+class CheckDetail:
+    """What the student sees about one graded cell in their feedback file."""
+
+    grade_id: str
+    status: str
+    message: str = ""
+    traceback: str = ""
+    stdout: str = ""
+
+
+@dataclass
+class NotebookResult:
+    """Everything about grading one student's copy of one assignment."""
+
+    student: str
+    assignment: Assignment
+    submitted_as: str = ""  # the file that was graded, relative to the submission
+    rows: list[Row] = field(default_factory=list)
+    details: list[CheckDetail] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    other_errors: list[str] = field(default_factory=list)  # ungraded cells that raised
+    seconds: float = 0.0
+    grader_error: bool = False
+
+    @property
+    def points(self) -> float:
+        return sum(r.points for r in self.rows)
+
+    def __repr__(self) -> str:
+        return (
+            f"NotebookResult({self.student!r}, {self.assignment.name!r}, "
+            f"{_num(self.points)}/{_num(self.assignment.max_points)}, {self.seconds:.1f}s)"
+        )
+
+
+@dataclass
+class GradeReport:
+    """The result of grading a class: rows, per-notebook details, timing."""
+
+    results: list[NotebookResult]
+    assignments: list[Assignment]
+    seconds: float = 0.0
+    jobs: int = 1
+    notebooks_run: int = 0
+
+    @property
+    def rows(self) -> list[Row]:
+        return [row for result in self.results for row in result.rows]
+
+    @property
+    def students(self) -> list[str]:
+        return sorted({r.student for r in self.results})
+
+    @property
+    def grader_errors(self) -> int:
+        return sum(1 for r in self.results if r.grader_error)
+
+    def write_csv(self, path: str | Path) -> None:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+            writer.writeheader()
+            for row in self.rows:
+                writer.writerow(row.as_csv())
+
+    def write_feedback(self, folder: str | Path) -> list[Path]:
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        by_student: dict[str, list[NotebookResult]] = collections.defaultdict(list)
+        for result in self.results:
+            by_student[result.student].append(result)
+        for student, results in sorted(by_student.items()):
+            path = out / f"{_safe_filename(student)}.md"
+            path.write_text(_feedback_text(student, results), encoding="utf-8")
+            written.append(path)
+        return written
+
+    def summary(self) -> str:
+        return _summary_text(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"GradeReport(students={len(self.students)}, rows={len(self.rows)}, "
+            f"notebooks_run={self.notebooks_run}, seconds={self.seconds:.1f})"
+        )
+
+
+# --------------------------------------------------------------------------- release
+
+
+def load_release(path: str | Path, only: Iterable[str] = ()) -> list[Assignment]:
+    """The graded assignments of a release folder (or of one released notebook).
+
+    `only` restricts to assignment names or stems (``03`` prefixes work too).
+    """
+    root = Path(path)
+    if root.is_file():
+        files = [root]
+    elif root.is_dir():
+        files = sorted(p for p in root.glob("*.ipynb") if p.is_file())
+    else:
+        raise GradeSetupError(f"release {str(root)!r} does not exist; pass the folder written by `python -m memlib release`")
+    wanted = [w.lower() for w in only]
+    assignments = []
+    owners: dict[str, str] = {}
+    for file in files:
+        try:
+            nb = nbformat.read(str(file), as_version=4)
+        except Exception as error:
+            raise GradeSetupError(f"cannot read released notebook {file}: {error}; re-run the release") from None
+        graded = graded_cells(nb)
+        if not graded:
+            continue
+        if wanted and not any(file.name.lower() == w or file.stem.lower() == w or file.stem.lower().startswith(w) for w in wanted):
+            continue
+        for cell in graded:
+            if cell.checksum and cell.checksum != source_checksum(cell.source):
+                print(
+                    f"warning: graded cell {cell.grade_id!r} in {file} does not match its checksum: "
+                    "the release was edited by hand; re-run the release",
+                    file=sys.stderr,
+                )
+            if cell.grade_id in owners:
+                raise GradeSetupError(f"grade_id {cell.grade_id!r} appears in {owners[cell.grade_id]} and {file.name}")
+            owners[cell.grade_id] = file.name
+        assignments.append(Assignment(file.name, nb, graded))
+    if not assignments:
+        what = f" matching {', '.join(only)}" if wanted else ""
+        raise GradeSetupError(f"no released notebook with graded cells{what} in {root}")
+    return assignments
+
+
+# --------------------------------------------------------------------------- reading submissions
+
+
+@dataclass
+class _Found:
+    display: str  # path inside the submission, for messages
+    data: bytes | None
+    error: str = ""
+
+
+@dataclass
+class _Submission:
+    student: str
+    path: Path
+
+
+def _discover(paths: Iterable[str | Path]) -> list[_Submission]:
+    submissions: list[_Submission] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise GradeSetupError(f"submission {str(path)!r} does not exist")
+        name = path.name if path.is_dir() else path.stem
+        submissions.append(_Submission(name or str(path), path))
+    # two submissions with the same name (alice/ and alice.zip) keep their extension
+    counts = collections.Counter(s.student for s in submissions)
+    for submission in submissions:
+        if counts[submission.student] > 1:
+            submission.student = submission.path.name
+    return submissions
+
+
+def _skip_part(part: str) -> bool:
+    return part.startswith(".") or part == "__MACOSX"
+
+
+def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
+    path = submission.path
+    notes: list[str] = []
+    found: list[_Found] = []
+    if path.is_dir():
+        for file in sorted(path.rglob("*.ipynb")):
+            relative = file.relative_to(path)
+            if any(_skip_part(part) for part in relative.parts) or not file.is_file():
+                continue
+            if file.stat().st_size > MAX_NOTEBOOK_BYTES:
+                found.append(_Found(str(relative), None, f"file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB"))
+            else:
+                found.append(_Found(str(relative), file.read_bytes()))
+        if not found:
+            notes.append(f"no notebook found in {path.name}/")
+    elif path.suffix.lower() == ".zip":
+        try:
+            with zipfile.ZipFile(path) as archive:
+                total = 0
+                for info in sorted(archive.infolist(), key=lambda i: i.filename):
+                    parts = Path(info.filename).parts
+                    if info.is_dir() or not info.filename.lower().endswith(".ipynb") or any(_skip_part(p) for p in parts):
+                        continue
+                    total += info.file_size
+                    if info.file_size > MAX_NOTEBOOK_BYTES or total > MAX_ZIP_TOTAL_BYTES:
+                        found.append(_Found(info.filename, None, "file too large after unzipping"))
+                        continue
+                    found.append(_Found(info.filename, archive.read(info)))
+        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
+            notes.append(f"{path.name} is not a readable zip file ({error})")
+        else:
+            if not found:
+                notes.append(f"no notebook found in {path.name}")
+    elif path.suffix.lower() == ".ipynb":
+        found.append(_Found(path.name, path.read_bytes()))
+    else:
+        notes.append(f"{path.name} is not a folder, a .zip or a .ipynb file")
+    return found, notes
+
+
+def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None, str, list[str]]:
+    """Parse a submitted notebook leniently: ``(notebook or None, error, notes)``.
+
+    Invalid JSON, a truncated file and unsupported nbformat versions give an
+    error; bytes that are not UTF-8 are replaced (noted) and nbformat 3 is
+    converted (noted), because the code inside is usually fine.
+    """
+    notes: list[str] = []
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        text = data.decode("utf-8", errors="replace")
+        notes.append(f"file is not valid UTF-8 (first bad byte at offset {error.start}); bad bytes replaced by U+FFFD")
+    if not text.strip():
+        return None, "file is empty; ask for a fresh download", notes
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        # A notebook's JSON always ends with "}"; a file that stops anywhere
+        # else was cut off (interrupted upload or save), which is worth saying.
+        if not text.rstrip().endswith("}"):
+            lines = text.count("\n") + 1
+            return None, f"file is truncated (the JSON ends early at line {lines}); ask for a fresh download", notes
+        return None, f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})", notes
+    except RecursionError:
+        return None, "not valid JSON (nested too deeply)", notes
+    if not isinstance(raw, dict) or not ("cells" in raw or "worksheets" in raw):
+        return None, "not a Jupyter notebook (the JSON has no cells)", notes
+    major = raw.get("nbformat")
+    try:
+        if major == 3:
+            nb = nbformat.reads(json.dumps(raw), as_version=4)
+            notes.append("nbformat 3 notebook converted to nbformat 4")
+        elif major == 4:
+            nb = nbformat.from_dict(raw)
+        else:
+            return None, f"nbformat {major!r} is not supported (expected 4); open and save it in a current Jupyter", notes
+        cells = [_clean_cell(cell) for cell in nb.get("cells", []) if isinstance(cell, dict)]
+    except Exception as error:  # a notebook broken in a way nbformat cannot convert
+        return None, f"notebook structure is broken ({type(error).__name__}: {error})", notes
+    nb["cells"] = [c for c in cells if c is not None]
+    return nb, "", notes
+
+
+def _clean_cell(cell: dict) -> nbformat.NotebookNode | None:
+    cell_type = cell.get("cell_type")
+    if cell_type not in ("code", "markdown", "raw"):
+        return None
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(str(s) for s in source)
+    metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+    clean = {"cell_type": cell_type, "metadata": copy.deepcopy(metadata), "source": str(source)}
+    if isinstance(cell.get("id"), str):
+        clean["id"] = cell["id"]
+    if cell_type == "code":
+        clean["outputs"] = []
+        clean["execution_count"] = None
+    return nbformat.from_dict(clean)
+
+
+def _cell_grade_id(cell: dict) -> str | None:
+    meta = cell.get("metadata", {}).get("memlib")
+    if isinstance(meta, dict) and isinstance(meta.get("grade_id"), str):
+        return meta["grade_id"]
+    return None
+
+
+def _identify(nb: dict | None, display: str, assignments: list[Assignment]) -> tuple[Assignment | None, str]:
+    """Which assignment a submitted file is, and how we know (for messages)."""
+    by_stem = {a.stem: a for a in assignments}
+    if nb is not None:
+        meta = nb.get("metadata", {}).get("memlib", {})
+        claimed = meta.get("assignment") if isinstance(meta, dict) else None
+        if isinstance(claimed, str) and claimed:
+            return by_stem.get(claimed), f"its metadata says assignment {claimed!r}"
+        owner = {g.grade_id: a for a in assignments for g in a.graded}
+        votes = collections.Counter(owner[gid].stem for gid in map(_cell_grade_id, nb.get("cells", [])) if gid in owner)
+        if votes:
+            stem = votes.most_common(1)[0][0]
+            return by_stem[stem], f"its graded cells belong to {stem!r}"
+    stem = Path(display).stem.lower()
+    for assignment in assignments:
+        if stem == assignment.stem.lower() or stem.startswith(assignment.stem.lower()):
+            return assignment, "its file name"
+    number = NAME_PREFIX_RE.match(stem)
+    if number:
+        same = [a for a in assignments if (NAME_PREFIX_RE.match(a.stem) or [None, None])[1] == number.group(1)]
+        if len(same) == 1:
+            return same[0], "its number"
+    return None, "neither its metadata nor its name matches a graded assignment"
+
+
+# --------------------------------------------------------------------------- restoring graded cells
+
+
+def _fresh_import_prefix(source: str) -> str:
+    """A first line for a graded cell that reloads the modules its checks come from.
+
+    The cell's own ``from ... import check_x`` already defeats a student who
+    defines ``check_x`` earlier; reloading also undoes ``module.check_x = ...``
+    patches. Only modules from which a ``check*`` name is imported are
+    reloaded, so reference classes keep their identity.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    modules = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if any(alias.name.startswith("check") for alias in node.names) and node.module not in modules:
+                modules.append(node.module)
+    if not modules:
+        return ""
+    return (
+        "import importlib as _grader_importlib, sys as _grader_sys; "
+        f"[_grader_importlib.reload(_grader_sys.modules[_m]) for _m in {tuple(modules)!r} "
+        "if _m in _grader_sys.modules]  # added by the grader: fresh checks\n"
+    )
+
+
+def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbformat.NotebookNode, dict[str, list[str]]]:
+    """A gradable copy of `submission`: its own cells plus the release's graded cells.
+
+    Returns the new notebook and, per grade_id, what had to be repaired
+    (edited / deleted / duplicated). The submission object is not changed.
+    """
+    release_cells = assignment.nb.cells
+    release_graded = {g.grade_id: g for g in assignment.graded}
+    graded_cell_ids = {g.cell.get("id"): g.grade_id for g in assignment.graded if g.cell.get("id")}
+    graded_sources = {g.source.strip(): g.grade_id for g in assignment.graded}
+    seen: collections.Counter[str] = collections.Counter()
+    edited: set[str] = set()
+    kept: list[dict] = []
+    for original in submission.get("cells", []):
+        cell = copy.deepcopy(original)
+        source = cell.get("source", "")
+        tags = cell.get("metadata", {}).get("tags", [])
+        tags = tags if isinstance(tags, list) else []
+        grade_id = _cell_grade_id(cell)
+        if grade_id not in release_graded:
+            grade_id = graded_cell_ids.get(cell.get("id")) or graded_sources.get(source.strip())
+        if grade_id is not None or TAG_GRADED in tags:
+            if grade_id is not None:
+                seen[grade_id] += 1
+                if source_checksum(source) != source_checksum(release_graded[grade_id].source):
+                    edited.add(grade_id)
+            continue  # every claimed graded cell goes; the release's copy comes back below
+        # a student cell cannot carry grading metadata
+        metadata = {k: v for k, v in cell.get("metadata", {}).items() if k != "memlib"}
+        if tags:
+            metadata["tags"] = [t for t in tags if isinstance(t, str) and t != TAG_GRADED]
+        cell["metadata"] = metadata
+        kept.append(cell)
+
+    result: list[dict] = list(kept)
+    floor = 0  # graded cells stay in release order
+    for graded in assignment.graded:
+        position = _position_for(graded, release_cells, result, floor)
+        restored = copy.deepcopy(graded.cell)
+        restored["source"] = _fresh_import_prefix(graded.source) + graded.source
+        restored["outputs"] = []
+        restored["execution_count"] = None
+        result.insert(position, restored)
+        floor = position + 1
+
+    repairs: dict[str, list[str]] = {}
+    for grade_id in release_graded:
+        notes = []
+        if seen[grade_id] == 0:
+            notes.append("graded cell was deleted; re-inserted from the release")
+        elif seen[grade_id] > 1:
+            notes.append(f"graded cell was duplicated ({seen[grade_id]} copies); extra copies removed")
+        if grade_id in edited:
+            notes.append("graded cell was edited; restored from the release")
+        if notes:
+            repairs[grade_id] = notes
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "memlib": {"assignment": assignment.stem},
+    }
+    _unique_ids(result)
+    nb.cells = [nbformat.from_dict(c) for c in result]
+    return nb, repairs
+
+
+def _same_cell(a: dict, b: dict) -> bool:
+    if a.get("id") and a.get("id") == b.get("id"):
+        return True
+    source = a.get("source", "").strip()
+    return bool(source) and a.get("cell_type") == b.get("cell_type") and source == b.get("source", "").strip()
+
+
+def _position_for(graded: GradedCell, release_cells: list[dict], cells: list[dict], floor: int) -> int:
+    def find(anchor: dict) -> int | None:
+        for index in range(floor, len(cells)):
+            if _same_cell(anchor, cells[index]):
+                return index
+        return None
+
+    def is_graded(cell: dict) -> bool:
+        return _cell_grade_id(cell) is not None
+
+    # Prefer "just before the release cell that follows": the check then runs
+    # after every cell the student added for this exercise (a duplicated and
+    # solved exercise cell included).
+    for index in range(graded.index + 1, len(release_cells)):
+        if not is_graded(release_cells[index]):
+            found = find(release_cells[index])
+            if found is not None:
+                return found
+    for index in range(graded.index - 1, -1, -1):
+        if not is_graded(release_cells[index]):
+            found = find(release_cells[index])
+            if found is not None:
+                return found + 1
+    return len(cells)
+
+
+def _unique_ids(cells: list[dict]) -> None:
+    seen: set[str] = set()
+    for index, cell in enumerate(cells):
+        cell_id = cell.get("id")
+        if not isinstance(cell_id, str) or not re.match(r"^[a-zA-Z0-9_-]{1,64}$", cell_id) or cell_id in seen:
+            cell_id = f"grader-{index}"
+            while cell_id in seen:
+                cell_id += "x"
+        cell["id"] = cell_id
+        seen.add(cell_id)
+
+
+# --------------------------------------------------------------------------- running nbval
+
+
+def _nbval_child(argv: list[str]) -> int:
+    """Entry point of the grading subprocess: run nbval on one notebook, record results.
+
+    argv: results_path notebook_path cell_timeout
+    """
+    import pytest  # only the child needs pytest and nbval
+
+    results_path, notebook, cell_timeout = argv[0], argv[1], float(argv[2])
+    folder = Path(notebook).parent
+    ini = folder / "pytest.ini"
+    ini.write_text("[pytest]\n", encoding="utf-8")
+    recorder = _make_recorder(results_path)
+    args = [
+        notebook,
+        "-p", "nbval.plugin",
+        "--nbval-lax",
+        "--nbval-current-env",
+        f"--nbval-cell-timeout={cell_timeout:g}",
+        "-p", "no:cacheprovider",
+        "-c", str(ini),
+        "--rootdir", str(folder),
+        "-q", "--tb=no", "--color=no",
+    ]
+    return int(pytest.main(args, plugins=[recorder]))
+
+
+def _make_recorder(results_path: str) -> Any:
+    import pytest
+    from queue import Empty
+
+    class Recorder:
+        """Writes one JSON line per nbval item, keyed by the cell's grade_id."""
+
+        def __init__(self) -> None:
+            self.handle = open(results_path, "a", encoding="utf-8")
+            self.watched: set[int] = set()
+            self.died_in: str | None = None
+            self.current: str = ""
+            self.current_item: Any = None
+
+        def write(self, record: dict) -> None:
+            self.handle.write(json.dumps(record) + "\n")
+            self.handle.flush()
+
+        def watch(self, item: Any) -> None:
+            # nbval waits a full cell timeout for the reply of a kernel that has
+            # died (os._exit, segfault, OOM kill). Wrap this kernel's
+            # await_reply so it checks for a dead kernel twice a second; with an
+            # nbval that lacks these attributes we simply do not watch.
+            kernel = getattr(item.parent, "kernel", None)
+            if kernel is None or id(kernel) in self.watched or not hasattr(kernel, "await_reply"):
+                return
+            self.watched.add(id(kernel))
+            pid = getattr(getattr(getattr(kernel, "km", None), "provisioner", None), "pid", None)
+            if pid:
+                self.write({"event": "kernel", "pid": pid})
+            original = kernel.await_reply
+            recorder = self
+
+            def await_reply(msg_id: Any, timeout: float | None = None) -> Any:
+                deadline = None if timeout is None else time.monotonic() + timeout
+                while True:
+                    remaining = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
+                    if remaining <= 0:
+                        raise Empty()
+                    try:
+                        return original(msg_id, timeout=remaining)
+                    except Empty:
+                        if not kernel.is_alive():
+                            recorder.died_in = recorder.current
+                            recorder.current_item.output_timeout = 0.5
+                            raise
+
+            kernel.await_reply = await_reply
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_call(self, item: Any) -> Any:
+            self.current = getattr(item, "nodeid", "")
+            self.current_item = item
+            try:
+                self.watch(item)
+            except Exception:  # watching is an optimisation; never break grading
+                pass
+            yield
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
+            outcome = yield
+            report = outcome.get_result()
+            if call.when == "call" or (call.when == "setup" and report.outcome != "passed"):
+                self.write(_item_record(item, call, report, self.died_in == getattr(item, "nodeid", None)))
+
+        def pytest_sessionfinish(self) -> None:
+            self.write({"event": "finished"})
+            self.handle.close()
+
+    return Recorder()
+
+
+def _item_record(item: Any, call: Any, report: Any, died_here: bool) -> dict:
+    cell = getattr(item, "cell", {}) or {}
+    grade_id = _cell_grade_id(cell)
+    source = cell.get("source", "") if isinstance(cell, dict) else ""
+    record: dict[str, Any] = {
+        "event": "cell",
+        "grade_id": grade_id,
+        "outcome": report.outcome,
+        "xfail": bool(getattr(report, "wasxfail", "")),
+        "head": _first_line(source),
+        "kernel_died": died_here,
+        "seconds": round(getattr(call, "duration", 0.0), 3),
+    }
+    if call.excinfo is not None:
+        value = call.excinfo.value
+        record["message"] = _strip_ansi(str(value)).strip().splitlines()[0] if str(value).strip() else type(value).__name__
+        record["exception"] = type(value).__name__
+    outputs = getattr(item, "test_outputs", None) or []
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    if errors:
+        error = errors[-1]
+        record["ename"] = str(error.get("ename", ""))
+        record["evalue"] = _strip_ansi(str(error.get("evalue", "")))
+        record["traceback"] = [_strip_ansi(str(line)) for line in error.get("traceback", [])][-30:]
+    if grade_id is not None:
+        text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stdout")
+        record["stdout"] = text[-STDOUT_TAIL_CHARS:]
+    return record
+
+
+@dataclass
+class _RunOutcome:
+    records: list[dict]
+    finished: bool
+    notebook_timed_out: bool
+    returncode: int | None
+    log_tail: str
+
+
+def _run_nbval(notebook: Path, cell_timeout: float, timeout: float) -> _RunOutcome:
+    results = notebook.with_suffix(".results.jsonl")
+    log = notebook.with_suffix(".log")
+    env = dict(os.environ)
+    # No third-party pytest plugins in the child: faster start, no surprises.
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTEST_ADDOPTS", None)
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from memlib.course.grade import _nbval_child; sys.exit(_nbval_child(sys.argv[1:]))",
+        str(results),
+        str(notebook),
+        str(cell_timeout),
+    ]
+    timed_out = False
+    with log.open("wb") as log_handle:
+        process = subprocess.Popen(
+            command,
+            cwd=str(notebook.parent),
+            stdout=log_handle,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,  # one process group to kill on the notebook time limit
+        )
+        try:
+            returncode: int | None = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(process.pid)
+            returncode = None
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a process ignoring SIGKILL
+                pass
+    records = _read_records(results)
+    # The kernel runs in its own session (jupyter_client starts it so); make
+    # sure it does not outlive a killed run.
+    for record in records:
+        if record.get("event") == "kernel" and (timed_out or not any(r.get("event") == "finished" for r in records)):
+            _kill_pid(int(record["pid"]))
+    return _RunOutcome(
+        records=[r for r in records if r.get("event") == "cell"],
+        finished=any(r.get("event") == "finished" for r in records),
+        notebook_timed_out=timed_out,
+        returncode=returncode,
+        log_tail=_tail(log),
+    )
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _kill_pid(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _read_records(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # the last line of a killed run may be cut
+    return records
+
+
+def _tail(path: Path, chars: int = 1500) -> str:
+    try:
+        data = path.read_bytes()[-chars:]
+    except OSError:
+        return ""
+    return _strip_ansi(data.decode("utf-8", errors="replace"))
+
+
+# --------------------------------------------------------------------------- turning records into rows
+
+
+def _reason_for(record: dict, cell_timeout: float, death: dict | None) -> tuple[str, str, str]:
+    """(gradebook reason, feedback message, trimmed traceback) for a failed graded cell."""
+    message = record.get("message", "")
+    ename, evalue = record.get("ename", ""), record.get("evalue", "")
+    if record.get("kernel_died"):
+        text = "the kernel died while this cell ran (os._exit, a crash or running out of memory)"
+        return text, text, ""
+    if "Kernel dead on test start" in message or record.get("exception") == "RuntimeError" and "dead" in message:
+        where = f" in the cell starting {death['head']!r}" if death else ""
+        text = f"not run: the kernel died earlier{where} (os._exit, a crash, running out of memory or a cell that could not be interrupted)"
+        return text, text, ""
+    if message.startswith("Timeout of") or (ename == "KeyboardInterrupt" and "Timeout" in message):
+        text = f"timed out after {cell_timeout:g} s (an infinite loop or a very slow solution?)"
+        return text, text, _trim_traceback(record.get("traceback", []))
+    if ename == "SystemExit":
+        text = "SystemExit: the code called sys.exit() or exit()"
+        return text, text, _trim_traceback(record.get("traceback", []))
+    if ename:
+        if ename == "CheckFailed" or ename.endswith(".CheckFailed"):
+            detail = re.sub(r"^\[[^\]]+\]\s*", "", evalue)
+            # the gradebook gets what is wrong; the hint goes to the feedback file
+            return _one_line(detail.split("\nHint:")[0]), detail, ""
+        return _one_line(f"{ename}: {evalue}"), f"{ename}: {evalue}", _trim_traceback(record.get("traceback", []))
+    text = message or f"failed ({record.get('outcome')})"
+    return _one_line(text), text, ""
+
+
+def _trim_traceback(lines: list[str]) -> str:
+    """Keep the frames from notebook cells (the student's code) and the final error line."""
+    if not lines:
+        return ""
+    kept = [chunk.rstrip() for chunk in lines[1:-1] if chunk.lstrip().startswith(("Cell In[", "Input In[", "<ipython-input"))]
+    return "\n".join(kept + [lines[-1].rstrip()])
+
+
+def _rows_from_run(
+    result: NotebookResult,
+    outcome: _RunOutcome,
+    cell_timeout: float,
+    timeout: float,
+    extra: dict[str, list[str]],
+) -> None:
+    assignment = result.assignment
+    by_id: dict[str, dict] = {}
+    for record in outcome.records:
+        if record.get("grade_id") in {g.grade_id for g in assignment.graded}:
+            by_id.setdefault(record["grade_id"], record)
+    death = next((r for r in outcome.records if r.get("kernel_died") or "Failed to interrupt" in r.get("message", "")), None)
+    for graded in assignment.graded:
+        record = by_id.get(graded.grade_id)
+        notes = extra.get(graded.grade_id, []) + result.notes
+        if record is None:
+            if outcome.notebook_timed_out:
+                last = outcome.records[-1]["head"] if outcome.records else ""
+                after = f"; the last cell that finished starts {last!r}" if last else ""
+                reason = f"not run: the notebook exceeded its time limit of {timeout:g} s before this check{after}"
+                status = FAILED
+            else:
+                detail = outcome.log_tail.strip().splitlines()[-1] if outcome.log_tail.strip() else "no output"
+                reason = f"grader error: nbval did not run this cell (exit code {outcome.returncode}; {detail})"
+                status = ERROR
+                result.grader_error = True
+            result.rows.append(_row(result, graded, 0, status, _join(reason, notes)))
+            result.details.append(CheckDetail(graded.grade_id, status, reason))
+            continue
+        if record["outcome"] == "passed":
+            result.rows.append(_row(result, graded, graded.points, PASSED, _join("", notes)))
+            result.details.append(CheckDetail(graded.grade_id, PASSED, stdout=record.get("stdout", "")))
+        else:
+            reason, message, trace = _reason_for(record, cell_timeout, death)
+            result.rows.append(_row(result, graded, 0, FAILED, _join(reason, notes)))
+            result.details.append(CheckDetail(graded.grade_id, FAILED, message, trace, record.get("stdout", "")))
+    for record in outcome.records:
+        if record.get("grade_id") is None and record.get("outcome") == "failed":
+            reason, _, _ = _reason_for(record, cell_timeout, death)
+            result.other_errors.append(f"cell starting {record.get('head', '')!r}: {reason}")
+
+
+def _row(result: NotebookResult, graded: GradedCell, points: float, status: str, reason: str) -> Row:
+    return Row(result.student, result.assignment.name, graded.grade_id, points, graded.points, status, reason)
+
+
+def _join(reason: str, notes: list[str]) -> str:
+    parts = [reason] if reason else []
+    parts += [f"note: {n}" for n in notes]
+    return _one_line("; ".join(parts), limit=REASON_CHARS + 200 * len(notes))
+
+
+def _rows_for_all(result: NotebookResult, status: str, reason: str) -> None:
+    for graded in result.assignment.graded:
+        result.rows.append(_row(result, graded, 0, status, _join(reason, result.notes)))
+        result.details.append(CheckDetail(graded.grade_id, status, reason))
+
+
+# --------------------------------------------------------------------------- one notebook
+
+
+@dataclass
+class _Job:
+    student: str
+    assignment: Assignment
+    chosen: _Found | None
+    nb: nbformat.NotebookNode | None = None
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+    status_if_not_run: str = ""
+
+
+def _grade_job(job: _Job, scratch: Path, support: list[Path], cell_timeout: float, timeout: float) -> NotebookResult:
+    started = time.monotonic()
+    result = NotebookResult(job.student, job.assignment, job.chosen.display if job.chosen else "", notes=list(job.notes))
+    try:
+        if job.status_if_not_run:
+            _rows_for_all(result, job.status_if_not_run, job.error)
+            return result
+        assert job.nb is not None
+        prepared, repairs = restore_graded_cells(job.nb, job.assignment)
+        folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
+        for file in support:
+            shutil.copy2(file, folder / file.name)
+        target = folder / job.assignment.name
+        target.write_text(json.dumps(prepared, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        outcome = _run_nbval(target, cell_timeout, timeout)
+        _rows_from_run(result, outcome, cell_timeout, timeout, repairs)
+        if outcome.notebook_timed_out:
+            result.notes.append(f"notebook stopped after its time limit of {timeout:g} s")
+    except Exception as error:  # a bug in the grader must not stop the class
+        result.rows = []
+        result.details = []
+        result.grader_error = True
+        _rows_for_all(result, ERROR, f"grader error: {type(error).__name__}: {error}")
+    finally:
+        result.seconds = time.monotonic() - started
+    return result
+
+
+def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
+    found, notes = _collect(submission)
+    parsed = []
+    unmatched: list[str] = []
+    for item in found:
+        nb, error, read_notes = (None, item.error, []) if item.data is None else read_submission_notebook(item.data)
+        assignment, how = _identify(nb, item.display, assignments)
+        if assignment is None:
+            unmatched.append(f"{item.display} ({how})")
+            continue
+        parsed.append((assignment, item, nb, error, read_notes, how))
+    jobs = []
+    for assignment in assignments:
+        candidates = [p for p in parsed if p[0] is assignment]
+        job_notes = list(notes)
+        if not candidates:
+            reason = f"no notebook for {assignment.name} in the submission"
+            extra = ([f"ignored {', '.join(unmatched)}"] if unmatched else []) + job_notes
+            if extra:
+                reason += " (" + "; ".join(extra) + ")"
+            jobs.append(_Job(submission.student, assignment, None, error=reason, status_if_not_run=MISSING))
+            continue
+        chosen = candidates[0]
+        if len(candidates) > 1:
+            exact = [c for c in candidates if Path(c[1].display).name == assignment.name]
+            names = ", ".join(c[1].display for c in candidates)
+            if len(exact) != 1:
+                reason = (
+                    f"ambiguous: {len(candidates)} notebooks look like {assignment.name} ({names}); "
+                    "keep exactly one and grade again"
+                )
+                jobs.append(_Job(submission.student, assignment, None, error=reason, status_if_not_run=ERROR))
+                continue
+            chosen = exact[0]
+            others = ", ".join(c[1].display for c in candidates if c is not chosen)
+            job_notes.append(f"graded {chosen[1].display}; ignored {others}")
+        _, item, nb, error, read_notes, how = chosen
+        job_notes += read_notes
+        if Path(item.display).name != assignment.name and not any("graded " in n for n in job_notes):
+            job_notes.append(f"graded {item.display} as {assignment.name} ({how})")
+        if nb is None:
+            jobs.append(_Job(submission.student, assignment, item, error=f"{item.display}: {error}",
+                             notes=job_notes, status_if_not_run=ERROR))
+        else:
+            jobs.append(_Job(submission.student, assignment, item, nb=nb, notes=job_notes))
+    return jobs
+
+
+# --------------------------------------------------------------------------- the class
+
+
+def grade(
+    submissions: Iterable[str | Path],
+    release: str | Path,
+    *,
+    jobs: int = 1,
+    timeout: float = 300.0,
+    cell_timeout: float | None = None,
+    assignments: Iterable[str] = (),
+    progress: Callable[[int, int, NotebookResult], None] | None = None,
+    keep_work: str | Path | None = None,
+) -> GradeReport:
+    """Grade every submission against the release; see the module docstring.
+
+    Raises `GradeSetupError` only when grading cannot start; every problem
+    with a submission becomes gradebook rows.
+    """
+    started = time.monotonic()
+    released = load_release(release, assignments)
+    release_root = Path(release) if Path(release).is_dir() else Path(release).parent
+    support = sorted(p for p in release_root.iterdir() if p.is_file() and p.suffix != ".ipynb" and not p.name.startswith("."))
+    students = _discover(submissions)
+    cell_limit = float(cell_timeout) if cell_timeout is not None else min(60.0, float(timeout))
+    try:
+        import nbval.plugin  # noqa: F401  (checked here so a missing nbval is a setup error, not N rows)
+    except ImportError as error:
+        raise GradeSetupError(f"nbval is not installed ({error}); pip install nbval") from None
+
+    planned = [job for submission in students for job in _plan(submission, released)]
+    if keep_work is not None:
+        scratch = Path(keep_work)
+        scratch.mkdir(parents=True, exist_ok=True)
+        cleanup = False
+    else:
+        scratch = Path(tempfile.mkdtemp(prefix="memlib-grade-"))
+        cleanup = True
+    results: list[NotebookResult | None] = [None] * len(planned)
+    done = 0
+    lock = threading.Lock()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
+            futures = {
+                pool.submit(_grade_job, job, scratch, support, cell_limit, float(timeout)): index
+                for index, job in enumerate(planned)
+            }
+            for future in concurrent.futures.as_completed(futures):
+                result = future.result()
+                results[futures[future]] = result
+                with lock:
+                    done += 1
+                    if progress is not None:
+                        progress(done, len(planned), result)
+    finally:
+        if cleanup:
+            shutil.rmtree(scratch, ignore_errors=True)
+    order = {a.name: i for i, a in enumerate(released)}
+    final = sorted((r for r in results if r is not None), key=lambda r: (r.student, order[r.assignment.name]))
+    return GradeReport(
+        results=final,
+        assignments=released,
+        seconds=time.monotonic() - started,
+        jobs=max(1, int(jobs)),
+        notebooks_run=sum(1 for job in planned if not job.status_if_not_run),
+    )
+
+
+# --------------------------------------------------------------------------- text output
+
+
+def _feedback_text(student: str, results: list[NotebookResult]) -> str:
+    lines = [f"# Feedback for {student}", ""]
+    total = sum(r.points for r in results)
+    most = sum(r.assignment.max_points for r in results)
+    lines += [f"Total: {_num(total)} / {_num(most)} points", ""]
+    for result in results:
+        lines.append(f"## {result.assignment.name}: {_num(result.points)} / {_num(result.assignment.max_points)} points")
+        lines.append("")
+        if result.submitted_as:
+            lines.append(f"Graded file: `{result.submitted_as}`")
+        for note in result.notes:
+            lines.append(f"Note: {note}")
+        lines.append("")
+        rows = {r.grade_id: r for r in result.rows}
+        for detail in result.details:
+            row = rows[detail.grade_id]
+            lines.append(f"### {detail.grade_id}: {detail.status} ({_num(row.points)} / {_num(row.max_points)})")
+            lines.append("")
+            if detail.status != PASSED:
+                lines += _fenced(detail.message or row.reason)
+            if detail.traceback:
+                lines.append("Where it failed in your code:")
+                lines += _fenced(detail.traceback)
+            if detail.stdout.strip():
+                lines.append("Output of the check:")
+                lines += _fenced(detail.stdout.strip())
+            extra = [n for n in row.reason.split("; ") if n.startswith("note: graded cell")]
+            for note in extra:
+                lines.append(f"- {note[6:]}")
+            lines.append("")
+        if result.other_errors:
+            lines.append("Other cells that raised an error (not graded, but worth fixing):")
+            lines += [f"- {e}" for e in result.other_errors]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _fenced(text: str) -> list[str]:
+    return ["```", text.rstrip(), "```", ""]
+
+
+def _summary_text(report: GradeReport) -> str:
+    per_notebook = report.notebooks_run and report.seconds * report.jobs / max(1, report.notebooks_run)
+    lines = [
+        f"Graded {len(report.students)} student(s), {report.notebooks_run} notebook run(s) in {report.seconds:.1f} s "
+        f"(-j {report.jobs}; {per_notebook:.1f} s per notebook per worker)",
+        "",
+        "Mean points per check:",
+    ]
+    for assignment in report.assignments:
+        for graded in assignment.graded:
+            rows = [r for r in report.rows if r.grade_id == graded.grade_id]
+            if not rows:
+                continue
+            mean = sum(r.points for r in rows) / len(rows)
+            passed = sum(1 for r in rows if r.status == PASSED)
+            lines.append(
+                f"  {assignment.name:<28} {graded.grade_id:<24} {mean:6.2f} / {_num(graded.points):<4} "
+                f"({passed} of {len(rows)} passed)"
+            )
+    problems = [r for r in report.results if r.rows and all(row.status in (ERROR, MISSING) for row in r.rows)]
+    if problems:
+        lines += ["", "Could not grade:"]
+        for result in problems:
+            row = result.rows[0]
+            lines.append(f"  {result.student:<20} {result.assignment.name:<28} {row.status}: {row.reason}")
+    if report.grader_errors:
+        lines += ["", f"{report.grader_errors} notebook(s) hit a grader error: see the reasons above"]
+    return "\n".join(lines)
+
+
+class _Progress:
+    """A one-line progress bar on a terminal, one line per notebook otherwise."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.started = time.monotonic()
+
+    def __call__(self, done: int, total: int, result: NotebookResult) -> None:
+        width = 30
+        filled = int(width * done / max(1, total))
+        bar = "#" * filled + "-" * (width - filled)
+        status = f"{result.student} {result.assignment.name} {_num(result.points)}/{_num(result.assignment.max_points)}"
+        elapsed = time.monotonic() - self.started
+        line = f"[{bar}] {done}/{total} {elapsed:5.1f}s  {status}"
+        if self.tty:
+            end = "\n" if done == total else ""
+            self.stream.write("\r" + line[:120].ljust(120) + end)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _strip_ansi(text: str) -> str:
+    return ANSI_RE.sub("", text)
+
+
+def _first_line(source: str) -> str:
+    for line in str(source).splitlines():
+        if line.strip() and not line.startswith("import importlib as _grader_importlib"):
+            return line.strip()[:60]
+    return ""
+
+
+def _one_line(text: str, limit: int = REASON_CHARS) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _safe_filename(name: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
+    return cleaned or "student"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m memlib grade``: exit 0 when grading ran (whatever the grades), 2 when it could not."""
+    parser = argparse.ArgumentParser(
+        prog="python -m memlib grade",
+        description="Grade student notebooks against the release with nbval and write a gradebook CSV.",
+    )
+    parser.add_argument("submissions", nargs="+", help="one folder, .zip or .ipynb per student")
+    parser.add_argument("--release", required=True, help="the released notebooks (folder or one notebook)")
+    parser.add_argument("--out", required=True, help="gradebook CSV to write")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="notebooks graded in parallel (default 1)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="time limit per notebook, seconds (default 300)")
+    parser.add_argument("--cell-timeout", type=float, default=None, help="time limit per cell, seconds (default min(60, timeout))")
+    parser.add_argument("--feedback", default=None, help="folder for one feedback file per student")
+    parser.add_argument("--assignment", action="append", default=[], help="grade only this notebook (name, stem or number); repeatable")
+    parser.add_argument("--keep-work", default=None, help="keep the prepared notebooks and nbval logs in this folder")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.jobs < 1 or args.timeout <= 0 or (args.cell_timeout is not None and args.cell_timeout <= 0):
+        parser.error("-j, --timeout and --cell-timeout must be positive")
+    try:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("a", encoding="utf-8"):
+            pass  # fail now, not after an hour of grading, if the gradebook cannot be written
+        report = grade(
+            args.submissions,
+            args.release,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            cell_timeout=args.cell_timeout,
+            assignments=args.assignment,
+            progress=None if args.quiet else _Progress(),
+            keep_work=args.keep_work,
+        )
+        report.write_csv(out)
+        if args.feedback:
+            report.write_feedback(args.feedback)
+    except GradeSetupError as error:
+        print(f"grading could not run: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"grading could not run: {error}", file=sys.stderr)
+        return 2
+    print(report.summary())
+    print(f"\nGradebook: {out}" + (f"; feedback: {args.feedback}/" if args.feedback else ""))
+    return 1 if report.grader_errors else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
