@@ -26,7 +26,7 @@ teammate_olu | work,people | Olu Adebayo is the analytics engineer on Ines's tea
 teammate_hana | work,people | Hana Fujimoto joined the Routing Data team as a graduate in January and Ines is her mentor.
 teammate_rory | work,people | Rory Whitcombe, the team's SRE, is the one to ask about Kafka consumer lag.
 teammate_greta | work,people | Greta Lindqvist is the product manager for the route planner and sets the team's quarterly goals.
-office | work,places | Kestrel's office is on Wellington Street in Leeds, a ten-minute walk from the station.
+office | work,places | Kestrel's office is on Wellington Street in Leeds, a ten-minute walk from the station, in a converted wool warehouse with a roof terrace.
 wfh | work,schedule | Ines works from home on Mondays and Fridays and goes into the office Tuesday to Thursday.
 hours | work,schedule | Ines starts work at 8:30 so she can leave at 4:30 for the school pickup.
 oncall@3 | work,schedule | Ines is on the pager rota one week in six; her next on-call week starts on 9 February.
@@ -79,7 +79,7 @@ postmortem_fix@11 | projects,incidents | The fix after the Hull incident was to 
 incident_pager@13 | projects,incidents | Ines was paged at 2 a.m. on 19 March because Snowpipe credentials had expired.
 credentials_rotation | projects,tools | Service credentials at Kestrel expire every 90 days and must be rotated through Vault, which emails the owning team a week before the deadline.
 cost_saving@16 | projects | Switching Lantern's refresh from every five minutes to every fifteen cut the warehouse bill by about 2,300 pounds a month.
-hackathon@12 | projects,events | At the March hackathon Ines and Hana built a prototype that predicts depot congestion from scan rates.
+hackathon@12 | projects,events | At the March hackathon Ines and Hana built a prototype that predicts depot congestion from scan rates, trained on two years of Wakefield data.
 hackathon_prize@12 | projects,events | The congestion prototype won second prize, a voucher for the local bookshop, which Ines spent on picture books about fossils.
 conference_talk@6 | projects,events | Ines submitted a talk about Heron to PyData Lisbon.
 conference_accept@13 | projects,events | Ines's Heron talk was accepted at PyData Lisbon; she speaks on the second day.
@@ -112,7 +112,7 @@ daughter_hobby | family | Ada is obsessed with dinosaurs and wants to be a palae
 daughter_swim | family,schedule | Ada has swimming lessons on Wednesday evenings at the Scott Hall leisure centre.
 daughter_allergy | family,health | Ada is allergic to peanuts and carries an auto-injector at school; her class teacher and the dinner staff have a written care plan.
 mother | family,people | Ines's mother, Brigid, lives in Galway and calls every Sunday evening.
-mother_bday | family,dates | Brigid's birthday is on 28 October.
+mother_bday | family,dates | Brigid's birthday is on 28 October, and she always asks for nothing and is delighted with flowers.
 mother_health@7 | family,health | Brigid had a hip replacement in February and is recovering at home.
 brother | family,people | Ines's younger brother Cian is a chef in Dublin.
 brother_restaurant@18 | family | Cian is opening his own restaurant in Stoneybatter in the autumn.
@@ -193,7 +193,7 @@ gp_new@22>gp | health | Ines registered with the Kirkstall Lane surgery after mo
 physio@4 | health | Ines sees a physiotherapist, Jo, for a sore right shoulder from climbing.
 physio_done@14 | health | Physio for the shoulder finished in March; Jo signed her off with a set of band exercises.
 running | health,hobbies | Ines runs 5 km on Saturday mornings at the Roundhay parkrun.
-running_pb@17 | health,hobbies | Ines set a personal best of 24 minutes 10 seconds at Roundhay parkrun in April.
+running_pb@17 | health,hobbies | Ines set a personal best of 24 minutes 10 seconds at Roundhay parkrun in April, on a cold morning with Sam and Ada cheering at the finish.
 sleep | health | Ines aims for seven and a half hours of sleep and goes to bed by 10:30.
 glasses | health | Ines wears glasses for distance and has contact lenses for climbing.
 dentist@8 | health,deadlines | Ines has a dentist appointment on 4 March at 8 a.m. at Smile Leeds.
@@ -230,7 +230,7 @@ passport@6 | travel,finance,deadlines | Ines's passport expires in July, so she 
 passport_done@12 | travel,finance | Ines's renewed passport arrived in March, valid until 2036.
 ada_passport | travel,family | Ada's passport was renewed last year and is valid until 2030.
 wedding_travel@19 | travel,family | For Cian's wedding the family is taking the ferry from Holyhead to Dublin on 20 August.
-conference_budget | travel,work | Kestrel covers up to 1,200 pounds of travel for conference speakers.
+conference_budget | travel,work | Kestrel covers up to 1,200 pounds of travel for conference speakers, booked through the company portal at least three weeks ahead, with receipts uploaded within a month.
 visa_none | travel | Ines has an Irish passport, so she needs no visa anywhere in the EU.
 festival@17 | travel,events | Ines bought tickets for Green Man festival in Wales in August, on the weekend before Cian's wedding.
 berlin_old@3 | travel,events | Ines is considering a data conference in Berlin in June.
@@ -241,7 +241,7 @@ car | finance,home | The family car is a 2017 Toyota Auris hybrid.
 car_sold@21>car | finance,home | Ines and Sam sold the Auris and joined a car club after moving to Headingley.
 car_mot | finance,deadlines | The Auris's MOT is due every November.
 insurance@4 | finance,deadlines | The home insurance renews on 1 March with Direct Line.
-insurance_new@20>insurance | finance,deadlines | After the move, the home insurance is with Aviva and renews on 28 May.
+insurance_new@20>insurance | finance,deadlines | After the move, the home insurance is with Aviva and renews on 28 May; the policy number is in the filing cabinet under House.
 bank | finance | Ines banks with Starling and keeps her savings in a Nationwide ISA.
 pension | finance,work | Ines pays 6 percent of her salary into the company pension and Kestrel matches it.
 tax_return@2 | finance,deadlines | Ines has to file a self-assessment tax return by 31 January because of her freelance teaching income.
@@ -265,7 +265,7 @@ remind_costume@9 | reminders,family | Ada needs a costume for World Book Day on 
 remind_gift_mum@23 | reminders,family | Ines wants to order flowers for her mother's birthday a week in advance.
 remind_library | reminders | Ines has three library books due back on 12 May.
 remind_dentist_ada@16 | reminders,family,health | Ada's check-up at the dentist is on 7 May after school.
-remind_slides@14 | reminders,work,deadlines | The Lisbon slides have to be sent to the conference organisers by 8 May.
+remind_slides@14 | reminders,work,deadlines | The Lisbon slides have to be sent to the conference organisers by 8 May as a PDF, so they can be checked for accessibility.
 remind_expenses@24 | reminders,work | Ines forgets to submit expenses; she wants a nudge on the last Friday of each month.
 remind_plants_dup@10~remind_plants | reminders,home | Every Sunday evening: water the houseplants (Ines asked for this reminder).
 
@@ -302,15 +302,15 @@ dist_office_hull | work,places | The Hull depot's office is next to the ferry te
 dist_school_run | family,schedule | Sam does the school run on the days after his night shifts end.
 dist_coffee_machine | work | The coffee machine in the Kestrel office broke in February and was replaced with a bean-to-cup model.
 dist_train | travel | Ines took the train to London in January for a one-day Snowflake workshop.
-dist_manager_sam | family,work | Sam's ward manager, Fiona, approved his leave for Cian's wedding.
-dist_book_ada | family,hobbies | Ada's favourite book is about a stegosaurus who learns to swim.
+dist_manager_sam | family,work | Sam's ward manager, Fiona, approved his leave for Cian's wedding after he swapped two night shifts with a colleague.
+dist_book_ada | family,hobbies | Ada's favourite book is about a stegosaurus who learns to swim, and she makes whoever does bedtime read it twice.
 dist_music_ada | family | Ada is learning the recorder and practises Hot Cross Buns before breakfast.
 dist_run_team | work,hobbies | Several people from Kestrel ran the Leeds half marathon for charity, but Ines only volunteered at a water station.
-dist_heron_meeting | projects,meetings | The Heron steering meeting happens every Wednesday at 2 p.m.
-dist_lantern_bug | projects | A bug in Lantern once showed Doncaster's pallets twice because of a join on the wrong key.
-dist_cello_teacher | hobbies,people | Ines's first cello teacher in Galway was a nun called Sister Agnes.
+dist_heron_meeting | projects,meetings | The Heron steering meeting happens every Wednesday at 2 p.m., thirty minutes with Greta, Ines and the depot operations lead.
+dist_lantern_bug | projects | A bug in Lantern once showed Doncaster's pallets twice because of a join on the wrong key, and the night desk planned two extra trucks before anyone noticed.
+dist_cello_teacher | hobbies,people | Ines's first cello teacher in Galway was a nun called Sister Agnes, who taught her scales on a borrowed half-size instrument.
 dist_galway_weather | places | Galway in October is usually wet and windy.
-dist_vegetarian_ada | family,food | Ada is not vegetarian; she loves fish fingers.
+dist_vegetarian_ada | family,food | Ada is not vegetarian; she loves fish fingers, and Sam cooks them for her on the nights Ines is at rehearsal.
 dist_kasia | people,pets | Kasia, the dog walker, also walks the neighbour's spaniel.
 dist_python_course | work | Hana is taking an online course on advanced Python testing.
 dist_bus_strike@7 | places | A bus strike in February meant Ines worked from home for a whole week.
@@ -357,7 +357,7 @@ hiring@17 | work | The team is hiring a second analytics engineer; the job adver
 incident_count | work,incidents | The Routing Data team had nine incidents in the first quarter, down from fourteen the quarter before.
 depot_visit@8 | work,places | Ines visited the Wakefield depot in February to watch the scanners being used on the night shift.
 scanner_model | projects | The depot scanners are Zebra handhelds that buffer up to 2,000 scans when offline.
-volume | projects | The depots produce about 1.8 million scan events on a normal weekday.
+volume | projects | The depots produce about 1.8 million scan events on a normal weekday, most of them between six in the evening and two in the morning when the trailers are loaded.
 volume_peak | projects | On the Monday after a bank holiday the scan volume peaks at around 3 million events.
 sla | projects,work | The route planner needs scans within 15 minutes to meet its service level.
 planner_vendor | projects | The route planner itself is bought from a vendor called Optimap.

@@ -73,6 +73,16 @@ paraphrase | Who can let someone into the old house if Ines is locked out? | Mr 
 paraphrase | What food must Ines's daughter never eat at school? | peanuts | daughter_allergy
 paraphrase | Which medical professional treated Ines's climbing injury? | Jo, a physiotherapist | physio, physio_done
 
+paraphrase | What does Ines do to avoid headaches during the working day? | eats lunch at 12:30 without fail | migraines
+paraphrase | Which weekday evening is Ines at orchestra practice? | Monday | cello_rehearsal
+paraphrase | What does Ines use to keep her personal logins safe? | Bitwarden | password_manager
+paraphrase | What is Ines's partner studying part-time? | a master's degree in critical care nursing | sam_course
+paraphrase | What does Ines keep on her desk to remember her dad? | his old fountain pen | father
+paraphrase | What hot drink does Ines switch to after lunch? | peppermint tea | tea
+paraphrase | How many nights a week does Ines's partner work? | three twelve-hour shifts | sam_shift
+paraphrase | When does Ines meet her new manager each week? | Monday afternoons, thirty minutes | mirela_style
+paraphrase | What is Ines's daughter's best friend called? | Maisie | ada_friend
+
 # --- morphology -----------------------------------------------------------------
 morphology | Where does Ines go climbing in the evenings? | the Depot bouldering wall | gym
 morphology | Which allergies does Sam have? | cats and dust mites | dist_allergy_sam, cat_none
@@ -96,6 +106,10 @@ morphology | How many scans does a depot produce on an ordinary weekday? | about
 morphology | Which retrospectives are held over video? | every second Friday, because half the team is remote | retro
 morphology | When does Ada swim? | lessons on Wednesday evenings | daughter_swim | dist_book_ada
 morphology | When are Ines's team's deployments frozen each year? | a freeze from 20 December to 3 January | deploy_freeze
+
+morphology | Which languages does Ines speak? | English and Irish, learning Portuguese | languages
+morphology | Where did the family camp in spring? | the Lake District near Keswick | easter
+morphology | Which vaccinations does Ines get every autumn? | a flu jab every October | flu_jab
 
 # --- distractor ---------------------------------------------------------------
 distractor | What is the name of Ines's dog? | Biscuit | dog, dog_dup | dist_dog_friend, dist_kasia
