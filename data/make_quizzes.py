@@ -1,9 +1,17 @@
 """Write data/quizzes/NN.json from the hand-written questions below (options shuffled with a fixed seed).
 
 Run from a checkout: python data/make_quizzes.py. Content, not logic; no memlib import.
+
+Each entry: (question, options, index of the correct option as written, explanation).
 """
-import json, pathlib
-Q = {}
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+Q: dict[str, tuple[str, list]] = {}
 Q["00"] = ("Welcome: how the course works", [
  ("Where does the logic that later notebooks and the graded checks depend on live?",
   ["In the notebook cells you write", "In the memlib package, which every notebook imports", "In a hidden state file next to each notebook", "On a course server"],
@@ -181,15 +189,24 @@ Q["08"] = ("Memory shapes and experiments", [
   ["Those are the most interesting", "By the end of a long chat they are long evicted, so only summaries, recall search or archival memory can answer", "Later sessions have no facts", "To make the test shorter"],
   1, "Multi-session recall measures what survives eviction, which is the point of the memory system."),
 ])
-out = pathlib.Path(__file__).resolve().parent / "quizzes"
-for nb, (title, qs) in Q.items():
-    import random
-    rng = random.Random(int(nb) + 7)
-    items = []
-    for q, o, a, e in qs:
-        order = list(range(len(o)))
-        rng.shuffle(order)
-        items.append({"question": q, "options": [o[i] for i in order], "answer": order.index(a), "explanation": e})
-    doc = {"notebook": nb, "title": title, "questions": items}
-    (out / f"{nb}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-print("ok")
+
+
+def main() -> None:
+    out = Path(__file__).resolve().parent / "quizzes"
+    for nb, (title, qs) in Q.items():
+        # Shuffle once with a fixed seed so the right answer is not always in the
+        # same position (as written above it mostly is), and re-runs are identical.
+        rng = random.Random(int(nb) + 7)
+        items = []
+        for question, options, answer, explanation in qs:
+            order = list(range(len(options)))
+            rng.shuffle(order)
+            items.append({"question": question, "options": [options[i] for i in order],
+                          "answer": order.index(answer), "explanation": explanation})
+        doc = {"notebook": nb, "title": title, "questions": items}
+        (out / f"{nb}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {len(Q)} quizzes to {out}")
+
+
+if __name__ == "__main__":
+    main()
