@@ -1,1 +1,13 @@
-"""Course machinery: release, graded checks, quizzes and grading."""
+"""Course machinery: the code that turns solutions into a course and grades it.
+
+- `memlib.course.release`: solutions/NN_topic.ipynb -> notebooks/NN_topic.ipynb
+  (stubs, cleared outputs, checksummed graded cells, Colab badge and setup cell);
+  the authoring conventions are at the top of that module.
+- `memlib.course.checks`: `CheckFailed` and one `@graded(grade_id)` check per graded cell.
+- `memlib.course.grade`: `python -m memlib grade`, a class graded with nbval into a gradebook.
+- `memlib.course.quiz`: the self-check quiz widget at the end of each notebook.
+- `memlib.course.config`: the repository slug and branch (the only place they are written).
+
+Nothing is imported here, so `import memlib.course.checks` inside a graded
+cell stays cheap and does not pull in nbformat, pytest or ipywidgets.
+"""
