@@ -19,79 +19,81 @@ EARLY_SESSIONS = ("c01", "c02", "c03")
 
 # (session id, start, target number of turns)
 SESSIONS = [
-    ("c01", "2026-01-05 08:12", 46),
-    ("c02", "2026-01-08 20:40", 46),
-    ("c03", "2026-01-13 12:05", 46),
-    ("c04", "2026-01-20 19:30", 44),
-    ("c05", "2026-01-27 07:55", 44),
-    ("c06", "2026-02-03 21:10", 44),
-    ("c07", "2026-02-10 13:20", 44),
-    ("c08", "2026-02-17 18:45", 44),
-    ("c09", "2026-02-24 08:30", 44),
-    ("c10", "2026-03-03 20:15", 44),
+    ("c01", "2026-01-05 08:12", 56),
+    ("c02", "2026-01-08 20:40", 54),
+    ("c03", "2026-01-13 12:05", 54),
+    ("c04", "2026-01-20 19:30", 42),
+    ("c05", "2026-01-27 07:55", 42),
+    ("c06", "2026-02-03 21:10", 42),
+    ("c07", "2026-02-10 13:20", 42),
+    ("c08", "2026-02-17 18:45", 42),
+    ("c09", "2026-02-24 08:30", 42),
+    ("c10", "2026-03-03 20:15", 42),
 ]
 
 # Fact-bearing exchanges: (session, user text, assistant text, key phrases).
+# A user text starting with "+" continues the exchange before it (it answers the
+# assistant's last question), so no filler may come in between; the "+" is dropped.
 # A key phrase is the short answer a later question needs; it appears verbatim
 # in the turn (case-insensitive) and nowhere else in the chat.
 FACT_EXCHANGES = [
     # --- c01: new year, settling into the week --------------------------------
     ("c01", "Morning. New year, new notebook. I'm trying to get the week organised before standup, the plumber is coming Thursday at 8 to look at the boiler so I'll be working from home that day.",
      "Morning, Ines. Noted: plumber Thursday at 8, so a home day. Do you want me to keep a running list for the week?", ["Thursday at 8"]),
-    ("c01", "Yes please. Also I need to book Biscuit's nail trim, the groomer is a place called Paws on Harrogate Road.",
+    ("c01", "+Yes please. Also I need to book Biscuit's nail trim, the groomer is a place called Paws on Harrogate Road.",
      "Added: book Biscuit's nail trim at Paws on Harrogate Road. Anything with a deadline?", ["Paws on Harrogate Road"]),
-    ("c01", "The tax return, obviously. And the book club picked The Left Hand of Darkness for February, which I've read twice already, so that one's easy.",
+    ("c01", "+The tax return, obviously. And the book club picked The Left Hand of Darkness for February, which I've read twice already, so that one's easy.",
      "A reread is a nice position to be in. I'll put the tax return at the top, and the book club read as low priority.", ["The Left Hand of Darkness"]),
-    ("c01", "Ha. Sam's working nights again this week so the mornings are all mine. His rota changed to Monday, Tuesday, Wednesday nights this month.",
+    ("c01", "+Ha. Sam's working nights again this week so the mornings are all mine. His rota changed to Monday, Tuesday, Wednesday nights this month.",
      "Got it: Sam on nights Monday to Wednesday this month, so you have the school run on those mornings.", ["Monday, Tuesday, Wednesday nights"]),
-    ("c01", "Exactly. Ada's swimming moved to the Scott Hall pool and the lesson is now at 5:15, which is tight after work.",
+    ("c01", "+Exactly. Ada's swimming moved to the Scott Hall pool and the lesson is now at 5:15, which is tight after work.",
      "5:15 at Scott Hall is tight if you leave at half four. Would it help to plan the route?", ["5:15"]),
-    ("c01", "Maybe later. Right, standup. Oh, the new grad Hana starts properly on the 12th, I'm her buddy for the first month.",
+    ("c01", "+Maybe later. Right, standup. Oh, the new grad Hana starts properly on the 12th, I'm her buddy for the first month.",
      "Good luck with standup. I've noted Hana's start on the 12th and that you're her buddy.", ["the 12th"]),
     ("c01", "Back. Standup ran long because the Doncaster feed was late again, third time since Christmas.",
      "That sounds worth a ticket if it keeps happening. Is it the same failure each time?", ["Doncaster feed"]),
-    ("c01", "Same thing, a stuck SFTP upload. Rory thinks it's their firewall. Anyway, lunch. I've started bringing leftovers, yesterday's lentil dal.",
+    ("c01", "+Same thing, a stuck SFTP upload. Rory thinks it's their firewall. Anyway, lunch. I've started bringing leftovers, yesterday's lentil dal.",
      "A stuck SFTP upload pointing at the firewall is plausible. Enjoy the dal.", ["stuck SFTP upload"]),
     ("c01", "The wifi password at my mum's place in Galway is written on the fridge, it's brigid1957 by the way, in case I forget it again at Easter.",
      "I'll remember it, though it's worth keeping passwords in your password manager rather than in chat.", ["brigid1957"]),
-    ("c01", "Fair. Last thing: my laptop's battery is at 71% health, IT says they replace at 70, so I'm nearly there.",
+    ("c01", "+Fair. Last thing: my laptop's battery is at 71% health, IT says they replace at 70, so I'm nearly there.",
      "Noted: battery health at 71%, the replacement threshold is 70%.", ["71%"]),
     ("c01", "Evening. Ada lost a glove on the way home, the blue one with the penguin on it. Third pair this winter.",
      "Losing gloves is practically a winter sport at six. Want me to add gloves to the shopping list?", ["penguin"]),
-    ("c01", "Yes, and oat milk. Oh and Maisie's mum invited Ada to a birthday party at the soft play on the 24th.",
+    ("c01", "+Yes, and oat milk. Oh and Maisie's mum invited Ada to a birthday party at the soft play on the 24th.",
      "Added gloves and oat milk. Maisie's party at the soft play on the 24th is in the list too.", ["soft play on the 24th"]),
-    ("c01", "Thanks. Sam says the car is making a clicking noise when he turns left. I've booked it in at Roundhay Motors for next Tuesday.",
+    ("c01", "+Thanks. Sam says the car is making a clicking noise when he turns left. I've booked it in at Roundhay Motors for next Tuesday.",
      "Roundhay Motors next Tuesday for the clicking noise, noted. A clicking on turns is often a CV joint.", ["Roundhay Motors"]),
-    ("c01", "That's what the mechanic guessed on the phone. Quote was around 180 pounds.",
+    ("c01", "+That's what the mechanic guessed on the phone. Quote was around 180 pounds.",
      "If it is the CV joint, around 180 pounds is a fair price.", ["180 pounds"]),
     ("c01", "Goodnight. I'm going to try to finish the chapter, I'm on chapter 9 of Piranesi.",
      "Goodnight, Ines. Enjoy chapter 9.", ["chapter 9"]),
-    ("c01", "Actually one more: remind me that the parents' evening at school is on 29 January at 4:40.",
+    ("c01", "+Actually one more: remind me that the parents' evening at school is on 29 January at 4:40.",
      "I'll remind you: parents' evening on 29 January at 4:40.", ["4:40"]),
     # --- c02: an evening of debugging and weekend plans -------------------------
     ("c02", "Evening. I'm debugging a dbt model that doubled the pallet counts for Hull. I think it's the join to the depot calendar.",
      "A doubled count after a join usually means the right side is not unique on the join key. Is the depot calendar one row per depot per day?", ["depot calendar"]),
-    ("c02", "It should be, but there are two rows for 26 December because someone added a bank holiday override as a new row.",
+    ("c02", "+It should be, but there are two rows for 26 December because someone added a bank holiday override as a new row.",
      "That explains it: the override row duplicates the day. Either deduplicate in a staging model or make the override a column.", ["bank holiday override"]),
-    ("c02", "I'll make it a column. Olu wrote the original model so I'll tag him. He's off until Monday, he's skiing in Andorra.",
+    ("c02", "+I'll make it a column. Olu wrote the original model so I'll tag him. He's off until Monday, he's skiing in Andorra.",
      "Sensible. Tag him now and he'll see it on Monday when he's back from Andorra.", ["Andorra"]),
     ("c02", "Meanwhile Sam wants to repaint the hallway this weekend. We settled on a colour called Pigeon, a blue grey.",
      "Pigeon is a calm choice for a hallway. Do you have the paint yet?", ["Pigeon"]),
-    ("c02", "Two tins, from the shop on Street Lane. We need a third probably, the hall is taller than it looks.",
+    ("c02", "+Two tins, from the shop on Street Lane. We need a third probably, the hall is taller than it looks.",
      "Worth buying the third tin from the same batch so the colour matches.", ["Street Lane"]),
-    ("c02", "Good point. Also my cello needs new strings, the A string snapped in rehearsal on Monday. I use Larsen ones.",
+    ("c02", "+Good point. Also my cello needs new strings, the A string snapped in rehearsal on Monday. I use Larsen ones.",
      "A snapped A string mid-rehearsal is annoying. Larsen strings noted for the shopping list.", ["Larsen"]),
     ("c02", "The conductor, Martin, wants us to learn the Dvořák by the end of February, the slow movement is lovely.",
      "End of February for the Dvořák, noted. The slow movement of the eighth is worth the practice.", ["Martin"]),
     ("c02", "Ok back to work stuff. The Heron kick-off is set for 21 January, Greta is flying in from the Amsterdam office for it.",
      "Heron kick-off on 21 January with Greta in person, noted.", ["21 January"]),
-    ("c02", "I need to prepare a one-page brief for it. Greta hates slide decks.",
+    ("c02", "+I need to prepare a one-page brief for it. Greta hates slide decks.",
      "A one-page brief it is. Want an outline: problem, proposal, risks, asks?", ["one-page brief"]),
-    ("c02", "Yes, later. My knee is sore from the run on Saturday, I think I went out too fast, 5:10 per kilometre.",
+    ("c02", "+Yes, later. My knee is sore from the run on Saturday, I think I went out too fast, 5:10 per kilometre.",
      "5:10 per kilometre from the start is quick for a parkrun. Ice and an easy week should help.", ["5:10 per kilometre"]),
-    ("c02", "Probably. Priya's coming to stay the weekend after next with her son Arjun, he's four.",
+    ("c02", "+Probably. Priya's coming to stay the weekend after next with her son Arjun, he's four.",
      "Lovely. The weekend after next with Priya and Arjun; do you need a spare bed sorted?", ["Arjun"]),
-    ("c02", "The blow-up mattress has a hole so yes. I'll buy a new one, the old one was from Argos.",
+    ("c02", "+The blow-up mattress has a hole so yes. I'll buy a new one, the old one was from Argos.",
      "A new mattress on the list. Check it arrives before their visit.", ["blow-up mattress"]),
     ("c02", "Oh, and the heating engineer said the boiler pressure should sit at 1.5 bar, ours was at 0.8.",
      "1.5 bar is the usual target; 0.8 is low, so topping it up should help.", ["1.5 bar"]),
@@ -100,15 +102,15 @@ FACT_EXCHANGES = [
     # --- c03: a lunchtime catch-up, Ada and the move idea -----------------------
     ("c03", "Lunch break. We've started looking at houses, nothing serious, but Sam really likes a street in Headingley called Ash Grove.",
      "Ash Grove is a pretty street. Is it the garden or the commute that appeals?", ["Ash Grove"]),
-    ("c03", "The garden mostly, and it's near the park. Budget tops out at 390 thousand, which rules out most of Headingley honestly.",
+    ("c03", "+The garden mostly, and it's near the park. Budget tops out at 390 thousand, which rules out most of Headingley honestly.",
      "390 thousand is tight for Headingley but not impossible for a smaller semi.", ["390 thousand"]),
     ("c03", "Ada's class is doing a project on the Romans and she needs a shield made out of cardboard by Friday.",
      "A cardboard Roman shield by Friday: a cereal box and some gold paint go a long way.", ["Roman"]),
-    ("c03", "She wants it painted red with a gold eagle. She's decided the eagle is called Kevin.",
+    ("c03", "+She wants it painted red with a gold eagle. She's decided the eagle is called Kevin.",
      "Kevin the eagle is a strong choice. Red with a gold eagle is historically not far off.", ["Kevin"]),
     ("c03", "My mum rang, she's had the date for her hip operation, it's 9 February at University Hospital Galway.",
      "9 February for your mum's hip operation at University Hospital Galway. Are you planning to go over?", ["University Hospital Galway"]),
-    ("c03", "Cian is going to be with her for the first week, I'll go the week after.",
+    ("c03", "+Cian is going to be with her for the first week, I'll go the week after.",
      "Cian the first week and you the second sounds like a good split.", ["the week after"]),
     ("c03", "Work: we're renaming the scanner staging schema from stg_scans to staging_scans next sprint, Rory has the migration.",
      "A schema rename needs every consumer updated. Rory has the migration, noted.", ["staging_scans"]),
@@ -120,7 +122,7 @@ FACT_EXCHANGES = [
      "Socks are a beagle classic. Keep an eye on him; Dr Amara Singh will know what to look for.", ["Dr Amara Singh"]),
     ("c03", "We also have to decide on Ada's summer camp, either the forest school one or the science camp at the museum.",
      "Forest school or the science camp at the museum: want a pros and cons list?", ["forest school"]),
-    ("c03", "Let's park that. I've signed up for a pottery class on Wednesday evenings starting in March, a birthday present from Sam.",
+    ("c03", "+Let's park that. I've signed up for a pottery class on Wednesday evenings starting in March, a birthday present from Sam.",
      "A pottery class on Wednesdays from March, what a nice present.", ["pottery class"]),
     ("c03", "I keep meaning to say: my work phone number changed, it ends in 4471 now.",
      "Work phone number now ends in 4471, noted.", ["4471"]),
@@ -305,22 +307,102 @@ FILLER = [
      "Modern phones manage it well, especially with adaptive or optimised charging turned on. Heat is the bigger enemy than time."),
     ("How do I write a good commit message?",
      "A short imperative subject line under about fifty characters, a blank line, then why the change was needed."),
+    ("What's a good way to label freezer portions?",
+     "Masking tape and a marker: what it is, the date, and how many portions. Oldest at the front."),
+    ("How do I stop a git merge that has gone wrong?",
+     "git merge --abort puts you back where you were before the merge started, as long as you haven't committed it."),
+    ("What's the difference between a process and a thread?",
+     "A process has its own memory; threads live inside a process and share its memory, which makes them cheaper and easier to get wrong."),
+    ("Any tips for reading a research paper quickly?",
+     "Abstract, figures, conclusion, then the introduction; only read the method in detail if the rest convinced you it matters."),
+    ("How do I tell if an egg is still fresh?",
+     "Put it in a bowl of water: fresh eggs lie flat, older ones stand up, and floaters go in the bin."),
+    ("What's a sensible way to name database tables?",
+     "Lowercase, snake_case, plural or singular but consistently, and a prefix only when it carries meaning, like stg_ for staging."),
+    ("Can you suggest a short warm-up for the cello?",
+     "Slow open strings with full bows, then a two-octave scale in the key of the piece, then the hardest bar of the piece slowly."),
+    ("How should I prepare for a one-to-one with my manager?",
+     "Bring two or three topics, one win, one thing you're stuck on, and a question about what's coming next quarter."),
+    ("Is it worth learning Rust?",
+     "If you write long-running services or tools where memory bugs hurt, yes; for pipelines glued together in Python, it's a nice-to-have."),
+    ("How do I keep a sourdough starter alive while on holiday?",
+     "Feed it, let it sit an hour, then put it in the fridge; it will be fine for a week or two and needs two feeds to wake up."),
+    ("What's a good way to say no to extra work?",
+     "Say what you're working on and ask which should drop: 'I can take this if the migration moves a week; which matters more?'"),
+    ("Explain a bloom filter in two sentences.",
+     "A compact bit array that answers 'definitely not in the set' or 'probably in the set'. It trades a small rate of false positives for very little memory."),
+    ("What should go in a pull request description?",
+     "What changed, why, how it was tested, and anything the reviewer should look at first."),
+    ("How do I clean a cast-iron pan?",
+     "Hot water and a brush, no soaking; dry it on the hob and wipe a thin layer of oil on while it's warm."),
+    ("Any ideas for a six-year-old's party bag that isn't plastic junk?",
+     "A book, a packet of seeds, crayons, or a homemade biscuit in a paper bag; children remember the cake more than the bag anyway."),
+    ("What's the rule of thumb for how long to rest after a hard run?",
+     "An easy day or two after a hard effort; for a race, roughly one easy day per mile raced before the next hard session."),
+    ("How do I write a good alert message for on-call?",
+     "Say what is broken, for whom, since when, and link to the runbook step to take first."),
+    ("What does a p99 latency mean?",
+     "99 percent of requests were faster than that value; it shows the slow tail that averages hide."),
+    ("Can you explain backfilling in data pipelines?",
+     "Running a pipeline for past dates to fill gaps or apply a fix to history; it needs the pipeline to be idempotent and parameterised by date."),
+    ("How can I make the hallway feel brighter?",
+     "A mirror opposite the door, a warm bulb with more lumens, and light colours on the ceiling."),
+    ("What's a polite way to chase an unanswered email?",
+     "Reply to your own message with a one-line nudge and the question again, so they don't have to scroll."),
+    ("How do I get my daughter into chess?",
+     "Start with a mini-game using only pawns, then add one piece at a time; let her win sometimes, and stop before she's bored."),
+    ("Is it worth paying for a standing desk?",
+     "Only if you'll alternate; standing all day is no better than sitting all day. A cheap converter is a good way to find out."),
+    ("What's a good gift for a chef who has everything?",
+     "Something consumable and special: a rare spice, good olive oil, or a dinner out somewhere they've wanted to try."),
+    ("How do I stop my laptop fan running all the time?",
+     "Check which process is busy first; often it's a browser tab or an indexing job. Cleaning the vents helps older machines."),
 ]
 
-SMALL_TALK = [
-    ("Morning! Grey and drizzly here again.", "Morning, Ines. Classic January. Coffee first, then the list?"),
-    ("Ugh, the bus was late again.", "Sorry to hear it. Did it throw off your morning much?"),
+# Small talk, by where it can go: openers and closers depend on the time of day.
+OPENERS = {
+    "morning": [("Morning! Grey and drizzly here again.", "Morning, Ines. Coffee first, then the list?"),
+                ("Morning. Busy day ahead.", "Morning. Want to go through it together, or just get started?"),
+                ("Early start today, couldn't sleep.", "Sorry to hear it. Let's keep things simple this morning.")],
+    "day": [("Quick break between meetings.", "Take the five minutes. Anything I can do while you're here?"),
+            ("Hi, eating lunch at my desk again.", "Hi, Ines. Anything on your mind?"),
+            ("Afternoon slump. Talk to me.", "Afternoon. Shall we tackle something small first?")],
+    "evening": [("Evening! Kids asleep, finally.", "Evening, Ines. Well done. What's on your mind?"),
+                ("Hi, quick one before I collapse on the sofa.", "Hi. Go ahead."),
+                ("Evening. Long day.", "Evening. Want to offload, or get something done?")],
+}
+MIDDLES = [
+    ("Ugh, the bus was late again.", "Sorry to hear it. Did it throw off your plans much?"),
     ("Thanks, that's exactly what I needed.", "Glad it helped."),
     ("Ok, that worked.", "Good. Shout if it breaks again."),
     ("Hang on, someone at the door.", "No problem, I'll be here."),
     ("Back.", "Welcome back. Where were we?"),
-    ("I'm so tired today.", "Be kind to yourself; maybe keep the afternoon light if you can."),
-    ("Right, I'm off for the night.", "Goodnight, Ines."),
-    ("Quick break between meetings.", "Take the five minutes. Anything I can do while you're here?"),
     ("Sorry, distracted, Ada's telling me about dinosaurs.", "Dinosaurs win every time. Take your time."),
-    ("Busy day ahead.", "Want to go through it together, or just get started?"),
     ("Haha, fair enough.", "Ha. Anything else on your mind?"),
+    ("Hmm, let me think about that.", "Take your time."),
+    ("Makes sense.", "Good. Anything else?"),
 ]
+CLOSERS = {
+    "morning": [("Right, standup time. Later.", "Good luck, talk later."),
+                ("Ok, off to work properly now.", "Have a good day, Ines.")],
+    "day": [("Back to it. Thanks.", "Good luck with the afternoon."),
+            ("Meeting now, bye.", "Bye, Ines.")],
+    "evening": [("Right, I'm off for the night.", "Goodnight, Ines."),
+                ("Bed. Thanks for the help.", "Sleep well.")],
+}
+
+# Some user turns move the clock on (the chat picks up later the same day).
+CLOCK = {
+    "Back. Standup ran long": "10:25",
+    "Same thing, a stuck SFTP upload": "12:35",
+    "Evening. Ada lost a glove": "18:40",
+    "Goodnight. I'm going to try": "22:05",
+    "My mum rang, she's had the date": "15:10",
+}
+
+
+def part_of_day(hour: int) -> str:
+    return "morning" if hour < 11 else "day" if hour < 17 else "evening"
 
 
 def _conversion(rng: random.Random) -> tuple[str, str]:
@@ -367,49 +449,69 @@ GENERATORS = (_conversion, _sum, _timezone)
 
 def build(rng: random.Random) -> tuple[list[dict], list[dict]]:
     """Assemble turns and questions. Returns (turns, questions) as JSON-ready dicts."""
-    by_session: dict[str, list[tuple[str, str, list[str]]]] = {}
+    # Group fact exchanges into blocks that stay together: a block is one
+    # exchange plus the exchanges that continue it.
+    blocks_by_session: dict[str, list[list[tuple[str, str, list[str]]]]] = {}
     for sess, user, assistant, phrases in FACT_EXCHANGES:
+        continues = user.startswith("+")
+        user = user.lstrip("+")
         missing = [p for p in phrases if p.lower() not in user.lower()]
         if missing:
             raise ValueError(f"key phrases {missing} do not occur in the user turn {user!r}")
-        by_session.setdefault(sess, []).append((user, assistant, phrases))
+        blocks = blocks_by_session.setdefault(sess, [])
+        if continues:
+            if not blocks:
+                raise ValueError(f"{user!r} continues nothing: it is the first exchange of {sess}")
+            blocks[-1].append((user, assistant, phrases))
+        else:
+            blocks.append([(user, assistant, phrases)])
     filler = list(FILLER)
-    rng.shuffle(filler)
-    filler_iter = iter(filler)
+    rng.shuffle(filler)  # each hand-written exchange is used at most once
 
     turns: list[dict] = []
     turn_id = 0
     for sess, start, target in SESSIONS:
-        facts = by_session.get(sess, [])
+        blocks = blocks_by_session.get(sess, [])
         n_pairs = target // 2
-        n_filler = n_pairs - len(facts)
-        if n_filler < 0:
-            raise ValueError(f"session {sess} has more fact exchanges than turns")
-        # Fact exchanges keep their order; filler slots in between them at
-        # seeded random positions so facts arrive in passing, not in a block.
-        slots = sorted(rng.sample(range(n_pairs), len(facts)))
-        fact_iter = iter(facts)
+        n_fact_pairs = sum(len(b) for b in blocks)
+        n_middle_filler = n_pairs - 2 - n_fact_pairs
+        if n_middle_filler < 0:
+            raise ValueError(f"session {sess} has too many fact exchanges for {target} turns")
         clock = datetime.strptime(start, "%Y-%m-%d %H:%M")
-        for i in range(n_pairs):
-            if i in slots:
-                user, assistant, phrases = next(fact_iter)
+        # Fact blocks keep their order; filler goes in between them at seeded
+        # random positions so facts arrive in passing, not in one go. The first
+        # and last pairs are an opener and a closer.
+        block_at = set(rng.sample(range(n_middle_filler + len(blocks)), len(blocks)))
+        plan: list[tuple[str, str, list[str]] | None] = []  # None = a filler pair
+        block_iter = iter(blocks)
+        for i in range(n_middle_filler + len(blocks)):
+            plan.extend(next(block_iter) if i in block_at else [None])
+        plan = [None] + plan + [None]
+        middles = list(MIDDLES)
+        rng.shuffle(middles)  # no small-talk line twice in a session
+        for i, exchange in enumerate(plan):
+            phrases: list[str] = []
+            if i == 0:
+                user, assistant = rng.choice(OPENERS[part_of_day(clock.hour)])
+            elif i == len(plan) - 1:
+                user, assistant = rng.choice(CLOSERS[part_of_day(clock.hour)])
+            elif exchange is not None:
+                user, assistant, phrases = exchange
+                for prefix, hhmm in CLOCK.items():
+                    if user.startswith(prefix):
+                        later = datetime.combine(clock.date(), datetime.strptime(hhmm, "%H:%M").time())
+                        clock = max(clock, later)
             else:
-                phrases = []
                 pick = rng.random()
-                if pick < 0.25:
-                    user, assistant = rng.choice(SMALL_TALK)
-                elif pick < 0.55:
+                if pick < 0.15 and middles:
+                    user, assistant = middles.pop()
+                elif pick < 0.45 or not filler:
                     user, assistant = rng.choice(GENERATORS)(rng)
                 else:
-                    try:
-                        user, assistant = next(filler_iter)
-                    except StopIteration:  # hand-written filler used up: recycle in a new order
-                        rng.shuffle(filler)
-                        filler_iter = iter(filler)
-                        user, assistant = next(filler_iter)
+                    user, assistant = filler.pop()
             for role, text, fx in (("user", user, phrases), ("assistant", assistant, [])):
                 turn_id += 1
-                clock += timedelta(seconds=rng.randint(20, 240) if role == "user" else rng.randint(3, 15))
+                clock += timedelta(seconds=rng.randint(30, 420) if role == "user" else rng.randint(3, 15))
                 turns.append({
                     "session_id": sess,
                     "turn_id": turn_id,
@@ -428,6 +530,10 @@ def build(rng: random.Random) -> tuple[list[dict], list[dict]]:
         stated = [t for t in turns if phrase in t["facts"]]
         if not stated:
             raise ValueError(f"question {question!r}: no turn states {phrase!r}")
+        stating = {t["turn_id"] for t in stated}
+        stray = [tid for tid in gold if tid not in stating and tid - 1 not in stating]
+        if stray:
+            raise ValueError(f"question {question!r}: phrase {phrase!r} also appears in unrelated turns {stray}")
         late = [t["turn_id"] for t in turns if t["turn_id"] in gold and t["session_id"] not in EARLY_SESSIONS]
         if late:
             raise ValueError(f"question {question!r}: phrase {phrase!r} also appears in late turns {late}")
