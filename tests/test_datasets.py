@@ -66,6 +66,11 @@ def test_readme_detail_numbers_match_files():
     assert f"{len(hard)} of them hard" in text
     assert f"{sum(1 for f in facts if f['supersedes'])} supersede" in text
     assert f"{sum(1 for f in facts if f['duplicate_of'])} are\nnear-duplicates" in text
+    turns = jsonl("conversation.jsonl")
+    roles = Counter(t["role"] for t in turns)
+    sessions = len({t["session_id"] for t in turns})
+    assert f"{sessions} sessions ({roles['user']} user and {roles['assistant']} assistant" in text
+    assert f"facts span {len({f['session_id'] for f in facts})} sessions" in text
 
 
 def test_minimum_sizes():

@@ -109,6 +109,9 @@ def test_retention_ranks_summarisers():
     assert none.evicted_facts == trunc.evicted_facts == extr.evicted_facts > 40
     assert none.retained == 0.0
     assert extr.retained > trunc.retained
+    # Truncation keeps recent facts for a while, then loses them; extraction keeps more.
+    assert extr.mean_over_flushes > trunc.mean_over_flushes > none.mean_over_flushes == 0.0
+    assert trunc.flushes > 0 and "flushes" in repr(trunc)
     assert extr.summary_tokens == trunc.summary_tokens == none.summary_tokens
 
 
