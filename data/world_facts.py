@@ -17,7 +17,7 @@ Line format (one fact per line, blank lines and lines starting with '#' ignored)
 FACTS = r"""
 # --- who she is, work --------------------------------------------------------
 name@1 | identity | The user's name is Ines Halloran; she prefers to be called Ines, never "Nessa".
-age@1 | identity | Ines turned 34 in February and jokes that she is now officially old enough to own a label maker.
+age@8 | identity | Ines turned 34 in February and jokes that she is now officially old enough to own a label maker.
 job@1 | work | Ines works as a senior data engineer at Kestrel Freight, a logistics company that moves pallets across northern England.
 team@1 | work | Ines sits on the Routing Data team, the group that owns the pipelines feeding the route planner.
 manager@2 | work,people | Ines's manager is Dev Anand; she has a one-to-one with him every other Thursday.
@@ -124,7 +124,7 @@ father | family,people | Ines's father died in 2019; she still keeps his old fou
 niece | family,people | Ines has a niece, Orla, Cian's stepdaughter, who is nine.
 godmother | family,people | Ines is godmother to her friend Priya's son, Arjun.
 friend_priya | people | Priya Shah is Ines's oldest friend from university; they studied maths together in Bristol.
-friend_tom | people | Tom Brennan, a friend from the bouldering wall, is the one who got Ines into the sport by dragging her to a beginners' evening in 2020.
+friend_tom | people | Tom Brennan, a friend from the bouldering wall, is the one who got Ines into the sport by dragging her to a beginners' evening in 2022.
 
 # --- pets -------------------------------------------------------------------
 dog@1 | pets,family | The family dog is Biscuit, a three-year-old beagle.
@@ -139,7 +139,7 @@ fish | pets | Ada has a goldfish called Professor Bubbles.
 home@1 | home,places | Ines lives in a two-bedroom terrace in Chapel Allerton, Leeds.
 home_new@20>home | home,places | Ines and Sam moved to a three-bedroom semi in Headingley at the end of May.
 home_buy@12 | home | Ines and Sam had an offer accepted on a house in Headingley in March.
-mortgage | home,finance | The mortgage on the new house is a five-year fixed rate with Nationwide at 4.1 percent, arranged through a broker Priya recommended.
+mortgage@13 | home,finance | The mortgage on the new house is a five-year fixed rate with Nationwide at 4.1 percent, arranged through a broker Priya recommended.
 commute | home,places | Ines takes the number 7 bus to the office; the ride takes about 25 minutes.
 commute_new@21>commute | home,places | Since the move, Ines cycles to the office along the canal towpath; it takes about 20 minutes.
 allotment | home,hobbies | Ines rents an allotment plot, number 14, at the Potternewton allotments.
@@ -319,7 +319,7 @@ dist_priya_wedding | people,events | Priya got married in 2022 and Ines gave a s
 dist_sam_bday | family,dates | Sam's birthday is on 9 September.
 dist_flat_white | food | Laynes Espresso serves the flat white Ines orders in a glass.
 dist_pager_rory | work | Rory's on-call weeks never overlap with Ines's because they share the same escalation path.
-dist_slides_guild | work | Ines's guild slides from February are in the shared drive under Talks.
+dist_slides_guild@9 | work | Ines's guild slides from February are in the shared drive under Talks.
 dist_garden_mum | family,home | Brigid grows roses and sends Ines photos of them every June.
 
 # --- more everyday facts (filling out the world) -----------------------------
@@ -378,7 +378,7 @@ recipe_fav | food | Ines's go-to weeknight dinner is a chickpea and spinach curr
 cooking_rule | food,preferences | Ines cooks in bulk on Sundays and freezes portions for the night-shift weeks.
 takeaway@24 | food | Friday is takeaway night: usually pizza from a place on Harrogate Road.
 cheese | food,preferences | Ines avoids cheeses made with animal rennet.
-birthday_present@3 | family,events | For her birthday Sam gave Ines a new cello bow.
+birthday_present@8 | family,events | For her birthday Sam gave Ines a new cello bow.
 grandparents_visit | family | Brigid has never been to the Lake District and would like to go.
 christmas_gift_list@2 | family | Ines is collecting Christmas gift ideas early: a telescope for Ada and a coffee grinder for Cian.
 """

@@ -159,7 +159,7 @@ ORDINARY = [
     "The allotment plot is number 14 at Potternewton.",
     "Kestrel's office kitchen is on the third floor.",
     "The boiler was serviced in January by Yorkshire Heat.",
-    "Priya and Arjun visited in late January and stayed two nights.",
+    "Priya and Arjun visited in mid-January and stayed two nights.",
     "The Lantern dashboard refreshes every fifteen minutes.",
     "Ines ran Roundhay parkrun in 24:10 in April.",
     "Cian's restaurant opens in Stoneybatter in the autumn.",

@@ -407,10 +407,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--readme", type=Path, default=None, help="README to rewrite (default: memlib.data's)")
     args = parser.parse_args(argv)
     table = format_table(measure())
-    print(table)
-    if args.write:
+    if args.write:  # write before printing, so a closed stdout (| head) cannot stop it
         path = write_readme_table(table, args.readme)
-        print(f"\nwrote the table into {path}", file=sys.stderr)
+        print(f"wrote the table into {path}", file=sys.stderr)
+    print(table)
     return 0
 
 
