@@ -126,7 +126,7 @@ Q["05"] = ("Citations", [
   ["To sort them alphabetically", "So that text from untrusted sources (web pages, emails) can be cited as such or checked before it is acted on", "It has no use", "To compress them"],
   1, "Trust travels with the record into citations and into the guard."),
  ("Which is the best citation for 'Ines is allergic to penicillin'?",
-  ["[source: memory]", "[fact-0024] (s02/32, trusted)", "[I remember]", "[https://google.com]"],
+  ["[source: memory]", "[fact-0023] (s02/34, trusted)", "[I remember]", "[https://google.com]"],
   1, "A specific record id with its provenance, not a vague reference."),
 ])
 Q["06"] = ("Memory poisoning", [

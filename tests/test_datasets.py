@@ -350,3 +350,15 @@ def test_generator_is_deterministic(tmp_path):
     turns, questions = generate.world_conversation.build(random.Random(generate.SEED + 1))
     assert turns == jsonl("conversation.jsonl") and questions == jsonl("conversation_questions.jsonl")
     assert generate.world_poisoning.build(random.Random(generate.SEED + 2)) == jsonl("poisoning.jsonl")
+
+
+def test_quiz_citation_example_matches_the_facts():
+    """Quiz 05 shows a real citation; it must keep pointing at the penicillin fact."""
+    quiz = datasets.load_quiz("05")
+    options = [o for q in quiz.questions for o in q.options if o.startswith("[fact-")]
+    assert options, "quiz 05 lost its citation example"
+    m = re.fullmatch(r"\[(fact-\d{4})\] \((s\d\d)/(\d+), (\w+)\)", options[0])
+    assert m, options[0]
+    fact = {f.id: f for f in datasets.load("facts")}[m.group(1)]
+    assert "penicillin" in fact.text
+    assert (fact.session_id, fact.turn_id, fact.trust) == (m.group(2), int(m.group(3)), m.group(4))
