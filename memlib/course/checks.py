@@ -169,3 +169,4 @@ def run_check(grade_id: str, *args: Any, **kwargs: Any) -> Any:
 # per graded cell below, named check_<what>, and import it inside the graded
 # cell (`from memlib.course.checks import check_<what>`).
 # ---------------------------------------------------------------------------
+from memlib.course.checks_part1 import *  # noqa

