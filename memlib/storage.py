@@ -457,11 +457,7 @@ class SQLiteArchivalStore(ArchivalStore):
                     ArchivalStore.delete(self, rid)
                     del self._id_of_seq[seq], self._seq_of[rid]
         for row in new_rows:
-            record = _row_to_record(row)
-            ArchivalStore.add_record(self, record)
-            self._seq_of[record.id] = row[0]
-            self._id_of_seq[row[0]] = record.id
-            self._last_seq = row[0]
+            self._remember(_row_to_record(row), row[0])
         if fts_stale and not db.read_only:
             self._rebuild_fts()
 
@@ -522,31 +518,60 @@ class SQLiteArchivalStore(ArchivalStore):
             self._sync()
             return self._store(record, None)
 
+    def add_records(self, records) -> list[ArchivalRecord]:
+        """Store many ready-made records in ONE transaction: all of them or none.
+
+        For loading a dataset: one commit (one fsync) instead of one per record.
+        """
+        records = list(records)
+        with self._db.lock:
+            self._sync()
+            seen = set()
+            for record in records:
+                if not isinstance(record, ArchivalRecord):
+                    raise TypeError(f"expected ArchivalRecords, got a {type(record).__name__}")
+                if record.id in self._seq_of or record.id in seen:
+                    raise ValueError(f"record id {record.id!r} already exists (or repeats); nothing was added")
+                seen.add(record.id)
+            seqs = []
+            with self._db.write(f"add {len(records)} archival records") as conn:
+                for record in records:
+                    seqs.append(self._insert_row(conn, record))
+            for record, seq in zip(records, seqs):
+                self._remember(record, seq)
+            return records
+
     def _store(self, record: ArchivalRecord, next_id: int | None) -> ArchivalRecord:
         if not isinstance(record, ArchivalRecord):
             raise TypeError(f"expected an ArchivalRecord, got {type(record).__name__}")
         if record.id in self._seq_of:
             raise ValueError(f"record id {record.id!r} already exists; delete it first or pick a new id")
         with self._db.write(f"insert archival record {record.id}") as conn:
-            seq = conn.execute(
-                "INSERT INTO archival_records (id, text, tags, session_id, turn_id, source_url, "
-                "created_at, trust) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.id, record.text, json.dumps(list(record.tags), ensure_ascii=False),
-                 record.session_id, record.turn_id, record.source_url,
-                 record.created_at.isoformat(), record.trust)).lastrowid
-            if self.fts5:
-                conn.execute("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)",
-                             (seq, _fts_terms(record.text)))
+            seq = self._insert_row(conn, record)
             if next_id is not None:
                 conn.execute("UPDATE memlib_meta SET value = ? WHERE key = 'next_id'", (str(next_id),))
         # Only after the commit: memory never runs ahead of the file.
         if next_id is not None:
             self._next_id = next_id
+        self._remember(record, seq)
+        return record
+
+    def _insert_row(self, conn: sqlite3.Connection, record: ArchivalRecord) -> int:
+        seq = conn.execute(
+            "INSERT INTO archival_records (id, text, tags, session_id, turn_id, source_url, "
+            "created_at, trust) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.id, record.text, json.dumps(list(record.tags), ensure_ascii=False),
+             record.session_id, record.turn_id, record.source_url,
+             record.created_at.isoformat(), record.trust)).lastrowid
+        if self.fts5:
+            conn.execute("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)", (seq, _fts_terms(record.text)))
+        return seq
+
+    def _remember(self, record: ArchivalRecord, seq: int) -> None:
         ArchivalStore.add_record(self, record)
         self._seq_of[record.id] = seq
         self._id_of_seq[seq] = record.id
         self._last_seq = max(self._last_seq, seq)
-        return record
 
     def delete(self, id: str) -> ArchivalRecord:
         """Remove a record from the file and the index; committed before it returns."""

@@ -559,3 +559,17 @@ def _resign(d, name, data):
     manifest = json.loads((d / "manifest.json").read_text())
     manifest["files"][name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
     (d / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_add_records_is_one_all_or_nothing_transaction(tmp_path):
+    store = SQLiteArchivalStore(tmp_path / "a.db")
+    records = [ArchivalRecord(f"ds-{i}", f"dataset fact {i}") for i in range(100)]
+    assert store.add_records(records) == records
+    with pytest.raises(ValueError, match="nothing was added"):
+        store.add_records([ArchivalRecord("ds-new", "new"), ArchivalRecord("ds-3", "clash")])
+    with pytest.raises(TypeError):
+        store.add_records(["not a record"])
+    store.close()
+    again = SQLiteArchivalStore(tmp_path / "a.db")
+    assert [r.id for r in again] == [r.id for r in records]
+    assert again.insert("next").id == "arc-000001"

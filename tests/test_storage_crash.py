@@ -47,12 +47,18 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def _run_and_kill(args, delay):
+def _run_and_kill(args, delay, after_ready):
     proc = subprocess.Popen([sys.executable, "-c", WRITER, *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+    first = ""
+    if after_ready:
+        # time the kill from the first write, not from the spawn: start-up time varies
+        # a lot on a busy machine and would otherwise decide where the kill lands
+        first = proc.stdout.readline()
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     out, err = proc.communicate(timeout=30)
+    out = first + out
     # A child killed before it even started may have printed an import error: fail on
     # anything other than our own SIGKILL.
     assert proc.returncode == -signal.SIGKILL, f"writer ended on its own ({proc.returncode}): {err}"
@@ -68,14 +74,15 @@ def test_every_returned_write_survives_sigkill(tmp_path):
     deleted: set[str] = set()
     acked_recall: set[int] = set()
     rounds, killed_mid_writes = 24, 0
-    started = time.monotonic()
     for round_no in range(rounds):
         # NORMAL in some rounds: in WAL mode a committed write must survive a killed
         # process even without an fsync per commit (the OS page cache has it).
         sync = "NORMAL" if round_no % 3 == 2 else "FULL"
-        # From 0 s (killed while importing or opening) up to a few hundred inserts.
-        delay = rng.choice([0.0, rng.uniform(0.0, 0.15), rng.uniform(0.1, 0.4)])
-        lines = _run_and_kill([archival_path, recall_path, sync, str(round_no * 100_000)], delay)
+        # Every fourth round dies anywhere from start-up to opening the files; the
+        # others a random moment after writing began (up to a few hundred writes).
+        after_ready = round_no % 4 != 0
+        delay = rng.uniform(0.0, 0.2) if after_ready else rng.uniform(0.0, 0.3)
+        lines = _run_and_kill([archival_path, recall_path, sync, str(round_no * 100_000)], delay, after_ready)
         for parts in lines:
             if parts[0] == "a":
                 acked_archival.add(parts[1])
@@ -100,9 +107,8 @@ def test_every_returned_write_survives_sigkill(tmp_path):
             ids = [m.id for m in recall]
             assert ids == sorted(set(ids)), "recall ids must stay unique and in order"
             assert acked_recall <= set(ids), f"round {round_no}: recall messages lost"
-    assert killed_mid_writes >= rounds // 3, "the kills should land while the writer is writing"
+    assert killed_mid_writes >= rounds // 2, "the kills should land while the writer is writing"
     assert len(acked_archival) > 100
-    assert time.monotonic() - started < 20
 
 
 READER_WRITER = textwrap.dedent("""

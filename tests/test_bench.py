@@ -1,0 +1,64 @@
+"""memlib.bench: the quick benchmark runs end to end (a smoke test, not a timing test)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from memlib import bench
+
+
+def test_corpus_is_deterministic_and_realistic():
+    a, b = bench.make_corpus(500, seed=5), bench.make_corpus(500, seed=5)
+    assert a.texts == b.texts and a.queries == b.queries
+    assert bench.make_corpus(500, seed=6).texts != a.texts
+    lengths = sorted(map(len, a.tokens))
+    assert 5 <= lengths[len(lengths) // 2] <= 40  # notes of a sentence or two
+    assert all(q for q in a.query_tokens)  # every query has searchable words
+    assert "500 docs" in repr(a)
+
+
+@pytest.mark.slow
+def test_quick_run_writes_results_report_and_charts(tmp_path):
+    assert bench.main(["--quick", "--out", str(tmp_path), "--no-notebooks"]) == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["mode"] == "quick"
+    medians = results["search"]["median_ms"]
+    for engine in ("memlib BM25Index", "rank-bm25 BM25Okapi", "bm25s", "memlib TokenOverlap",
+                   "SQLiteArchivalStore (index)"):
+        assert all(v > 0 for v in medians[engine].values()), engine
+    assert results["interleaved"]["total_s"]["memlib BM25Index"] > 0
+    assert "rank-bm25 (re-index every round)" in results["interleaved"]["how"]
+    assert results["context"]["late_median_us"] > 0
+    assert results["import"]["import memlib"]["pulls_in_plotly_or_ipywidgets"] is False
+    report = (tmp_path / "report.md").read_text()
+    assert "### Top-10 search" in report and "### Targets (issue 8)" in report
+    svg = ET.fromstring((tmp_path / "search.svg").read_text())  # well-formed SVG
+    assert svg.tag.endswith("svg")
+    assert "plotly" in (tmp_path / "search.html").read_text().lower()
+    # meant to take well under a minute; generous here because CI machines may be busy
+    assert results["seconds"] < 180, "the quick run is for CI: keep it short"
+
+
+def test_bench_reports_missing_libraries_clearly(monkeypatch, capsys, tmp_path):
+    def no_numpy(*args, **kwargs):
+        raise ImportError("No module named 'numpy'")
+
+    monkeypatch.setattr(bench, "run", no_numpy)
+    assert bench.main(["--quick", "--out", str(tmp_path)]) == 2
+    assert "pip install" in capsys.readouterr().err
+
+
+def test_python_dash_m_memlib_bench_help():
+    main = Path(bench.__file__).with_name("__main__.py")
+    if not main.exists() or "bench" not in main.read_text():
+        pytest.skip("memlib/__main__.py does not dispatch 'bench' yet")
+    out = subprocess.run([sys.executable, "-m", "memlib", "bench", "--help"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "--quick" in out.stdout
