@@ -33,7 +33,7 @@ DEMO_FACTS = [
     "Remember that my thesis draft is due on 12 March.",
 ]
 DEMO_ASIDE = "I have a dentist appointment on Friday at 9."
-DEMO_FILLER = [f"Study log {i}: read section {i} of the paging chapter and took notes." for i in range(1, 9)]
+DEMO_FILLER = [f"Study log {i}: read section {i} of the paging chapter and took notes." for i in range(1, 31)]
 DEMO_FACT_QUESTION = "What is my sister allergic to?"
 DEMO_CONVERSATION_QUESTION = "What did I tell you about the dentist?"
 
@@ -89,14 +89,24 @@ def run_demo(write: Callable[[str], None] = print) -> int:
     write(f"archival memory holds {len(memory.archival)} records; {meter()}")
 
     section("3. Filling the context until it evicts")
-    for text in [DEMO_ASIDE, *DEMO_FILLER]:
-        trace = agent.step(text)
+    # Study logs until both the archived fact and the aside have left the
+    # window, so the questions below must page them back in (bounded, and
+    # still deterministic if a prompt or a token count changes).
+    def show(trace) -> None:
+        """Routine turns on one line; anything with paging or memory work in full."""
         routine = all(c.name == "send_message" for c in trace.tool_calls) and not (_NOTABLE & set(trace.kinds))
         if routine:
-            write(f"step {trace.step} · user: {text} -> {trace.reply}  {meter()}")
+            write(f"step {trace.step} · user: {trace.user_text} -> {trace.reply}  {meter()}")
         else:
             write(trace.render(compact=True))
+
+    show(agent.step(DEMO_ASIDE))
     aside_message = next(m for m in memory.recall if m.content == DEMO_ASIDE)
+    for text in DEMO_FILLER:
+        show(agent.step(text))
+        in_view = {m.id for m in context.messages}
+        if fact_message.id not in in_view and aside_message.id not in in_view:
+            break
     in_view = {m.id for m in context.messages}
     for message in (fact_message, aside_message):
         in_context = message.id in in_view
