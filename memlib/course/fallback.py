@@ -115,12 +115,24 @@ class EnvironmentReport:
         return f"EnvironmentReport(ok={self.ok}, missing={self.missing})"
 
 
+# Distribution names where they differ from the module name (for the version shown).
+_DISTRIBUTIONS = {"rank_bm25": "rank-bm25"}
+
+
 def _version_of(module_name: str) -> tuple[bool, str]:
+    from importlib import metadata
+
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # ImportError, or a broken install raising anything
         return False, f"cannot import {module_name} ({type(exc).__name__}: {exc})"
-    return True, f"version {getattr(module, '__version__', 'unknown')}"
+    version = getattr(module, "__version__", None)
+    if version is None:
+        try:
+            version = metadata.version(_DISTRIBUTIONS.get(module_name, module_name))
+        except metadata.PackageNotFoundError:
+            version = "unknown"
+    return True, f"version {version}"
 
 
 def _check_tokens() -> tuple[bool, str]:
