@@ -118,6 +118,8 @@ def _translate(exc: sqlite3.Error, path: str, action: str) -> StorageError:
             f"and is writable (SQLite also needs to create {Path(path).name}-wal and -shm "
             f"files beside it). [sqlite: {text}]"
         )
+    if "closed database" in low:
+        return StorageError(f"cannot {action}: this store for {path} was closed; open it again")
     if "locked" in low or "busy" in low:
         return StorageError(
             f"cannot {action}: {path} stayed locked by another connection longer than the "

@@ -78,12 +78,15 @@ def results(store, query, **kw):
 @pytest.mark.parametrize("scorer", ["bm25", "bm25-okapi", "overlap"])
 def test_same_results_as_memory_store_with_and_without_fts5(tmp_path, scorer):
     texts = corpus()
+    # synchronous=NORMAL: no fsync per insert keeps this test fast; durability is
+    # the crash tests' business
+    fast = {"scorer": scorer, "synchronous": "NORMAL"}
     stores = {"memory": ArchivalStore(scorer=scorer, clock=clock()),
-              "sqlite-nofts": SQLiteArchivalStore(tmp_path / "a.db", scorer=scorer, fts5=False, clock=clock())}
+              "sqlite-nofts": SQLiteArchivalStore(tmp_path / "a.db", fts5=False, clock=clock(), **fast)}
     if fts5_available():
-        stores["sqlite-fts-index"] = SQLiteArchivalStore(tmp_path / "b.db", scorer=scorer, clock=clock())
-        stores["sqlite-fts-candidates"] = SQLiteArchivalStore(tmp_path / "c.db", scorer=scorer,
-                                                              candidates="fts5", clock=clock())
+        stores["sqlite-fts-index"] = SQLiteArchivalStore(tmp_path / "b.db", clock=clock(), **fast)
+        stores["sqlite-fts-candidates"] = SQLiteArchivalStore(tmp_path / "c.db", candidates="fts5",
+                                                              clock=clock(), **fast)
     for store in stores.values():
         fill(store, texts)
         for rid in ("arc-000003", "arc-000050", "arc-000051"):
@@ -444,7 +447,7 @@ def _agent(tmp_path):
         if i % 10 == 0:
             ctx.append(Message.assistant("calling a tool", tool_call_id=f"c{i}", name="calc"))
             ctx.append(Message.tool(str(i), tool_call_id=f"c{i}", name="calc"))
-    archival = SQLiteArchivalStore(tmp_path / "a.db", page_size=3)
+    archival = SQLiteArchivalStore(tmp_path / "a.db", page_size=3, synchronous="NORMAL")
     fill(archival, corpus(50))
     return core, ctx, archival
 
@@ -573,3 +576,15 @@ def test_add_records_is_one_all_or_nothing_transaction(tmp_path):
     again = SQLiteArchivalStore(tmp_path / "a.db")
     assert [r.id for r in again] == [r.id for r in records]
     assert again.insert("next").id == "arc-000001"
+
+
+def test_a_closed_store_says_so(tmp_path):
+    store = SQLiteArchivalStore(tmp_path / "a.db")
+    store.insert("a fact")
+    store.close()
+    with pytest.raises(StorageError, match="was closed; open it again"):
+        store.insert("another")
+    recall = SQLiteRecallStore(tmp_path / "r.db")
+    recall.close()
+    with pytest.raises(StorageError, match="was closed"):
+        recall.add(Message.user("hi"))
