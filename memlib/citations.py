@@ -26,7 +26,8 @@ from typing import Any
 
 from memlib.retrieval import tokenize
 
-__all__ = ["Citation", "CitedAnswer", "cite", "verify", "CITATION_PATTERN", "strip_citations"]
+__all__ = ["Citation", "CitedAnswer", "cite", "verify", "CITATION_PATTERN", "strip_citations",
+           "answer_from_store", "question_terms", "NO_SUPPORT"]
 
 #: Matches a formatted citation such as `[arc-000003 · session s2 turn 14]`;
 #: group 1 is the record id.
@@ -197,3 +198,36 @@ def verify(answer: CitedAnswer, store: Any, min_support: float = 0.5) -> list[st
             f"(need {min_support:.0%}); unsupported: {', '.join(missing)}"
         )
     return problems
+
+
+#: What an answer with no supporting record says instead of citing something.
+NO_SUPPORT = "I could not find that in my memory."
+
+# Words that say what kind of question it is, not what it is about.
+_ASKING = frozenset("tell say know remember recall much many time please".split())
+
+
+def question_terms(question: str) -> set[str]:
+    """The content words of a question: tokens minus question words and one-letter bits ("Ada's" -> ada)."""
+    return {t for t in tokenize(question) if len(t) > 1 and t not in _ASKING}
+
+
+def answer_from_store(question: str, store: Any, top_k: int = 5) -> CitedAnswer:
+    """The citation contract's reference: answer from the best supporting record, or say there is none.
+
+    A hit supports the question when it contains at least half of the
+    question's content words (and at least two, when the question has two):
+    sharing only a name is not support. The answer is the record's own text
+    (an extractive answer) with its citation; with no support the answer is
+    `NO_SUPPORT` and cites nothing.
+    """
+    terms = question_terms(question)
+    need = max(min(2, len(terms)), -(-len(terms) // 2))
+    best, best_overlap = None, 0
+    for hit in store.search(question, top_k=top_k):
+        overlap = len(terms & set(tokenize(hit.record.text)))
+        if overlap >= need and overlap > best_overlap:
+            best, best_overlap = hit.record, overlap
+    if best is None:
+        return CitedAnswer(NO_SUPPORT)
+    return cite(best.text, [best])

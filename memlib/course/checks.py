@@ -170,3 +170,4 @@ def run_check(grade_id: str, *args: Any, **kwargs: Any) -> Any:
 # cell (`from memlib.course.checks import check_<what>`).
 # ---------------------------------------------------------------------------
 from memlib.course.checks_part1 import *  # noqa
+from memlib.course.checks_part2 import *  # noqa
