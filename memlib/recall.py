@@ -72,20 +72,21 @@ class RecallStore:
         except (KeyError, TypeError):
             raise KeyError(f"no message with id {message_id!r} in recall storage") from None
 
-    def conversation_search(self, query: str, page: int = 0) -> list[Message]:
-        """Messages matching `query`, best first, `page_size` per page."""
+    def conversation_search(self, query: str, page: int = 0, page_size: int | None = None) -> list[Message]:
+        """Messages matching `query`, best first, `page_size` (default: the store's) per page."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        size = check_page(None, page, self.page_size)
+        size = check_page(page_size, page, self.page_size)
         ranked = self._index.search(query, k=(page + 1) * size)
         return [self._by_id[i] for i, _ in ranked[page * size:]]
 
-    def conversation_search_date(self, start_date, end_date, page: int = 0) -> list[Message]:
+    def conversation_search_date(self, start_date, end_date, page: int = 0,
+                                 page_size: int | None = None) -> list[Message]:
         """Messages sent between two days (inclusive, YYYY-MM-DD), oldest first."""
         start, end = parse_day(start_date, "start_date"), parse_day(end_date, "end_date")
         if start > end:
             raise ValueError(f"start_date {start} is after end_date {end}; swap them")
-        size = check_page(None, page, self.page_size)
+        size = check_page(page_size, page, self.page_size)
         lo, hi = datetime.combine(start, datetime.min.time()), datetime.combine(end + timedelta(days=1), datetime.min.time())
         found = [m for m in self._messages if lo <= m.timestamp < hi]
         return found[page * size:(page + 1) * size]

@@ -299,14 +299,8 @@ def archival_memory_search(memory: MemorySystem, query: str, page: int = 0) -> T
 def conversation_search(memory: MemorySystem, query: str, page: int = 0) -> ToolResult:
     if not query.strip():
         raise _ToolError("query is empty; pass the words to look for, e.g. query='dentist'")
-    found: list[Message] = []
-    recall_page = 0
-    while True:  # RecallStore pages by its own size; gather every match to count them
-        batch = memory.recall.conversation_search(query, page=recall_page)
-        found += batch
-        if len(batch) < memory.recall.page_size:
-            break
-        recall_page += 1
+    # Every match in one call: the total is needed to say "page 1 of 3".
+    found = memory.recall.conversation_search(query, page_size=max(len(memory.recall), 1))
     messages = [m for m in found if _is_conversation(m)]
     lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
     return _page_result(
@@ -319,14 +313,7 @@ def conversation_search_date(memory: MemorySystem, start_date: str, end_date: st
     start, end = parse_day(start_date, "start_date"), parse_day(end_date, "end_date")
     if start > end:
         raise _ToolError(f"start_date {start} is after end_date {end}; swap them")
-    found: list[Message] = []
-    recall_page = 0
-    while True:
-        batch = memory.recall.conversation_search_date(start_date, end_date, page=recall_page)
-        found += batch
-        if len(batch) < memory.recall.page_size:
-            break
-        recall_page += 1
+    found = memory.recall.conversation_search_date(start_date, end_date, page_size=max(len(memory.recall), 1))
     messages = [m for m in found if _is_conversation(m)]
     lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
     span = f"sent from {start} to {end}"
