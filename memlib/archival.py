@@ -116,11 +116,11 @@ def _check_text(text) -> None:
         )
 
 
-def check_page(top_k, page, default_k):
+def check_page(top_k, page, default_k, name="top_k"):
     """Validate (top_k, page) for a paged search; returns top_k."""
     top_k = default_k if top_k is None else top_k
     if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-        raise ValueError(f"top_k must be a positive int, got {top_k!r}")
+        raise ValueError(f"{name} must be a positive int, got {top_k!r}")
     if not isinstance(page, int) or isinstance(page, bool) or page < 0:
         raise ValueError(f"page must be an int >= 0 (the first page is 0), got {page!r}")
     return top_k

@@ -76,7 +76,7 @@ class RecallStore:
         """Messages matching `query`, best first, `page_size` (default: the store's) per page."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        size = check_page(page_size, page, self.page_size)
+        size = check_page(page_size, page, self.page_size, "page_size")
         ranked = self._index.search(query, k=(page + 1) * size)
         return [self._by_id[i] for i, _ in ranked[page * size:]]
 
@@ -86,7 +86,7 @@ class RecallStore:
         start, end = parse_day(start_date, "start_date"), parse_day(end_date, "end_date")
         if start > end:
             raise ValueError(f"start_date {start} is after end_date {end}; swap them")
-        size = check_page(page_size, page, self.page_size)
+        size = check_page(page_size, page, self.page_size, "page_size")
         lo, hi = datetime.combine(start, datetime.min.time()), datetime.combine(end + timedelta(days=1), datetime.min.time())
         found = [m for m in self._messages if lo <= m.timestamp < hi]
         return found[page * size:(page + 1) * size]

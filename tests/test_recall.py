@@ -71,5 +71,5 @@ def test_page_size_override_returns_every_match_in_one_call():
     recall = filled()
     assert [m.id for m in recall.conversation_search("Ines", page_size=50)] in ([0, 2], [2, 0])
     assert len(recall.conversation_search_date("2024-03-01", "2024-03-05", page_size=50)) == 5
-    with pytest.raises(ValueError, match="top_k|page"):
+    with pytest.raises(ValueError, match="page_size must be"):
         recall.conversation_search("Ines", page_size=0)
