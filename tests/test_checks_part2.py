@@ -497,3 +497,21 @@ class ValidatingWrongLimit(TypedCoreMemory):
 
 def test_typed_port_that_raises():
     fails(check_typed_core_memory, ValidatingWrongLimit, "from_legacy raised CoreMemoryError", "maximum of 2000")
+
+
+# -- the block view of notebook 07 ------------------------------------------------------------
+
+
+def test_block_fill_bars_reads_every_kind_of_core_memory():
+    from memlib.core_memory import CoreMemory
+    from memlib.viz.blocks import block_fill_bars, block_rows
+
+    letta = datasets.load("core_memory").valid["letta_blocks"]
+    for source in (letta, CoreMemory.from_dict(letta), TypedCoreMemory.from_document(letta)):
+        fig = block_fill_bars(source)
+        assert list(fig.data[0].y) == ["persona", "human", "project_heron", "reminders"]
+        assert [x + free for x, free in zip(fig.data[0].x, fig.data[1].x)] == [2000, 2000, 1000, 500]
+    rows = block_rows({"blocks": [{"label": "a", "value": "x" * 10, "limit": 10, "read_only": True}]})
+    assert rows[0]["fill"] == 1.0 and rows[0]["read_only"]
+    with pytest.raises(TypeError, match="blocks"):
+        block_fill_bars("persona: hi")
