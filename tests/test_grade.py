@@ -139,7 +139,7 @@ def _build_class(course) -> Path:
     _write(sub / "duplicated", duplicated)
 
     loop = _solved(course)
-    loop.cells[_cell_index(loop, "def add")].source = "def add(a, b):\n    while True:\n        pass"
+    loop.cells[_cell_index(loop, "def add")].source = "def add(a, b):\n    while True:\n        print(\"still thinking\")"
     _write(sub / "infinite_loop", loop)
 
     stubborn = _insert_code(
@@ -395,7 +395,10 @@ def test_restore_puts_graded_cells_back_in_place(course) -> None:
     assert sources[add_at - 1].startswith("def add") and sources[words_at - 1].startswith("class WordCounter")
     assert "print('mine')" not in sources
     assert restored.cells[add_at].source.endswith(graded_cells(_blank(course))[0].source)
-    assert "reload" in restored.cells[add_at].source.splitlines()[0]
+    assert restored.cells[add_at].source.splitlines()[0] == (
+        "from memlib.course.checks import ensure_unpatched as _grader_ensure; "
+        "_grader_ensure('fixture_checks', 'check_add')  # added by the grader"
+    )
     assert repairs == {
         "fixture-add": ["graded cell was duplicated (2 copies); extra copies removed",
                         "graded cell was edited; restored from the release"],
@@ -450,3 +453,26 @@ def test_nbval_passes_solutions_and_fails_exactly_the_graded_cells_of_the_releas
     failed = {name for name, outcome in student_results.items() if outcome == "failed"}
     graded_numbers = {f"Cell {i}" for i, c in enumerate(code_cells) if "graded" in c.metadata.get("tags", [])}
     assert failed == graded_numbers
+
+
+def test_ensure_unpatched_reloads_only_patched_check_modules(monkeypatch, tmp_path: Path) -> None:
+    import importlib
+
+    from memlib.course.checks import ensure_unpatched
+
+    # a uniquely named copy, importable the way the kernel imports fixture_checks (from its folder)
+    name = "memlib_fixture_checks_copy"
+    (tmp_path / f"{name}.py").write_text(
+        (SOLUTIONS / "fixture_checks.py").read_text().replace('"fixture-', '"copy-fixture-')
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    module = importlib.import_module(name)
+    original = module.check_add
+    ensure_unpatched(name, "check_add", "check_words")
+    assert module.check_add is original  # untouched: not reloaded
+    module.check_words = eval("lambda cls: None", {"__name__": "__main__"})  # as if from a notebook cell
+    ensure_unpatched(name, "check_add", "check_words")
+    assert module.check_words.__module__ == name and module.check_add is not original
+    ensure_unpatched("not_loaded_anywhere", "check_x")  # nothing to do
+    monkeypatch.delitem(sys.modules, name)

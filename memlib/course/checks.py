@@ -19,6 +19,8 @@ graded cell's metadata, and use `expect` / `expect_equal` / `passed` inside.
 from __future__ import annotations
 
 import functools
+import importlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -29,6 +31,7 @@ __all__ = [
     "graded",
     "get_check",
     "run_check",
+    "ensure_unpatched",
     "expect",
     "expect_equal",
     "passed",
@@ -157,6 +160,26 @@ def get_check(grade_id: str) -> Check:
             f"no check registered for grade_id {grade_id!r}; known: {known}. "
             "Did you import the module that defines it?"
         ) from None
+
+
+def ensure_unpatched(module: str, *names: str) -> None:
+    """Reload `module` when one of its check functions `names` was replaced from a notebook.
+
+    The grader puts a call to this at the top of every graded cell it
+    restores. A check whose ``__module__`` is a real module file is left
+    alone (reloading would give that module's classes new identities); one
+    that a student cell assigned (``module.check_x = lambda f: None``) comes
+    from ``__main__`` or from a module without a file, and triggers a reload.
+    """
+    loaded = sys.modules.get(module)
+    if loaded is None:
+        return
+    for name in names:
+        function = getattr(loaded, name, None)
+        owner = sys.modules.get(str(getattr(function, "__module__", None) or "__main__"))
+        if not callable(function) or owner is None or owner.__name__ == "__main__" or not getattr(owner, "__file__", None):
+            importlib.reload(loaded)
+            return
 
 
 def run_check(grade_id: str, *args: Any, **kwargs: Any) -> Any:

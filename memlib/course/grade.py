@@ -34,9 +34,10 @@ results of the cells that did run.
 
 What this does not protect against: student code runs with the grader's
 permissions (files, network, environment variables). Grade inside a container
-or as a separate, unprivileged user. Restoring graded cells and re-importing
-the checks inside them stops a student from editing, deleting or redefining a
-check; a determined student can still patch the interpreter from their own
+or as a separate, unprivileged user. Restoring graded cells, importing the
+check inside each of them and reloading a check module whose check was
+replaced from a notebook stop a student from editing, deleting, redefining or
+patching a check; a determined student can still patch the interpreter from their own
 cells. It is a grading tool, not a sandbox.
 """
 
@@ -459,28 +460,30 @@ def _identify(nb: dict | None, display: str, assignments: list[Assignment]) -> t
 
 
 def _fresh_import_prefix(source: str) -> str:
-    """A first line for a graded cell that reloads the modules its checks come from.
+    """A first line for a graded cell that undoes patches of the checks it imports.
 
     The cell's own ``from ... import check_x`` already defeats a student who
-    defines ``check_x`` earlier; reloading also undoes ``module.check_x = ...``
-    patches. Only modules from which a ``check*`` name is imported are
-    reloaded, so reference classes keep their identity.
+    defines ``check_x`` earlier. `memlib.course.checks.ensure_unpatched`
+    also reloads the module when ``module.check_x`` was replaced from a
+    notebook cell; untouched modules are not reloaded, so classes the
+    notebook got from them keep their identity.
     """
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return ""
-    modules = []
+    calls = []
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if any(alias.name.startswith("check") for alias in node.names) and node.module not in modules:
-                modules.append(node.module)
-    if not modules:
+            names = tuple(alias.name for alias in node.names if alias.name.startswith("check"))
+            if names:
+                calls.append(f"_grader_ensure({node.module!r}, {', '.join(map(repr, names))})")
+    if not calls:
         return ""
     return (
-        "import importlib as _grader_importlib, sys as _grader_sys; "
-        f"[_grader_importlib.reload(_grader_sys.modules[_m]) for _m in {tuple(modules)!r} "
-        "if _m in _grader_sys.modules]  # added by the grader: fresh checks\n"
+        "from memlib.course.checks import ensure_unpatched as _grader_ensure; "
+        + "; ".join(calls)
+        + "  # added by the grader\n"
     )
 
 
@@ -599,6 +602,58 @@ def _unique_ids(cells: list[dict]) -> None:
 
 # --------------------------------------------------------------------------- running nbval
 
+#: Characters of stdout / stderr kept per cell; the rest is dropped in the kernel.
+OUTPUT_CAP_CHARS = 1_000_000
+
+# The first cell of every graded notebook. nbval keeps a cell's whole output in
+# memory and, after a timeout, drains the kernel's backlog: a runaway print
+# loop reached 1 GB in 10 s when measured. Capping output inside the kernel,
+# reset before each cell, keeps memory and time bounded.
+PRELUDE_SOURCE = f"""\
+# Added by the grader: cap what each cell can print ({OUTPUT_CAP_CHARS:,} characters per stream).
+def _grader_cap_output(limit={OUTPUT_CAP_CHARS}):
+    import sys
+
+    class CappedStream:
+        def __init__(self, stream):
+            self._stream, self._written, self._warned = stream, 0, False
+
+        def write(self, text):
+            room = limit - self._written
+            self._written += len(text)
+            if room > 0:
+                self._stream.write(text[:room])
+            if self._written > limit and not self._warned:
+                self._warned = True
+                self._stream.write(f"\\n[grader: output of this cell cut after {{limit}} characters]\\n")
+            return len(text)
+
+        def reset(self, *args):
+            self._written, self._warned = 0, False
+
+        def __getattr__(self, name):
+            return getattr(self._stream, name)
+
+    sys.stdout, sys.stderr = CappedStream(sys.stdout), CappedStream(sys.stderr)
+    try:
+        shell = get_ipython()  # noqa: F821 - defined inside IPython kernels
+    except NameError:
+        return
+    shell.events.register("pre_run_cell", sys.stdout.reset)
+    shell.events.register("pre_run_cell", sys.stderr.reset)
+
+
+_grader_cap_output()
+del _grader_cap_output"""
+
+
+def _prelude_cell() -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(PRELUDE_SOURCE)
+    cell.id = "grader-prelude"
+    cell.metadata = {"memlib": {"grader": "prelude"}}
+    return cell
+
+
 
 def _nbval_child(argv: list[str]) -> int:
     """Entry point of the grading subprocess: run nbval on one notebook, record results.
@@ -703,9 +758,11 @@ def _item_record(item: Any, call: Any, report: Any, died_here: bool) -> dict:
     cell = getattr(item, "cell", {}) or {}
     grade_id = _cell_grade_id(cell)
     source = cell.get("source", "") if isinstance(cell, dict) else ""
+    meta = cell.get("metadata", {}).get("memlib", {}) if isinstance(cell, dict) else {}
     record: dict[str, Any] = {
         "event": "cell",
         "grade_id": grade_id,
+        "grader_cell": isinstance(meta, dict) and "grader" in meta,
         "outcome": report.outcome,
         "xfail": bool(getattr(report, "wasxfail", "")),
         "head": _first_line(source),
@@ -900,7 +957,7 @@ def _rows_from_run(
             result.rows.append(_row(result, graded, 0, FAILED, _join(reason, notes)))
             result.details.append(CheckDetail(graded.grade_id, FAILED, message, trace, record.get("stdout", "")))
     for record in outcome.records:
-        if record.get("grade_id") is None and record.get("outcome") == "failed":
+        if record.get("grade_id") is None and not record.get("grader_cell") and record.get("outcome") == "failed":
             reason, _, _ = _reason_for(record, cell_timeout, death)
             result.other_errors.append(f"cell starting {record.get('head', '')!r}: {reason}")
 
@@ -944,6 +1001,7 @@ def _grade_job(job: _Job, scratch: Path, support: list[Path], cell_timeout: floa
             return result
         assert job.nb is not None
         prepared, repairs = restore_graded_cells(job.nb, job.assignment)
+        prepared.cells.insert(0, _prelude_cell())
         folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
         for file in support:
             shutil.copy2(file, folder / file.name)
@@ -1189,7 +1247,7 @@ def _strip_ansi(text: str) -> str:
 
 def _first_line(source: str) -> str:
     for line in str(source).splitlines():
-        if line.strip() and not line.startswith("import importlib as _grader_importlib"):
+        if line.strip() and not line.startswith("from memlib.course.checks import ensure_unpatched"):
             return line.strip()[:60]
     return ""
 
