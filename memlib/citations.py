@@ -19,7 +19,9 @@ Example:
 
 from __future__ import annotations
 
+import math
 import re
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -205,6 +207,9 @@ NO_SUPPORT = "I could not find that in my memory."
 
 # Words that say what kind of question it is, not what it is about.
 _ASKING = frozenset("tell say know remember recall much many time please".split())
+# A word found in more than this share of the records (the user's name) is no evidence of support.
+COMMON_SHARE = 0.25
+_DOC_FREQ: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def question_terms(question: str) -> set[str]:
@@ -212,20 +217,43 @@ def question_terms(question: str) -> set[str]:
     return {t for t in tokenize(question) if len(t) > 1 and t not in _ASKING}
 
 
+def _common_terms(store: Any) -> set[str]:
+    """Words in more than COMMON_SHARE of the store's records (recounted when the store's size changes)."""
+    try:
+        cached = _DOC_FREQ.get(store)
+    except TypeError:  # not weak-referenceable: count every time
+        cached = None
+    size = len(store)
+    if cached is None or cached[0] != size:
+        counts: dict[str, int] = {}
+        for record in store:
+            for term in set(tokenize(record.text)):
+                counts[term] = counts.get(term, 0) + 1
+        common = {t for t, n in counts.items() if size >= 8 and n > COMMON_SHARE * size}
+        cached = (size, common)
+        try:
+            _DOC_FREQ[store] = cached
+        except TypeError:
+            pass
+    return cached[1]
+
+
 def answer_from_store(question: str, store: Any, top_k: int = 5) -> CitedAnswer:
     """The citation contract's reference: answer from the best supporting record, or say there is none.
 
-    A hit supports the question when it contains at least half of the
-    question's content words (and at least two, when the question has two):
-    sharing only a name is not support. The answer is the record's own text
-    (an extractive answer) with its citation; with no support the answer is
-    `NO_SUPPORT` and cites nothing.
+    Support is judged on the question's informative words: its content words
+    minus those found in more than a quarter of the records (the user's name
+    says nothing). A hit supports the question when it contains at least 60 %
+    of them. The answer is the record's own text (an extractive answer) with
+    its citation; with no support the answer is `NO_SUPPORT` and cites nothing.
+    Shared words are a proxy: "half-size" still matches "size".
     """
     terms = question_terms(question)
-    need = max(min(2, len(terms)), -(-len(terms) // 2))
+    informative = (terms - _common_terms(store)) or terms
+    need = max(1, math.ceil(0.6 * len(informative)))
     best, best_overlap = None, 0
     for hit in store.search(question, top_k=top_k):
-        overlap = len(terms & set(tokenize(hit.record.text)))
+        overlap = len(informative & set(tokenize(hit.record.text)))
         if overlap >= need and overlap > best_overlap:
             best, best_overlap = hit.record, overlap
     if best is None:
