@@ -467,8 +467,8 @@ class BM25Index(_DocTable):
         from the largest possible contribution down, once the k-th best partial score
         beats everything the unread terms could add, no unseen document can reach the
         top k, so the unread (long) postings are only probed for the candidates seen.
-        The returned scores are then recomputed in query order, so they are the same
-        numbers the exhaustive loop gives.
+        The final scores are recomputed in query order, so they are the same numbers
+        the exhaustive loop gives.
         """
         # a query token repeated m times contributes m times (as both references do)
         grouped: dict[int, list] = {}
@@ -488,18 +488,48 @@ class BM25Index(_DocTable):
         # float sums in another order can differ in the last bits; never prune on a hair
         slack = 1 + 1e-9
         partial: dict[Hashable, float] = {}
-        theta = 0.0
         read = len(order)
         for i, (posting, w, m) in enumerate(order):
-            if len(partial) >= k:
-                theta = heapq.nlargest(k, partial.values())[-1]
-                if suffix[i] * slack < theta:
-                    read = i
-                    break
+            # cheap tests first: no partial sum exceeds the bounds read so far, nor the
+            # largest partial sum; only then find the k-th best (a pass over them all)
+            if (
+                len(partial) >= k
+                and suffix[i] * slack < suffix[0] - suffix[i]
+                and suffix[i] * slack < max(partial.values())
+                and suffix[i] * slack < heapq.nlargest(k, partial.values())[-1]
+            ):
+                read = i
+                break
             self._accumulate([(posting, w * m)], partial)
-        if read < len(order):
-            rest = suffix[read] * slack
+        unread = order[read:]
+        if unread:
+            # A partial sum is a lower bound of a document's score, partial + the unread
+            # terms' bounds an upper one: only documents whose upper bound reaches the
+            # k-th best lower bound can still be in the top k.
+            theta = heapq.nlargest(k, partial.values())[-1]
+            rest = suffix[read]
             candidates = [d for d, s in partial.items() if (s + rest) * slack >= theta]
+            if len(candidates) * len(unread) < sum(len(p) for p, _, _ in unread):
+                # probe the long postings for the few candidates ...
+                partial = {d: partial[d] for d in candidates}
+                tf_part = self._tf_part()
+                doc_len = self._doc_len
+                for posting, w, m in unread:
+                    for d in candidates:
+                        tf = posting.get(d)
+                        if tf:
+                            partial[d] += w * m * tf_part(tf, self._norm(doc_len[d]))
+            else:
+                # ... unless reading them is cheaper (documents new to `partial` are
+                # harmless: their sums are complete too, and below the k-th best)
+                self._accumulate([(p, w * m) for p, w, m in unread], partial)
+        # `partial` now holds complete sums (up to rounding) for every document that can
+        # be in the top k; rescore the best k, and any within rounding of the k-th, in
+        # query order, so the numbers are the exhaustive loop's to the last bit
+        if len(partial) > k:
+            theta = heapq.nlargest(k, partial.values())[-1]
+            cutoff = theta - abs(theta) * 1e-9
+            candidates = [d for d, s in partial.items() if s >= cutoff]
         else:
             candidates = list(partial)
         return self._top(self._exact_scores(terms, candidates), k)
