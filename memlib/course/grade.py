@@ -23,6 +23,13 @@ notebook that has graded cells, the grader
    student x graded cell: student, notebook, grade_id, points, max_points,
    status (passed / failed / error / missing), reason.
 
+Timeouts and kernel deaths: after a cell times out nbval marks the later
+cells "expected to fail"; the grader counts such a cell that fails as failed
+(not skipped) and one that passes as passed, since its check really ran. When
+the kernel dies (``os._exit``, a crash, an uninterruptible loop), the later
+graded cells cannot run and are failed with a reason naming the cell where it
+died.
+
 Why results are keyed by the cell's metadata, not by nbval's item names: nbval
 names items "Cell N", counting code cells, and that numbering shifts with
 every cell a student adds and has changed between nbval versions. The child
@@ -1182,10 +1189,10 @@ def _fenced(text: str) -> list[str]:
 
 
 def _summary_text(report: GradeReport) -> str:
-    per_notebook = report.notebooks_run and report.seconds * report.jobs / max(1, report.notebooks_run)
+    per_notebook = report.seconds / max(1, report.notebooks_run)
     lines = [
-        f"Graded {len(report.students)} student(s), {report.notebooks_run} notebook run(s) in {report.seconds:.1f} s "
-        f"(-j {report.jobs}; {per_notebook:.1f} s per notebook per worker)",
+        f"Graded {len(report.students)} student(s): {report.notebooks_run} notebook run(s) in {report.seconds:.1f} s "
+        f"with -j {report.jobs} ({per_notebook:.1f} s per notebook)",
         "",
         "Mean points per check:",
     ]
