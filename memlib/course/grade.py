@@ -233,8 +233,13 @@ class GradeReport:
         by_student: dict[str, list[NotebookResult]] = collections.defaultdict(list)
         for result in self.results:
             by_student[result.student].append(result)
+        used: set[str] = set()
         for student, results in sorted(by_student.items()):
-            path = out / f"{_safe_filename(student)}.md"
+            stem = _safe_filename(student)
+            while stem.lower() in used:  # "a b" and "a_b" must not share a file
+                stem += "_"
+            used.add(stem.lower())
+            path = out / f"{stem}.md"
             path.write_text(_feedback_text(student, results), encoding="utf-8")
             written.append(path)
         return written
@@ -855,15 +860,19 @@ def _run_nbval(notebook: Path, cell_timeout: float, timeout: float) -> _RunOutco
 
 
 def _kill_group(pid: int) -> None:
+    killpg = getattr(os, "killpg", None)  # POSIX only; elsewhere kill the child itself
     try:
-        os.killpg(pid, signal.SIGKILL)
+        if killpg is not None:
+            killpg(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+        else:  # pragma: no cover - Windows
+            os.kill(pid, signal.SIGTERM)
     except (ProcessLookupError, PermissionError, OSError):
         pass
 
 
 def _kill_pid(pid: int) -> None:
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
     except (ProcessLookupError, PermissionError, OSError):
         pass
 
