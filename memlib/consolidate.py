@@ -36,7 +36,7 @@ from memlib.retrieval import tokenize
 __all__ = [
     "CHANGE_CUES", "Merge", "Validity", "Report", "LinkScore",
     "consolidate", "similarity_tokens", "change_cue", "score_against_links",
-    "current_fact_ranks", "rot_curve", "RotPoint",
+    "current_fact_ranks", "rot_curve", "RotPoint", "measure_point", "rot_figure",
 ]
 
 #: Phrases that announce that a statement replaces an older one. A newer record
@@ -471,7 +471,10 @@ class RotPoint:
                 f"recall@1 {self.recall_at_1:.2f}, MRR {self.mrr:.2f}, stale on top {self.stale_on_top})")
 
 
-def _point(label: str, store: ArchivalStore, queries, stale_ids: set, depth: int) -> RotPoint:
+def measure_point(label: str, store: ArchivalStore, queries: Sequence, stale_ids: Iterable[str],
+                  depth: int = 50) -> RotPoint:
+    """recall@1, MRR and "stale record on top" of `queries` on one store (see `rot_curve`)."""
+    stale_ids = set(stale_ids)
     ranks = current_fact_ranks(store, queries, depth)
     top_stale = 0
     for q in queries:
@@ -503,12 +506,41 @@ def rot_curve(records: Sequence[ArchivalRecord], stale_ids: Iterable[str], queri
     store = ArchivalStore()
     for r in clean:
         store.add_record(r)
-    points = [_point("clean", store, queries, stale_ids, depth)]
+    points = [measure_point("clean", store, queries, stale_ids, depth)]
     added = 0
     for step in range(1, steps + 1):
         upto = round(len(stale) * step / steps)
         for r in stale[added:upto]:
             store.add_record(r)
         added = upto
-        points.append(_point(f"+{added} stale", store, queries, stale_ids, depth))
+        points.append(measure_point(f"+{added} stale", store, queries, stale_ids, depth))
     return points
+
+
+def rot_figure(points: Sequence[RotPoint], after: RotPoint | None = None):
+    """Plotly figure: recall@1 and MRR of the current facts as stale records pile up.
+
+    `after` (optional) is the same measurement on the consolidated store, drawn as
+    dotted lines. plotly is imported here, not at module import.
+    """
+    import plotly.graph_objects as go
+
+    if not points:
+        raise ValueError("points is empty; pass the list rot_curve returned")
+    x = [p.stale for p in points]
+    fig = go.Figure([
+        go.Scatter(x=x, y=[p.recall_at_1 for p in points], name="recall@1", mode="lines+markers"),
+        go.Scatter(x=x, y=[p.mrr for p in points], name="MRR", mode="lines+markers"),
+    ])
+    if after is not None:
+        # Dotted level lines as plain traces: add_hline is slow, and a legend entry reads better.
+        ends = [min(x), max(x)]
+        fig.add_trace(go.Scatter(x=ends, y=[after.recall_at_1] * 2, mode="lines", line_dash="dot",
+                                 name=f"recall@1 after consolidation ({after.recall_at_1:.2f})"))
+        fig.add_trace(go.Scatter(x=ends, y=[after.mrr] * 2, mode="lines", line_dash="dot",
+                                 name=f"MRR after consolidation ({after.mrr:.2f})"))
+    fig.update_layout(title="Memory rot: stale records push the current fact down",
+                      xaxis_title="stale (superseded) records left in the store",
+                      yaxis_title="score on questions about facts that changed",
+                      yaxis_range=[0, 1], height=340, margin=dict(t=50, b=40))
+    return fig

@@ -226,3 +226,13 @@ def test_multisession_bad_input():
 def test_phrase_in():
     assert phrase_in("Thursday  at 8", ["the plumber: thursday at\n8"])
     assert not phrase_in("Friday", ["Thursday"])
+
+
+def test_figures(kv):
+    fig = kv.figure()
+    assert list(fig.data[0].x) == [0, 2, 4] and list(fig.data[0].y) == [1.0, 1.0, 1.0]
+    turns, questions = tiny_conversation()
+    ms = run_multisession(turns, questions, window=300, summary_tokens=0, summarizer=experiments_no_summary())
+    fig = ms.figure()
+    assert list(fig.data[1].x) == [0, 1, 2] and fig.data[1].y[0] == 1.0
+    assert "| 2 |" in ms.format_table() and "MultiSessionResult(" in repr(ms)
