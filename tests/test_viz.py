@@ -243,3 +243,249 @@ def test_import_memlib_and_viz_stay_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out[1:] == ["False", "False"], "plotly and ipywidgets must be imported on first use only"
     assert float(out[0]) < 0.5
+
+
+# -- explorers ---------------------------------------------------------------
+
+widgets = pytest.importorskip("ipywidgets")
+
+from memlib.viz import ContextStepper, Interrupt, RetrievalExplorer, TraceViewer, mark_terms  # noqa: E402
+
+
+def test_explorers_say_how_to_install_ipywidgets(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # as if not installed
+    with pytest.raises(ImportError, match="pip install 'ipywidgets"):
+        ContextStepper(conversation(5), window=300)
+    with pytest.raises(ImportError, match="pip install 'ipywidgets"):
+        RetrievalExplorer(["a text"])
+    # the figures do not need it
+    assert context_bar({"system": 1, "free": 9}).data
+
+
+def test_context_stepper_steps_play_and_resets():
+    stepper = ContextStepper(conversation(60), window=300)
+    assert stepper.position == 0 and stepper.state.turn == 0
+    assert "no messages yet" in stepper.render_html()
+    before = [t.x[0] for t in stepper.figure.data]
+    assert before[SEGMENTS.index("messages")] == 0
+    stepper.step()
+    assert stepper.position == 1 and stepper.state.message.content == conversation(60)[0].content
+    after = [t.x[0] for t in stepper.figure.data]
+    assert after[SEGMENTS.index("messages")] > 0 and sum(after) == 300
+    assert "events of turn 1" in stepper.events_html() and "append" in stepper.events_html()
+    # step until the first flush: evicted messages are greyed, the event is listed
+    while not stepper.state.flushed:
+        stepper.step()
+    html_now = stepper.render_html()
+    assert 'class="msg evicted"' in html_now and "line-through" in html_now
+    assert 'class="msg in-context new"' in html_now
+    assert 'class="event flush"' in stepper.events_html()
+    assert "flush" in stepper.figure.layout.title.text
+    assert stepper.evicted_ids and set(stepper.evicted_ids).isdisjoint(stepper.state.in_context)
+    # the slider is the widget's source of truth for play: moving it moves the state
+    stepper._slider.value = 5
+    assert stepper.position == 5
+    stepper.step(1000)
+    assert stepper.done and stepper.position == stepper.turns == 60
+    stepper.reset()
+    assert stepper.position == 0 and stepper._slider.value == 0
+    with pytest.raises(ValueError, match="turn must be"):
+        stepper.goto(61)
+    assert "ContextStepper(turn 0/60" in repr(stepper)
+
+
+def test_context_stepper_shows_the_summary_and_escapes_text():
+    msgs = [Message.user(f"My sister <Ines> & I met on {i} May.") for i in range(40)]
+    stepper = ContextStepper(msgs, window=400, summarizer=ExtractiveSummarizer())
+    stepper.step(40)
+    page = stepper.render_html()
+    assert "<Ines>" not in page and "&lt;Ines&gt; &amp; I" in page
+    assert 'class="summary"' in page and stepper.state.summary
+    assert stepper.figure.data[SEGMENTS.index("summary")].x[0] > 0
+
+
+def test_context_stepper_widget_and_display():
+    stepper = ContextStepper(conversation(10), window=300)
+    box = stepper.widget
+    assert isinstance(box, widgets.VBox)
+    controls = box.children[0].children
+    assert [type(c).__name__ for c in controls] == ["Play", "IntSlider", "Button", "Button"]
+    assert controls[0].max == controls[1].max == 10
+    controls[2].click()  # the step button
+    assert stepper.position == 1
+    controls[3].click()  # reset
+    assert stepper.position == 0
+    assert hasattr(stepper, "_ipython_display_")
+    with pytest.raises(ValueError, match="at least one message"):
+        ContextStepper([], window=300)
+
+
+def test_mark_terms_escapes_and_marks_whole_words():
+    assert mark_terms("Seats & <seat> seatsbelt", ["seats"]) == "<mark>Seats</mark> &amp; &lt;seat&gt; seatsbelt"
+    assert mark_terms("x_b", ["x"]) == "<mark>x</mark>_b"
+    assert mark_terms("x < y", []) == "x &lt; y"
+
+
+def test_retrieval_explorer_search_changes_bars_and_table():
+    store = store_with_provenance()
+    ex = RetrievalExplorer(store, queries=["which seats does Ines like", "when is the dentist"])
+    assert ex.query == "which seats does Ines like"
+    first = [h.record.id for h in ex.results]
+    assert list(ex.figure.data[0].y) == first and "arc-000001" in first
+    table = ex.render_html()
+    assert "<mark>seats</mark>" in table and "<mark>Ines</mark>" in table
+    # provenance: id, session, turn, source; the link is escaped, untrusted rows flagged
+    assert "session s1 · turn 4" in table and 'href="https://example.org/a?x=1&amp;y=2"' in table
+    assert 'class="trust-untrusted"' in table and "⚠ untrusted" in table
+    assert "<script>" not in table and "&lt;script&gt;" in table
+    hits = ex.search("dentist appointment")
+    assert [h.record.id for h in hits] == ["arc-000003"]
+    assert list(ex.figure.data[0].y) == ["arc-000003"]
+    assert ex.matched == {"arc-000003": ["dentist", "appointment"]}
+    assert "<mark>dentist</mark>" in ex.render_html() and "trust-untrusted" not in ex.render_html()
+    assert ex._text.value == "dentist appointment"
+
+
+def test_retrieval_explorer_scorer_and_k():
+    ex = RetrievalExplorer(store_with_provenance(), query="Ines seats")
+    lucene = [h.score for h in ex.results]
+    okapi = [h.score for h in ex.search(scorer="bm25-okapi")]
+    overlap = [h.score for h in ex.search(scorer="overlap")]
+    assert lucene != okapi and overlap != lucene and all(0 < s <= 1 for s in overlap)
+    assert ex._scorer.value == "overlap"
+    assert len(ex.search(k=1)) == 1 and len(ex.figure.data[0].x) == 1
+    # the controls drive the same logic
+    ex._k.value = 3
+    assert ex.k == 3 and len(ex.results) == 3
+    ex._scorer.value = "bm25-lucene"
+    assert [h.score for h in ex.results] == lucene[:3]
+    ex._text.value = "no such words here"
+    assert ex.results == [] and "no record shares a word" in ex.render_html()
+    assert "no document matches" in ex.figure.layout.annotations[0].text
+    with pytest.raises(ValueError, match="unknown scorer"):
+        ex.search(scorer="tfidf")
+    with pytest.raises(ValueError, match="k must be"):
+        ex.search(k=0)
+
+
+def test_retrieval_explorer_accepts_texts_dicts_and_records():
+    ex = RetrievalExplorer(["the cat sat", "a dog ran"], query="cat")
+    assert [h.record.id for h in ex.results] == ["doc-001"]
+    rec = ArchivalRecord("r1", "Ines likes tea", trust="untrusted", session_id="s9")
+    ex = RetrievalExplorer([rec, {"id": "r2", "text": "Ines likes coffee", "extra": 1}],
+                           queries=[{"query": "what does Ines like"}])
+    assert {h.record.id for h in ex.results} == {"r1", "r2"}
+    with pytest.raises(ValueError, match="twice"):
+        RetrievalExplorer([rec, rec])
+    with pytest.raises(ValueError, match="at least one record"):
+        RetrievalExplorer([])
+
+
+# -- trace viewer --------------------------------------------------------------
+
+
+@pytest.fixture
+def agent():
+    agent_mod = pytest.importorskip("memlib.agent")
+    tools = pytest.importorskip("memlib.tools")
+    agent = agent_mod.Agent(agent_mod.RulePolicy(), tools.MemorySystem.create(window=400))
+    for text in (["My name is Ada.", "remember that the dentist is on 12 May"]
+                 + [f"tell me a story about the sea and the {i} ships" for i in range(8)]
+                 + ["when is the <dentist>?"]):
+        agent.step(text)
+    return agent
+
+
+def test_trace_viewer_steps_through_interrupts(agent):
+    viewer = TraceViewer(agent)
+    frames = viewer.frames
+    assert all(isinstance(f, Interrupt) for f in frames)
+    # one arrival frame per step, then one frame per tool call
+    assert sum(f.call is None for f in frames) == len(agent.traces)
+    assert sum(f.call is not None for f in frames) == sum(len(t.tool_calls) for t in agent.traces)
+    assert viewer.state.call is None and "arrives" in viewer.render_html()
+    second = viewer.step()
+    assert second.call is not None and second.result is not None
+    page = viewer.render_html()
+    assert 'class="tool-call"' in page and "spliced into the prompt" in page
+    # the call and its result enter the prompt back to back
+    assert [m.role for m in second.spliced[:2]] == ["assistant", "tool"]
+    assert second.spliced[0].tool_call_id == second.spliced[1].tool_call_id
+    assert sum(t.x[0] for t in viewer.figure.data) == second.window == 400
+    # the last step answers from archival memory after a search; its text is escaped
+    viewer.goto(len(frames) - 1)
+    assert viewer.done and "send_message" in viewer.render_html()
+    assert "&lt;dentist&gt;" in viewer._header.value
+    searches = [f for f in frames if getattr(f.call, "name", "") == "archival_memory_search"]
+    assert searches and "arc-" in searches[-1].result.message
+    viewer.reset()
+    assert viewer.position == 0
+    viewer._slider.value = 3
+    assert viewer.position == 3
+    assert "TraceViewer(frame 4/" in repr(viewer)
+
+
+def test_trace_viewer_shows_evictions_and_accepts_traces(agent):
+    viewer = TraceViewer(agent.traces[-1])
+    assert {f.step for f in viewer.frames} == {agent.traces[-1].step}
+    kinds = [k for f in TraceViewer(agent.traces).frames for k in f.kinds]
+    assert "evict" in kinds and "heartbeat" in kinds
+    everything = TraceViewer(agent)
+    at = next(i for i, f in enumerate(everything.frames) if "flush" in f.kinds)
+    everything.goto(at)
+    assert 'class="event flush"' in everything.render_html()
+    assert 'class="event evict"' in everything.render_html()
+    with pytest.raises(ValueError, match="agent.step"):
+        TraceViewer([])
+    with pytest.raises(TypeError, match="TraceViewer takes"):
+        TraceViewer(42)
+
+
+# -- headless notebook ---------------------------------------------------------
+
+
+def test_figures_go_into_the_output_state_in_a_notebook(monkeypatch):
+    import IPython
+
+    from memlib.viz import widgets as viz_widgets
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())  # as if in a kernel
+    monkeypatch.setattr(viz_widgets, "DISPLAY_MODE", "auto")
+    stepper = ContextStepper(conversation(20), window=300)
+    (shown,) = stepper._out.outputs
+    assert shown["output_type"] == "display_data"
+    assert shown["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"].startswith("turn 0/20")
+    stepper.step(3)
+    (shown,) = stepper._out.outputs
+    assert shown["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"].startswith("turn 3/20")
+    monkeypatch.setattr(viz_widgets, "DISPLAY_MODE", "sideways")
+    with pytest.raises(ValueError, match="DISPLAY_MODE"):
+        stepper.step()
+
+
+@pytest.mark.slow
+def test_headless_execution_leaves_a_static_figure_without_stalling(tmp_path):
+    import time
+
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import sys\nfrom memlib.viz import ContextStepper\n"
+        "s = ContextStepper([('user', f'fact {i}: it rained on day {i}') for i in range(20)], window=300)\n"
+        "s.step(); s.step()\nprint(sys.executable)\ns")]
+    started = time.perf_counter()
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=60).execute()
+    elapsed = time.perf_counter() - started
+    outputs = nb.cells[0].outputs
+    if outputs[0]["text"].strip() != sys.executable:
+        pytest.skip(f"the python3 kernel runs {outputs[0]['text'].strip()}, not this interpreter")
+    # several redraws in one cell must not stall nbclient (it waits out the timeout when they do)
+    assert elapsed < 40
+    assert "application/vnd.jupyter.widget-view+json" in outputs[1]["data"]
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    shown = [o for m in state.values() if m["model_name"] == "OutputModel" for o in m["state"].get("outputs", [])]
+    figures = [o["data"]["application/vnd.plotly.v1+json"] for o in shown
+               if "application/vnd.plotly.v1+json" in o.get("data", {})]
+    assert [f["layout"]["title"]["text"][:9] for f in figures] == ["turn 2/20"]

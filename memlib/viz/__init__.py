@@ -12,9 +12,12 @@ from memlib.viz.figures import (LINE_COLORS, SCORER_COLORS, SEGMENT_COLORS, SEGM
                                 TRUST_COLORS, context_bar, eviction_comparison, recall_at_k_curve, usage_bar,
                                 score_bars, token_timeline)
 from memlib.viz.replay import Snapshot, as_message, replay
+from memlib.viz.widgets import (SCORERS, ContextStepper, Interrupt, RetrievalExplorer, TraceViewer,
+                                interrupts_of, mark_terms)
 
 __all__ = [
     "Snapshot", "replay", "as_message",
+    "ContextStepper", "RetrievalExplorer", "TraceViewer", "Interrupt", "interrupts_of", "mark_terms", "SCORERS",
     "context_bar", "usage_bar", "token_timeline", "eviction_comparison", "score_bars", "recall_at_k_curve",
     "SEGMENTS", "SEGMENT_LABELS", "SEGMENT_COLORS", "TRUST_COLORS", "LINE_COLORS", "SCORER_COLORS",
 ]
