@@ -358,13 +358,14 @@ def _sentences(text: str) -> list[str]:
 # -- instructions ------------------------------------------------------------------------
 
 _OVERRIDE_VERB = (r"(?:ignore|ignoring|disregard|forget|overrule|override|bypass|set aside|pay no attention to|"
-                  r"stop following|stop obeying|no longer follow|abandon|discard|drop)")
+                  r"stop following|stop obeying|no longer follow|abandon)")
 _RULE_NOUN = (r"(?:instructions?|rules?|guidelines?|guidance|directions?|directives?|prompts?|system prompt|"
               r"configuration|constraints?|restrictions?|polic(?:y|ies)|programming|everything you were told|"
               r"what you were told|anything you were told)")
-_OVERRIDE = re.compile(rf"\b{_OVERRIDE_VERB}\b(?:\s+(?:all|any|every|the|your|my|these|those|of|previous|prior|"
-                       rf"earlier|above|original|initial|preceding|former|old|existing|current|system|safety)){{0,4}}"
-                       rf"\s+{_RULE_NOUN}\b", re.I)
+_OVERRIDE = re.compile(rf"\b{_OVERRIDE_VERB}\b(?:\s+[\w'-]+){{0,4}}?\s+{_RULE_NOUN}\b", re.I)
+# "ignore the user", "disregard what the user asks": orders to stop listening to the person the agent serves
+_IGNORE_USER = re.compile(r"\b(?:ignore|ignoring|disregard|stop listening to)\s+(?:what\s+)?(?:all\s+|any\s+)?"
+                          r"(?:the|your|this)\s+(?:user|owner|human)(?!\s+(?:manual|guide|interface))\b", re.I)
 _REVOKED = re.compile(rf"\b(?:previous|prior|earlier|original|initial|old|all|your|the)\s+(?:\w+\s+)?{_RULE_NOUN}\s+"
                       r"(?:is|are|was|were|have been|has been)?\s*(?:now\s+)?(?:revoked|cancelled|canceled|void|"
                       r"outdated|obsolete|invalid|no longer (?:apply|applies|valid|in force))\b", re.I)
@@ -391,6 +392,9 @@ def _overrides(text: str) -> list[str]:
             continue
         reasons.append(f"tells the reader to drop its earlier instructions: {_quote(match.group(), 50)}")
         break
+    match = _IGNORE_USER.search(text)
+    if match:
+        reasons.append(f"tells the reader to stop listening to its user: {_quote(match.group(), 50)}")
     for pattern in (_REVOKED, _ABOVE_OUTDATED, _NO_LONGER_APPLY):
         match = pattern.search(text)
         if match:
