@@ -299,7 +299,7 @@ def _records_of(store) -> list[ArchivalRecord]:
 
 
 def consolidate(store, *, duplicate_at: float = 0.2, supersede_at: float = 0.1,
-                same_tags: bool = True) -> Report:
+                same_tags: bool = True, synonyms: dict[str, str] | None = None) -> Report:
     """Deduplicate and supersede the records of `store`; deterministic, nothing deleted.
 
     Records are visited oldest first (ties by id). Each one is compared with the
@@ -316,6 +316,8 @@ def consolidate(store, *, duplicate_at: float = 0.2, supersede_at: float = 0.1,
     - else the record is a new, independent fact.
 
     `store` is an ArchivalStore (in memory or SQLite) or a list of records.
+    `synonyms` maps words to a shared stand-in before comparing (e.g.
+    {"surgery": "gp"}), for subjects that are named in different words.
 
     Example:
         >>> from memlib.archival import ArchivalRecord as R
@@ -330,13 +332,20 @@ def consolidate(store, *, duplicate_at: float = 0.2, supersede_at: float = 0.1,
     for name, value in (("duplicate_at", duplicate_at), ("supersede_at", supersede_at)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
             raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
+    if synonyms is None:
+        synonyms = {}
+    if not isinstance(synonyms, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in synonyms.items()):
+        raise TypeError("synonyms must be a dict of word -> non-empty stand-in word, e.g. {'surgery': 'gp'}")
+    synonyms = {k.lower(): v.lower() for k, v in synonyms.items()}
     records = sorted(_records_of(store), key=lambda r: (r.created_at, r.id))
-    tokens = {r.id: similarity_tokens(r.text) for r in records}
+    tokens: dict[str, frozenset[str]] = {}
     words: dict[str, dict[str, str]] = {}
     for r in records:
         words[r.id] = {}
         for token in tokenize(r.text):
-            words[r.id].setdefault(_stem(token), token)
+            words[r.id].setdefault(_stem(synonyms.get(token, token)), token)
+        tokens[r.id] = frozenset(words[r.id])
     df = Counter(t for toks in tokens.values() for t in toks)
     n = max(len(records), 1)
     # idf: a word shared by two records says more the rarer it is in the store.
@@ -385,7 +394,8 @@ def consolidate(store, *, duplicate_at: float = 0.2, supersede_at: float = 0.1,
         live.remove(old)
         merges.append(Merge(kind, record.id, old.id, record.created_at, round(score, 4), shared,
                             cue_new if kind == "supersede" else None))
-    settings = {"duplicate_at": duplicate_at, "supersede_at": supersede_at, "same_tags": same_tags}
+    settings = {"duplicate_at": duplicate_at, "supersede_at": supersede_at, "same_tags": same_tags,
+                "synonyms": dict(synonyms)}
     return Report({r.id: r for r in records}, validity, merges, settings)
 
 

@@ -215,3 +215,16 @@ def test_rot_figure(data):
     assert len(fig.data) == 4 and "0.65" in fig.data[3].name
     with pytest.raises(ValueError, match="empty"):
         rot_figure([])
+
+
+def test_synonyms_bridge_different_words():
+    gp = R("g", "Ines's GP practice is the Chapel Allerton Medical Centre.", "2026-03-09", tags=("health",))
+    new = R("n", "Since the move Ines is registered with the Kirkstall Lane surgery.", "2026-06-10", tags=("health",))
+    assert consolidate([gp, new]).merges == []
+    merged = consolidate([gp, new], synonyms={"surgery": "gp", "practice": "gp"})
+    assert [(m.kind, m.kept_id, m.retired_id) for m in merged.merges] == [("supersede", "n", "g")]
+    assert "surgery" in merged.merges[0].shared_terms  # the newer record's own word is reported
+    with pytest.raises(TypeError, match="synonyms"):
+        consolidate([gp], synonyms={"surgery": ""})
+    with pytest.raises(TypeError, match="synonyms"):
+        consolidate([gp], synonyms=[("surgery", "gp")])
