@@ -111,6 +111,7 @@ class Merge:
     shared_terms: tuple[str, ...] = ()
     cue: str | None = None
     reason: str = ""
+    subject: str = ""  # why the two count as the same subject, e.g. "same tags (home, places)"
 
     def explain(self) -> str:
         """One line a person can check against the two texts."""
@@ -118,7 +119,8 @@ class Merge:
             return f"invalidate {self.retired_id} at {self.at:%Y-%m-%d}: {self.reason}"
         terms = ", ".join(self.shared_terms[:6]) or "none"
         why = f"newer text says {self.cue!r}" if self.kind == "supersede" else "no change announced"
-        return (f"{self.kind:<9} {self.kept_id} <- {self.retired_id} at {self.at:%Y-%m-%d}: same tags, "
+        subject = f"{self.subject}; " if self.subject else ""
+        return (f"{self.kind:<9} {self.kept_id} <- {self.retired_id} at {self.at:%Y-%m-%d}: {subject}"
                 f"overlap {self.similarity:.2f} (shared: {terms}); {why}")
 
     def __repr__(self) -> str:
@@ -392,8 +394,10 @@ def consolidate(store, *, duplicate_at: float = 0.2, supersede_at: float = 0.1,
         else:
             continue
         live.remove(old)
+        subject = (f"same tags ({', '.join(record.tags)})" if record.tags else "both untagged") if same_tags \
+            else "tags not compared"
         merges.append(Merge(kind, record.id, old.id, record.created_at, round(score, 4), shared,
-                            cue_new if kind == "supersede" else None))
+                            cue_new if kind == "supersede" else None, subject=subject))
     settings = {"duplicate_at": duplicate_at, "supersede_at": supersede_at, "same_tags": same_tags,
                 "synonyms": dict(synonyms)}
     return Report({r.id: r for r in records}, validity, merges, settings)
