@@ -1,0 +1,165 @@
+"""Every solution notebook, run in JupyterLab in a real browser (headless Debian Chromium via Playwright).
+
+For each ``solutions/*.ipynb`` present when the tests run: open it in a
+throwaway JupyterLab, Run ▸ Run All Cells, wait for the kernel to go idle,
+then assert that no cell shows an error, that every widget rendered (its DOM
+nodes, and a plotly plot inside each memlib explorer), that the explorers and
+quizzes the notebook builds are on the page, and that one interaction per
+widget changes what is shown (step the ContextStepper or TraceViewer, type a
+query into the RetrievalExplorer, answer a quiz question). A screenshot of the
+whole notebook and one per widget land in artifacts/screenshots/ (git-ignored).
+
+Run with ``python -m pytest -m browser``. Skips, saying how to install it,
+where /usr/bin/chromium or Playwright is missing (``.ci/browser.sh`` installs
+both). Never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from browser_support import CHROMIUM, CHROMIUM_ARGS, JupyterLabServer, NotebookPage, classify, missing_requirements
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
+SCREENSHOTS = Path(os.environ.get("MEMLIB_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
+#: Per notebook: opening, Run All and the interactions (a notebook runs in < 20 s under nbval).
+RUN_TIMEOUT_S = 120
+
+# What a notebook's code builds, and how the widget shows up on the page.
+EXPECTED_FROM_SOURCE = {
+    "ContextStepper": re.compile(r"\bContextStepper\("),
+    "TraceViewer": re.compile(r"\bTraceViewer\("),
+    "RetrievalExplorer": re.compile(r"\bRetrievalExplorer\("),
+    "Quiz": re.compile(r"\bshow_quiz\("),
+}
+EXPLORERS = ("ContextStepper", "TraceViewer", "RetrievalExplorer")
+# A cell that shows a static plotly figure: fig.show(), display(<...fig...>), or a memlib.viz figure builder.
+STATIC_FIGURE = re.compile(
+    r"\.show\(\s*\)|display\(\s*\w*fig\w*|"
+    r"\b(?:context_bar|usage_bar|token_timeline|eviction_comparison|score_bars|recall_at_k_curve|block_fill_bars)\(")
+
+
+def _code_sources(path: Path) -> list[str]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    sources = []
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            source = "".join(source) if isinstance(source, list) else source
+            # Comments do not build widgets.
+            sources.append("\n".join(line.split("#", 1)[0] for line in source.splitlines()))
+    return sources
+
+
+def expectations(path: Path) -> tuple[set[str], bool]:
+    """(widget kinds the notebook builds, whether it shows a static figure), read from its code."""
+    code = "\n".join(_code_sources(path))
+    kinds = {kind for kind, pattern in EXPECTED_FROM_SOURCE.items() if pattern.search(code)}
+    return kinds, bool(STATIC_FIGURE.search(code))
+
+
+# -- fixtures -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lab():
+    reason = missing_requirements()
+    if reason:
+        pytest.skip(reason)
+    with JupyterLabServer(SOLUTIONS) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser_context(lab):
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="memlib-chromium-") as user_data_dir, sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            user_data_dir,  # a new, empty profile every run
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 900},
+        )
+        context.set_default_timeout(30_000)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+# -- the test -------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not SOLUTIONS, reason="no solutions/*.ipynb to run yet")
+@pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])
+def test_notebook_runs_and_its_widgets_react_in_a_real_browser(path, lab, browser_context):
+    started = time.monotonic()
+    expected_kinds, expects_static_figure = expectations(path)
+    page = browser_context.new_page()
+    notebook = NotebookPage(page, lab.url, path.name)
+    problems: list[str] = []
+    found: list[tuple[object, str]] = []
+    notes: list[str] = []
+    try:
+        notebook.open()
+        state = notebook.run_all(timeout_s=RUN_TIMEOUT_S)
+
+        for error in notebook.errors():
+            problems.append(f"cell {error['cell']} shows an error output ({error['kind']}):\n{error['text']}")
+        if state["executed"] != state["codeCells"]:
+            problems.append(f"only {state['executed']} of {state['codeCells']} code cells ran")
+
+        kinds: Counter[str] = Counter()
+        for handle in notebook.widget_outputs():
+            cell, description = notebook.cell_of(handle), notebook.describe(handle)
+            kind = classify(description)
+            kinds[kind] += 1
+            found.append((handle, kind))
+            where = f"cell {cell}, {kind}"
+            if description["widgetNodes"] == 0 or description["placeholder"]:
+                problems.append(f"{where}: the widget did not render ({description['text']!r})")
+                continue
+            if kind in EXPLORERS and description["plots"] == 0:
+                problems.append(f"{where}: no plotly plot inside the explorer")
+            what, changed = notebook.exercise(handle, kind)
+            notes.append(f"{where}: {what}")
+            if not changed:
+                problems.append(f"{where}: {what}, but what the widget shows did not change")
+
+        for kind in sorted(expected_kinds - set(kinds)):
+            problems.append(f"the notebook builds a {kind} but none is on the page")
+        static_plots = notebook.plots_outside_widgets()
+        if expects_static_figure and static_plots == 0:
+            problems.append("the notebook shows a plotly figure but no plot rendered outside the widgets")
+        empty = notebook.page.evaluate("""() => [...document.querySelectorAll(
+            '.jp-NotebookPanel:not(.lm-mod-hidden) .js-plotly-plot')].filter(p => !p.querySelector('svg.main-svg')).length""")
+        if empty:
+            problems.append(f"{empty} plotly plot(s) on the page have no drawing (svg.main-svg)")
+        problems.extend(notebook.console_errors)
+        notes.append(f"widgets {dict(kinds)}, static plots {static_plots}")
+    except Exception as error:  # a timeout or a missing element: keep the screenshot, then report
+        problems.append(f"{type(error).__name__}: {error}")
+    finally:
+        try:
+            notebook.screenshots(SCREENSHOTS, path.stem, found)
+        except Exception as error:  # the screenshot must not hide the real failure
+            notes.append(f"screenshot failed: {error}")
+        page.close()
+        lab.shutdown_kernels()
+    seconds = time.monotonic() - started
+    print(f"{path.name}: {seconds:.1f} s; " + "; ".join(notes))
+    assert not problems, (f"{path.name} in JupyterLab ({seconds:.0f} s, screenshots in "
+                          f"{SCREENSHOTS}/{path.stem}*.png):\n- " + "\n- ".join(problems))
