@@ -155,6 +155,16 @@ def _build_memlib(corpus: Corpus, kind: str = "lucene"):
     return lambda q: index.search(q, k=10)
 
 
+def _build_memlib_str_ids(corpus: Corpus):
+    from memlib.retrieval import BM25Index
+
+    # the ids ArchivalStore hands its index: strings, not small ints
+    index = BM25Index()
+    for i, text in enumerate(corpus.texts):
+        index.add(f"arc-{i + 1:06d}", text)
+    return lambda q: index.search(q, k=10)
+
+
 def _build_overlap(corpus: Corpus):
     from memlib.retrieval import TokenOverlap
 
@@ -162,6 +172,15 @@ def _build_overlap(corpus: Corpus):
     for i, text in enumerate(corpus.texts):
         index.add(i, text)
     return lambda q: index.search(q, k=10)
+
+
+def _build_archival_store(corpus: Corpus):
+    from memlib.archival import ArchivalRecord, ArchivalStore
+
+    store = ArchivalStore()
+    for i, text in enumerate(corpus.texts):
+        store.add_record(ArchivalRecord(f"doc-{i}", text))
+    return lambda q: store.search(q, top_k=10)
 
 
 def _build_rank_bm25(corpus: Corpus):
@@ -231,6 +250,7 @@ def _build_sqlite_store(corpus: Corpus, folder: Path, candidates: str):
 
 ENGINES = {
     "memlib BM25Index": _build_memlib,
+    "memlib BM25Index (string ids)": _build_memlib_str_ids,
     "rank-bm25 BM25Okapi": _build_rank_bm25,
     "bm25s": _build_bm25s,
     "SQLite FTS5 bm25()": _build_fts5,
@@ -250,6 +270,8 @@ def bench_search(sizes: list[int], repeats: int, n_queries: int, folder: Path, l
         corpus = make_corpus(n, n_queries=n_queries)
         log(f"search at {n:,} records: {corpus!r}")
         engines = dict(ENGINES)
+        # the store layer (string ids, records, Hit objects) in memory, then on SQLite
+        engines["memlib ArchivalStore (in memory)"] = _build_archival_store
         engines["SQLiteArchivalStore (index)"] = lambda c: _build_sqlite_store(c, folder, "index")
         if fts5_available():
             engines["SQLiteArchivalStore (FTS5 candidates)"] = lambda c: _build_sqlite_store(c, folder, "fts5")
@@ -289,35 +311,44 @@ def bench_interleaved(n_inserts: int, every: int, sample_points: int, folder: Pa
     rounds = n_inserts // every
     out: dict = {"n_inserts": n_inserts, "every": every, "rounds": rounds, "total_s": {}, "how": {}}
 
-    def full_run(name, add, search):
-        gc.collect()
-        t = time.perf_counter()
-        for r in range(rounds):
-            for i in range(r * every, (r + 1) * every):
-                add(i)
-            search(queries[r])
-        out["total_s"][name] = time.perf_counter() - t
-        out["how"][name] = "measured: the whole workload"
+    def full_run(name, make, repeats=1):
+        totals = []
+        for _ in range(repeats):
+            add, search = make()
+            gc.collect()
+            t = time.perf_counter()
+            for r in range(rounds):
+                for i in range(r * every, (r + 1) * every):
+                    add(i)
+                search(queries[r])
+            totals.append(time.perf_counter() - t)
+        out["total_s"][name] = statistics.median(totals)
+        out["how"][name] = f"measured: the whole workload{f', median of {repeats} runs' if repeats > 1 else ''}"
         log(f"  {name:<40} {out['total_s'][name]:9.3f} s")
 
+    def memlib_index():
+        index = BM25Index()
+        return (lambda i: index.add(i, corpus.texts[i])), (lambda q: index.search(q, k=10))
+
     log(f"interleaved: {n_inserts:,} inserts, a top-10 search after every {every}")
-    index = BM25Index()
-    full_run("memlib BM25Index", lambda i: index.add(i, corpus.texts[i]), lambda q: index.search(q, k=10))
+    full_run("memlib BM25Index", memlib_index, repeats=5)
     for sync in ("FULL", "NORMAL"):
         path = folder / f"interleaved-{sync}.db"
         for suffix in ("", "-wal", "-shm"):
             Path(str(path) + suffix).unlink(missing_ok=True)
         store = SQLiteArchivalStore(path, synchronous=sync)
-        full_run(f"SQLiteArchivalStore (synchronous={sync})", lambda i: store.insert(corpus.texts[i]),
-                 lambda q: store.search(q, top_k=10))
+        full_run(f"SQLiteArchivalStore (synchronous={sync})",
+                 lambda: ((lambda i: store.insert(corpus.texts[i])), (lambda q: store.search(q, top_k=10))))
         store.close()
     if fts5_available():
-        conn = sqlite3.connect(":memory:", isolation_level=None)
-        conn.execute("CREATE VIRTUAL TABLE docs USING fts5(text)")
-        sql = "SELECT rowid, bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 10"
-        full_run("SQLite FTS5 bm25() (in memory)",
-                 lambda i: conn.execute("INSERT INTO docs(rowid, text) VALUES (?, ?)", (i, corpus.texts[i])),
-                 lambda q: conn.execute(sql, (_fts5_match(q),)).fetchall())
+        def fts5_memory():
+            conn = sqlite3.connect(":memory:", isolation_level=None)
+            conn.execute("CREATE VIRTUAL TABLE docs USING fts5(text)")
+            sql = "SELECT rowid, bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 10"
+            return ((lambda i: conn.execute("INSERT INTO docs(rowid, text) VALUES (?, ?)", (i, corpus.texts[i]))),
+                    (lambda q: conn.execute(sql, (_fts5_match(q),)).fetchall()))
+
+        full_run("SQLite FTS5 bm25() (in memory)", fts5_memory, repeats=3)
 
     from rank_bm25 import BM25Okapi
 
@@ -335,7 +366,7 @@ def bench_interleaved(n_inserts: int, every: int, sample_points: int, folder: Pa
         for r in points:
             n = r * every
             samples = []
-            for rep in range(3 if n < 5000 else 1):
+            for rep in range(3):
                 gc.collect()
                 t = time.perf_counter()
                 one_round(n, (r - 1 + rep) % len(queries))
@@ -377,12 +408,32 @@ def bench_context(turns: int, probe: int, log) -> dict:
     finally:
         gc.enable()
 
-    def around(turn):
+    def around_of(samples, turn):
         lo = max(0, turn - 50)
-        return times[lo:lo + 100]
+        return samples[lo:lo + 100]
+
+    def around(turn):
+        return around_of(times, turn)
 
     early, late = around(probe), around(turns)
+    # Diagnosis: the part of an append that recall storage costs (its BM25 index
+    # grows with every message), measured alone on the same texts.
+    from memlib.recall import RecallStore
+
+    recall, recall_times = RecallStore(), []
+    gc.collect()
+    gc.disable()
+    try:
+        for text in texts:
+            message = Message.user(text)
+            t = time.perf_counter()
+            recall.add(message)
+            recall_times.append(time.perf_counter() - t)
+    finally:
+        gc.enable()
     out = {
+        "recall_add_early_us": statistics.median(around_of(recall_times, probe)) * 1e6,
+        "recall_add_late_us": statistics.median(around_of(recall_times, turns)) * 1e6,
         "turns": turns, "probe": probe,
         "early_median_us": statistics.median(early) * 1e6, "late_median_us": statistics.median(late) * 1e6,
         "early_mean_us": statistics.fmean(early) * 1e6, "late_mean_us": statistics.fmean(late) * 1e6,
@@ -390,7 +441,8 @@ def bench_context(turns: int, probe: int, log) -> dict:
     }
     out["ratio_median"] = out["late_median_us"] / out["early_median_us"]
     log(f"MainContext.append: turn {probe}: {out['early_median_us']:.1f} us, turn {turns:,}: "
-        f"{out['late_median_us']:.1f} us (x{out['ratio_median']:.2f}; {out['flushes']} flushes)")
+        f"{out['late_median_us']:.1f} us (x{out['ratio_median']:.2f}; {out['flushes']} flushes); "
+        f"RecallStore.add alone {out['recall_add_early_us']:.1f} -> {out['recall_add_late_us']:.1f} us")
     return out
 
 
@@ -512,7 +564,9 @@ def report(results: dict) -> str:
               f"| | turn {c['probe']} | turn {c['turns']:,} | ratio |", "|---|---:|---:|---:|",
               f"| median per append (us) | {c['early_median_us']:.1f} | {c['late_median_us']:.1f} | {c['ratio_median']:.2f} |",
               f"| mean per append (us) | {c['early_mean_us']:.1f} | {c['late_mean_us']:.1f} | "
-              f"{c['late_mean_us'] / c['early_mean_us']:.2f} |"]
+              f"{c['late_mean_us'] / c['early_mean_us']:.2f} |",
+              f"| of which RecallStore.add alone, median (us) | {c['recall_add_early_us']:.1f} | "
+              f"{c['recall_add_late_us']:.1f} | {c['recall_add_late_us'] / c['recall_add_early_us']:.2f} |"]
     imp = results["import"]
     lines += ["", "### Import time (fresh interpreter, median)", ""]
     for label in ("import memlib", "import every memlib module but viz"):
