@@ -220,6 +220,8 @@ class _DenseIds:
             return False
 
     def __getattr__(self, name):  # idf(), avgdl, kind, ... of the wrapped scorer
+        if name == "inner":  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     def __repr__(self) -> str:
@@ -398,6 +400,8 @@ _ARCHIVAL_SCHEMA = [
         trust TEXT NOT NULL
     )""",
     "INSERT OR IGNORE INTO memlib_meta VALUES ('next_id', '1')",
+    # bumped by every delete, so other connections notice deletions without a count(*)
+    "INSERT OR IGNORE INTO memlib_meta VALUES ('deletes', '0')",
 ]
 _FTS_SCHEMA = [
     # memlib tokens as hex (see _fts_terms); rowid = archival_records.seq
@@ -464,7 +468,7 @@ class SQLiteArchivalStore(ArchivalStore):
 
         factory.__name__ = scorer if isinstance(scorer, str) else getattr(scorer, "__name__", repr(scorer))
         super().__init__(scorer=factory, page_size=page_size, clock=clock)
-        if candidates == "fts5" and not callable(getattr(scorer_obj, "score", None)):
+        if candidates == "fts5" and not callable(getattr(scorer_obj.inner, "score", None)):
             raise ValueError(f"candidates='fts5' needs a scorer with score(query, doc_id); {scorer_obj!r} has none")
         self._scorer = scorer_obj
         self._clock_fn = clock
@@ -478,6 +482,7 @@ class SQLiteArchivalStore(ArchivalStore):
         self._id_of_seq: dict[int, str] = {}
         self._last_seq = 0
         self._next_id = 1
+        self._deletes_seen: str | None = None
         self._version = None
         try:
             with self._db.lock:
@@ -500,29 +505,40 @@ class SQLiteArchivalStore(ArchivalStore):
         if not initial and version == self._version:
             return
         with db.snapshot() as conn:
-            count = conn.execute("SELECT count(*) FROM archival_records").fetchone()[0]
-            new_rows = conn.execute(
-                f"SELECT {_RECORD_COLUMNS} FROM archival_records WHERE seq > ? ORDER BY seq",
-                (self._last_seq,)).fetchall()
-            self._next_id = int(db.meta("next_id", "1"))
-            stale = count != len(self._seq_of) + len(new_rows) or any(r[1] in self._seq_of for r in new_rows)
-            current = dict(conn.execute("SELECT id, seq FROM archival_records")) if stale else None
+            # Set first: the base-class calls in _load go through our overridden get(),
+            # whose own sync must see nothing new.
+            self._version = version
+            self._load(conn)
             fts_stale = initial and self.fts5 and (
                 db.meta("fts_stale") == "1"
-                or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0] != count)
-        # Set first: the base-class calls below go through our overridden get(), whose
-        # own sync must see nothing new.
-        self._version = version
-        if current is not None:
+                or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0] != len(self._seq_of))
+        if fts_stale and not db.read_only:
+            self._rebuild_fts()
+
+    def _catch_up(self, conn: sqlite3.Connection) -> None:
+        """Inside a write transaction: load other writers' commits, if there were any."""
+        version = self._db.data_version()
+        if version != self._version:
+            self._version = version
+            self._load(conn)
+
+    def _load(self, conn: sqlite3.Connection) -> None:
+        """Bring memory up to the state `conn`'s open transaction sees."""
+        new_rows = conn.execute(
+            f"SELECT {_RECORD_COLUMNS} FROM archival_records WHERE seq > ? ORDER BY seq",
+            (self._last_seq,)).fetchall()
+        self._next_id = int(self._db.meta("next_id", "1"))
+        deletes = self._db.meta("deletes", "0")
+        if self._seq_of and (deletes != self._deletes_seen or any(r[1] in self._seq_of for r in new_rows)):
             # Another process deleted (or deleted and re-added) records we hold.
+            current = dict(conn.execute("SELECT id, seq FROM archival_records"))
             for rid, seq in list(self._seq_of.items()):
                 if current.get(rid) != seq:
                     ArchivalStore.delete(self, rid)
                     del self._id_of_seq[seq], self._seq_of[rid]
+        self._deletes_seen = deletes
         for row in new_rows:
             self._remember(_row_to_record(row), row[0])
-        if fts_stale and not db.read_only:
-            self._rebuild_fts()
 
     def _rebuild_fts(self) -> None:
         # The file was written by a process without FTS5 (or with fts5=False): the
@@ -549,6 +565,8 @@ class SQLiteArchivalStore(ArchivalStore):
                 c.execute("INSERT OR REPLACE INTO memlib_meta VALUES ('fts_stale', '1')")
 
     def _sync(self) -> None:
+        if self._db.conn.in_transaction:
+            return  # called back from inside one of our own transactions: already current
         try:
             self._refresh()
         except sqlite3.Error as exc:
@@ -556,30 +574,45 @@ class SQLiteArchivalStore(ArchivalStore):
 
     # -- writes ---------------------------------------------------------------
 
+    # Every write first takes SQLite's write lock (BEGIN IMMEDIATE), then loads what
+    # other connections committed, and only then checks ids and assigns new ones: two
+    # processes inserting at once can never pick the same id, and memory never skips
+    # another writer's rows.
+
     def insert(self, text: str, *, tags=(), session_id=None, turn_id=None, source_url=None,
                created_at=None, trust="unverified", id=None) -> ArchivalRecord:
         """Archive `text` with its provenance; committed to disk before it returns."""
+        # validate everything but the id before touching the file
+        ArchivalRecord(id="arc-check", text=text, tags=tuple(tags) if not isinstance(tags, str) else tags,
+                       session_id=session_id, turn_id=turn_id, source_url=source_url,
+                       created_at=utcnow() if created_at is None else created_at, trust=trust)
         with self._db.lock:
-            self._sync()
-            if id is None:
-                n = self._next_id
-                while f"arc-{n:06d}" in self._seq_of:
-                    n += 1
-                rid, next_id = f"arc-{n:06d}", n + 1
-            else:
-                rid, next_id = id, None
-            record = ArchivalRecord(
-                id=rid, text=text, tags=tuple(tags) if not isinstance(tags, str) else tags,
-                session_id=session_id, turn_id=turn_id, source_url=source_url,
-                created_at=self._clock_fn() if created_at is None else created_at, trust=trust,
-            )
-            return self._store(record, next_id)
+            with self._db.write("insert an archival record") as conn:
+                self._catch_up(conn)
+                next_id = None
+                if id is None:
+                    n = self._next_id
+                    while f"arc-{n:06d}" in self._seq_of:
+                        n += 1
+                    id, next_id = f"arc-{n:06d}", n + 1
+                record = ArchivalRecord(
+                    id=id, text=text, tags=tuple(tags) if not isinstance(tags, str) else tags,
+                    session_id=session_id, turn_id=turn_id, source_url=source_url,
+                    created_at=self._clock_fn() if created_at is None else created_at, trust=trust,
+                )
+                self._check_new(record)
+                seq = self._insert_row(conn, record)
+                if next_id is not None:
+                    conn.execute("UPDATE memlib_meta SET value = ? WHERE key = 'next_id'", (str(next_id),))
+            # Only after the commit: memory never runs ahead of the file.
+            if next_id is not None:
+                self._next_id = next_id
+            self._remember(record, seq)
+            return record
 
     def add_record(self, record: ArchivalRecord) -> ArchivalRecord:
         """Store a ready-made record (its id must be new); committed before it returns."""
-        with self._db.lock:
-            self._sync()
-            return self._store(record, None)
+        return self.add_records([record])[0]
 
     def add_records(self, records) -> list[ArchivalRecord]:
         """Store many ready-made records in ONE transaction: all of them or none.
@@ -587,37 +620,26 @@ class SQLiteArchivalStore(ArchivalStore):
         For loading a dataset: one commit (one fsync) instead of one per record.
         """
         records = list(records)
+        for record in records:
+            if not isinstance(record, ArchivalRecord):
+                raise TypeError(f"expected an ArchivalRecord, got {type(record).__name__}")
         with self._db.lock:
-            self._sync()
-            seen = set()
-            for record in records:
-                if not isinstance(record, ArchivalRecord):
-                    raise TypeError(f"expected ArchivalRecords, got a {type(record).__name__}")
-                if record.id in self._seq_of or record.id in seen:
-                    raise ValueError(f"record id {record.id!r} already exists (or repeats); nothing was added")
-                seen.add(record.id)
-            seqs = []
-            with self._db.write(f"add {len(records)} archival records") as conn:
+            with self._db.write(f"add {len(records)} archival record(s)") as conn:
+                self._catch_up(conn)
+                seen: set[str] = set()
                 for record in records:
-                    seqs.append(self._insert_row(conn, record))
+                    self._check_new(record)
+                    if record.id in seen:
+                        raise ValueError(f"record id {record.id!r} appears twice; nothing was added")
+                    seen.add(record.id)
+                seqs = [self._insert_row(conn, record) for record in records]
             for record, seq in zip(records, seqs):
                 self._remember(record, seq)
             return records
 
-    def _store(self, record: ArchivalRecord, next_id: int | None) -> ArchivalRecord:
-        if not isinstance(record, ArchivalRecord):
-            raise TypeError(f"expected an ArchivalRecord, got {type(record).__name__}")
+    def _check_new(self, record: ArchivalRecord) -> None:
         if record.id in self._seq_of:
             raise ValueError(f"record id {record.id!r} already exists; delete it first or pick a new id")
-        with self._db.write(f"insert archival record {record.id}") as conn:
-            seq = self._insert_row(conn, record)
-            if next_id is not None:
-                conn.execute("UPDATE memlib_meta SET value = ? WHERE key = 'next_id'", (str(next_id),))
-        # Only after the commit: memory never runs ahead of the file.
-        if next_id is not None:
-            self._next_id = next_id
-        self._remember(record, seq)
-        return record
 
     def _insert_row(self, conn: sqlite3.Connection, record: ArchivalRecord) -> int:
         seq = conn.execute(
@@ -639,11 +661,14 @@ class SQLiteArchivalStore(ArchivalStore):
     def delete(self, id: str) -> ArchivalRecord:
         """Remove a record from the file and the index; committed before it returns."""
         with self._db.lock:
-            self._sync()
-            record = self.get(id)
-            seq = self._seq_of[id]
-            with self._db.write(f"delete archival record {id}") as conn:
+            with self._db.write(f"delete archival record {id!r}") as conn:
+                self._catch_up(conn)
+                record = ArchivalStore.get(self, id)
+                seq = self._seq_of[id]
                 conn.execute("DELETE FROM archival_records WHERE seq = ?", (seq,))
+                conn.execute("UPDATE memlib_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'deletes'")
+                # our own delete needs no re-check by us (a failed commit just causes one)
+                self._deletes_seen = self._db.meta("deletes")
                 if self.fts5:
                     conn.execute("DELETE FROM archival_fts WHERE rowid = ?", (seq,))
             ArchivalStore.delete(self, id)
@@ -789,12 +814,15 @@ class SQLiteRecallStore(RecallStore):
         version = db.data_version()
         if not initial and version == self._version:
             return
-        # Recall is append-only, so new rows are all there is to pick up.
         with db.snapshot() as conn:
-            rows = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM recall_messages WHERE seq > ? ORDER BY seq",
-                (self._last_seq,)).fetchall()
-        self._version = version
+            self._version = version
+            self._load(conn)
+
+    def _load(self, conn: sqlite3.Connection) -> None:
+        # Recall is append-only, so new rows are all there is to pick up.
+        rows = conn.execute(
+            f"SELECT {_MESSAGE_COLUMNS} FROM recall_messages WHERE seq > ? ORDER BY seq",
+            (self._last_seq,)).fetchall()
         for row in rows:
             self._remember(RecallStore.add(self, _row_to_message(row)), row[0])
 
@@ -804,6 +832,8 @@ class SQLiteRecallStore(RecallStore):
         self._last_seq = seq
 
     def _sync(self) -> None:
+        if self._db.conn.in_transaction:
+            return
         try:
             self._refresh()
         except sqlite3.Error as exc:
@@ -811,19 +841,24 @@ class SQLiteRecallStore(RecallStore):
 
     def add(self, message: Message) -> Message:
         """Store `message` (id and timestamp assigned if missing); on disk before it returns."""
+        if not isinstance(message, Message):
+            raise TypeError(f"expected a Message, got {type(message).__name__}")
         with self._db.lock:
-            self._sync()
-            if not isinstance(message, Message):
-                raise TypeError(f"expected a Message, got {type(message).__name__}")
-            # Same rules as RecallStore.add, applied before writing so the row on
-            # disk is exactly the message kept in memory.
-            if message.id < 0:
-                message = message.replace(id=self._last_id + 1 if self._last_id is not None else 0)
-            if message.id in self._ids:
-                raise ValueError(f"message id {message.id} is already in recall storage")
-            if message.timestamp is None:
-                message = message.replace(timestamp=utcnow())
-            with self._db.write(f"add message #{message.id} to recall storage") as conn:
+            # Inside the write lock, after loading other writers' messages, so two
+            # processes never hand out the same id.
+            with self._db.write("add a message to recall storage") as conn:
+                version = self._db.data_version()
+                if version != self._version:
+                    self._version = version
+                    self._load(conn)
+                # Same rules as RecallStore.add, applied before writing so the row on
+                # disk is exactly the message kept in memory.
+                if message.id < 0:
+                    message = message.replace(id=self._last_id + 1 if self._last_id is not None else 0)
+                if message.id in self._ids:
+                    raise ValueError(f"message id {message.id} is already in recall storage")
+                if message.timestamp is None:
+                    message = message.replace(timestamp=utcnow())
                 seq = conn.execute(
                     "INSERT INTO recall_messages (id, role, content, timestamp, tool_call_id, name, "
                     "session_id) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -568,8 +568,11 @@ def test_add_records_is_one_all_or_nothing_transaction(tmp_path):
     store = SQLiteArchivalStore(tmp_path / "a.db")
     records = [ArchivalRecord(f"ds-{i}", f"dataset fact {i}") for i in range(100)]
     assert store.add_records(records) == records
-    with pytest.raises(ValueError, match="nothing was added"):
+    with pytest.raises(ValueError, match="'ds-3' already exists"):
         store.add_records([ArchivalRecord("ds-new", "new"), ArchivalRecord("ds-3", "clash")])
+    with pytest.raises(ValueError, match="appears twice; nothing was added"):
+        store.add_records([ArchivalRecord("ds-x", "new"), ArchivalRecord("ds-x", "again")])
+    assert "ds-new" not in store and "ds-x" not in store
     with pytest.raises(TypeError):
         store.add_records(["not a record"])
     store.close()

@@ -180,3 +180,19 @@ def test_threads_share_a_store_safely(tmp_path):
     assert len(store) == 300 and len({r.id for r in store}) == 300
     store.close()
     assert len(SQLiteArchivalStore(tmp_path / "a.db")) == 300
+
+
+def test_two_writer_processes_never_clash_on_ids(tmp_path):
+    path = str(tmp_path / "a.db")
+    SQLiteArchivalStore(path).close()
+    total = 300
+    writers = [subprocess.Popen([sys.executable, "-c", READER_WRITER, path, str(total)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for writer in writers:
+        out, err = writer.communicate(timeout=120)
+        assert writer.returncode == 0, err
+    with SQLiteArchivalStore(path) as store:
+        ids = [r.id for r in store]
+        assert len(ids) == 2 * total and len(set(ids)) == 2 * total
+        assert ids == [f"arc-{i:06d}" for i in range(1, 2 * total + 1)]
+        assert store.integrity_check() == "ok"
