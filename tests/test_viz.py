@@ -68,6 +68,13 @@ def test_replay_accepts_pairs_dicts_and_a_ready_context():
     history = replay([("user", "hello"), {"role": "assistant", "content": "hi", "turn": 3}],
                      context=MainContext(window=256))
     assert [s.message.role for s in history[1:]] == ["user", "assistant"]
+
+    class Turn:  # what memlib.datasets gives for the conversation
+        def to_message(self):
+            return Message.user("from a dataset turn", id=41)
+
+    (_, snap) = replay([Turn()], window=256)
+    assert snap.message.id == 41 and snap.in_context == (41,)
     with pytest.raises(TypeError, match="either a ready MainContext"):
         replay([], context=MainContext(window=256), window=300)
     with pytest.raises(TypeError, match="role"):
@@ -219,6 +226,7 @@ def test_recall_at_k_curve():
     assert list(fig.data[1].x) == [1, 2, 3] and list(fig.data[1].y) == [0.4, 0.6, 0.8]
     fig = recall_at_k_curve({"x": [0.1, 0.9]}, ks=[5, 10])
     assert list(fig.data[0].x) == [5, 10]
+    assert list(fig.layout.xaxis.tickvals) == [5, 10]  # integer ticks only
     with pytest.raises(ValueError, match="ks has"):
         recall_at_k_curve({"x": [0.1]}, ks=[1, 2])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):

@@ -155,7 +155,7 @@ def _stacked_bar(parts: list[tuple[str, str, int]], window: int, policy: tuple[f
     fig.update_layout(
         template=TEMPLATE, barmode="stack", height=height,
         title=dict(text=title or f"main context: {used} / {window} tokens ({used / window:.0%})", x=0.01),
-        xaxis=dict(title=dict(text="tokens"), range=[0, max(window, used) * 1.02]),
+        xaxis=dict(range=[0, max(window, used) * 1.02]),
         yaxis=dict(showticklabels=False),
         legend=dict(orientation="h", y=-0.45, x=0, traceorder="normal"),
         margin=dict(l=20, r=20, t=60, b=20),
@@ -385,6 +385,7 @@ def recall_at_k_curve(curves: Mapping[str, Sequence[float]], ks: Sequence[int] |
     if not isinstance(curves, Mapping) or not curves:
         raise ValueError("curves must be a non-empty dict {method name: [value at k=1, k=2, ...]}")
     fig = go.Figure()
+    all_ks: set = set()
     for i, (name, values) in enumerate(curves.items()):
         values = list(values)
         xs = list(range(1, len(values) + 1)) if ks is None else list(ks)
@@ -393,6 +394,7 @@ def recall_at_k_curve(curves: Mapping[str, Sequence[float]], ks: Sequence[int] |
         bad = [v for v in values if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1]
         if bad:
             raise ValueError(f"curve {name!r}: {metric}@k values must be numbers in [0, 1], got {bad[:3]}")
+        all_ks.update(xs)
         fig.add_trace(go.Scatter(
             x=xs, y=[float(v) for v in values], name=str(name), mode="lines+markers",
             line=dict(color=SCORER_COLORS.get(str(name), PALETTE[i % len(PALETTE)]), width=2),
@@ -401,7 +403,9 @@ def recall_at_k_curve(curves: Mapping[str, Sequence[float]], ks: Sequence[int] |
     fig.update_layout(
         template=TEMPLATE, height=height,
         title=dict(text=title or f"{metric}@k", x=0.01),
-        xaxis=dict(title=dict(text="k")),
+        # a tick at each k when there are few (k is an integer: no 1.5)
+        xaxis=dict(title=dict(text="k"), tickmode="array", tickvals=sorted(all_ks)) if len(all_ks) <= 20
+        else dict(title=dict(text="k")),
         yaxis=dict(title=dict(text=f"{metric}@k"), range=[0, 1.03], tickformat=".0%"),
         legend=dict(orientation="h", y=-0.2, x=0), margin=dict(l=50, r=20, t=50, b=40),
     )

@@ -71,7 +71,8 @@ _MESSAGE_FIELDS = ("role", "content", "id", "timestamp", "tool_call_id", "name",
 
 
 def as_message(item) -> Message:
-    """A Message from a Message, a (role, content) pair or a dict with role and content.
+    """A Message from a Message, a (role, content) pair, a dict with role and content,
+    or anything with a `to_message()` method (a `memlib.datasets` Turn).
 
     Extra dict keys (a dataset's `turn`, `facts`, ...) are ignored.
 
@@ -81,13 +82,15 @@ def as_message(item) -> Message:
     """
     if isinstance(item, Message):
         return item
+    if callable(getattr(item, "to_message", None)):
+        return as_message(item.to_message())
     if isinstance(item, tuple) and len(item) == 2 and all(isinstance(x, str) for x in item):
         return Message(item[0], item[1])
     if isinstance(item, dict) and "role" in item and "content" in item:
         return Message.from_dict({k: item[k] for k in _MESSAGE_FIELDS if k in item})
     raise TypeError(
         f"cannot read a message from {type(item).__name__} {item!r:.80}; pass Message objects, "
-        "(role, content) pairs or dicts with 'role' and 'content'"
+        "(role, content) pairs, dicts with 'role' and 'content', or dataset turns"
     )
 
 
