@@ -186,6 +186,22 @@ def test_each_exercise_is_followed_by_its_graded_cell(path):
             f"{path.name} cell {cell.id}: the cell after an exercise must be its graded check")
 
 
+@pytest.mark.parametrize("path", SOLUTION_FILES, ids=lambda p: p.name)
+def test_graded_cells_call_the_check_of_their_grade_id(path):
+    import memlib.course.checks as checks
+
+    for graded in graded_cells(nbformat.read(path, as_version=4)):
+        assert graded.grade_id in checks.CHECKS, (
+            f"{path.name}: no check is registered for grade_id {graded.grade_id!r}; "
+            "decorate the check with @graded(<that grade_id>)")
+        imported = [alias.name for node in ast.parse(graded.source).body if isinstance(node, ast.ImportFrom)
+                    and node.module == "memlib.course.checks" for alias in node.names]
+        ids = {getattr(getattr(checks, name, None), "grade_id", None) for name in imported}
+        assert graded.grade_id in ids, (
+            f"{path.name}: the graded cell {graded.grade_id!r} imports {imported}, whose checks are registered "
+            f"as {sorted(i for i in ids if i)}; use the check of this grade_id")
+
+
 # -- (2) solutions pass ----------------------------------------------------------------
 
 
