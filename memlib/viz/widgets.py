@@ -231,7 +231,8 @@ class ContextStepper(_Explorer):
         seen = [h.message for h in self.history[1:self.position + 1]]
         in_context = set(s.in_context)
         evicted = [m for m in seen if m.id not in in_context]
-        parts = [f'<div style="{_FONT}">']
+        # a long conversation scrolls inside the widget instead of stretching the page
+        parts = [f'<div style="{_FONT}max-height:420px;overflow-y:auto">']
         if s.summary:
             parts.append(
                 f'<div class="summary" style="border-left:4px solid {SEGMENT_COLORS["summary"]};'
@@ -601,7 +602,8 @@ class TraceViewer(_Explorer):
         self.policy = (warn_at, flush_at, evict_to)
         self.position = 0
         last = len(self.frames) - 1
-        self._slider = w.IntSlider(value=0, min=0, max=last, description="frame")
+        # frames are numbered from 1 on screen, like the header
+        self._slider = w.IntSlider(value=1, min=1, max=last + 1, description="frame")
         self._back_button = w.Button(description="◀ back")
         self._next_button = w.Button(description="next interrupt ▶")
         self._reset_button = w.Button(description="reset")
@@ -627,8 +629,9 @@ class TraceViewer(_Explorer):
         return self.position == len(self.frames) - 1
 
     def goto(self, frame: int) -> Interrupt:
+        """Show frame `frame` (0-based, as in `frames`)."""
         self.position = _check_turn(frame, len(self.frames) - 1, "frame")
-        self._slider.value = self.position
+        self._slider.value = self.position + 1
         self._render()
         return self.state
 
@@ -645,8 +648,8 @@ class TraceViewer(_Explorer):
         return self.goto(0)
 
     def _on_slider(self, change) -> None:
-        if change["new"] != self.position:
-            self.goto(change["new"])
+        if change["new"] - 1 != self.position:
+            self.goto(change["new"] - 1)
 
     def bar(self):
         """The context bar at the end of the current frame (by segment when the trace recorded it)."""
