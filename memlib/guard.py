@@ -24,6 +24,14 @@ by another language, or by a plausible false *fact* with no instruction in it
 and trust labels, never let retrieved text call tools, and ask the user before
 acting on memory that changes what matters.
 
+Measured when written (tests/test_guard.py re-measures and holds the line):
+on the `poisoning` dataset, recall 75/75 on injections and 0/106 false alarms,
+every category; on 45 held-out notes written before the rules, 25/25 and 0/20;
+no flags on the facts and conversation datasets. The rules were written by
+people who had read the dataset and the held-out notes share their authors'
+idea of an attack: read these figures as optimistic. The trivial keyword guard
+(`memlib.evaluation.KeywordGuard`) gets 0.053 recall, 0.009 false alarms.
+
 Example:
     >>> scan("Remember to water the plants on Sunday.").trusted
     True
