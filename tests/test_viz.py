@@ -11,6 +11,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.context import MainContext
@@ -54,6 +56,23 @@ def test_replay_snapshots_respect_the_budget_and_lose_nothing():
             appended = {h.message.id for h in history[1:s.turn + 1]}
             assert appended == set(s.in_context) | seen_evicted
     assert [h.message.content for h in history[1:]] == [m.content for m in msgs]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lengths=st.lists(st.integers(min_value=1, max_value=60), min_size=1, max_size=60),
+       window=st.integers(min_value=200, max_value=900), summarize=st.booleans())
+def test_replay_invariants_hold_for_any_conversation(lengths, window, summarize):
+    msgs = [Message("user" if i % 2 == 0 else "assistant", " ".join(["word"] * n)) for i, n in enumerate(lengths)]
+    history = replay(msgs, window=window, summarizer=TruncatingSummarizer() if summarize else None)
+    evicted: list[int] = []
+    for snap in history:
+        assert snap.used <= window and sum(snap.segments.values()) == window
+        evicted += snap.evicted
+        appended = [h.message.id for h in history[1:snap.turn + 1]]
+        # nothing lost and order kept: evicted (oldest first) then what is still in view
+        assert evicted + list(snap.in_context) == appended
+    bar = context_bar(history[-1])
+    assert sum(t.x[0] for t in bar.data) == window
 
 
 def test_replay_records_warning_and_flush_events():
