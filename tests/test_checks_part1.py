@@ -151,6 +151,13 @@ class PopsEvicted(ExtractiveSummarizer):
         return super().summarize(previous, evicted, max_tokens)
 
 
+class WastesBudget(StudentLike):
+    """Ranks well but fills only a quarter of a large budget: some facts, too few."""
+
+    def summarize(self, previous, evicted, max_tokens):
+        return super().summarize(previous, evicted, max_tokens // 4 if max_tokens > 150 else max_tokens)
+
+
 class AssistantFirst:
     """Keeps what the assistant said: bounded and recursive, but few facts."""
 
@@ -177,6 +184,7 @@ def test_summarizer_reference_and_student_like_pass(capsys):
     (NoSummarizer(), "a fact stated in the evicted messages"),
     (TruncatingSummarizer(), "no better than no summary or keeping the newest text"),
     (AssistantFirst(), "a fact stated in the evicted messages"),
+    (WastesBudget(), "fact retention on the course conversation is"),  # 'below the ... needed' on today's data
     (object(), "has no summarize method"),
 ])
 def test_summarizer_mistakes_get_their_message(answer, expected):
