@@ -373,6 +373,8 @@ def test_retrieval_explorer_search_changes_bars_and_table():
     assert ex.matched == {"arc-000003": ["dentist", "appointment"]}
     assert "<mark>dentist</mark>" in ex.render_html() and "trust-untrusted" not in ex.render_html()
     assert ex._text.value == "dentist appointment"
+    ex._examples.value = "when is the dentist"  # picking an example query runs it
+    assert ex.query == "when is the dentist" and [h.record.id for h in ex.results] == ["arc-000003"]
 
 
 def test_retrieval_explorer_scorer_and_k():
@@ -490,6 +492,23 @@ def test_figures_go_into_the_output_state_in_a_notebook(monkeypatch):
     monkeypatch.setattr(viz_widgets, "DISPLAY_MODE", "sideways")
     with pytest.raises(ValueError, match="DISPLAY_MODE"):
         stepper.step()
+
+
+def test_capture_mode_displays_into_the_output(monkeypatch):
+    import IPython
+    import IPython.display
+
+    from memlib.viz import widgets as viz_widgets
+
+    shown = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    monkeypatch.setattr(IPython.display, "clear_output", lambda wait=False: shown.append(("clear", wait)))
+    monkeypatch.setattr(viz_widgets, "DISPLAY_MODE", "capture")  # what Colab gets
+    stepper = ContextStepper(conversation(5), window=300)
+    stepper.step()
+    assert shown[0] == ("clear", True) and shown[2] == ("clear", True)
+    assert shown[3] is stepper.figure and isinstance(shown[3], go.Figure)
 
 
 @pytest.mark.slow

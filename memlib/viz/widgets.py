@@ -403,7 +403,7 @@ class RetrievalExplorer(_Explorer):
         self._text.observe(lambda c: self._from_control(query=c["new"]), names="value")
         self._scorer.observe(lambda c: self._from_control(scorer=c["new"]), names="value")
         self._k.observe(lambda c: self._from_control(k=c["new"]), names="value")
-        self._examples.observe(lambda c: c["new"] and self._from_control(query=c["new"]), names="value")
+        self._examples.observe(self._on_example, names="value")
         rows = [w.HBox([self._text, self._scorer]), w.HBox([self._k] + ([self._examples] if self.queries else []))]
         self._container = w.VBox(rows + [self._out, self._table])
         self.search()
@@ -426,6 +426,10 @@ class RetrievalExplorer(_Explorer):
     def _from_control(self, **change) -> None:
         if not self._syncing:
             self.search(**change)
+
+    def _on_example(self, change) -> None:
+        if change["new"]:  # the blank first entry means "no example picked"
+            self._from_control(query=change["new"])
 
     def search(self, query: str | None = None, *, scorer: str | None = None, k: int | None = None) -> list[Hit]:
         """Run the search (changing query, scorer or k if given) and redraw; returns the hits."""
