@@ -33,7 +33,7 @@ from memlib.context import MainContext
 from memlib.tools import MemorySystem, dispatch
 
 __all__ = [
-    "KVTask", "make_kv_task", "make_kv_tasks", "kv_line", "WindowReader", "KVPagingPolicy",
+    "KVTask", "make_kv_task", "make_kv_tasks", "kv_line", "kv_archive", "WindowReader", "KVPagingPolicy",
     "KVTrial", "KVResult", "run_nested_kv",
     "RecallProbe", "MultiSessionResult", "run_multisession", "phrase_in",
 ]
@@ -75,21 +75,17 @@ class KVTask:
         return f"KVTask(level {self.level}, {len(self.pairs)} pairs, start {self.start_key[:8]}…)"
 
 
-def make_kv_task(level: int, n_pairs: int = 140, rng: random.Random | int | None = 0) -> KVTask:
-    """A task with `n_pairs` pairs of fresh UUIDs, `level + 1` of them forming the chain.
-
-    Example:
-        >>> task = make_kv_task(2, n_pairs=10, rng=1)
-        >>> len(task.pairs), len(task.chain), dict(task.pairs)[task.chain[0]] == task.chain[1]
-        (10, 4, True)
-    """
+def _check_level(level) -> None:
     if isinstance(level, bool) or not isinstance(level, int) or level < 0:
         raise ValueError(f"level must be an int >= 0 (0 = plain lookup), got {level!r}")
-    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < level + 1:
-        raise ValueError(f"n_pairs must be an int >= level + 1 = {level + 1} (the chain needs that many pairs), "
-                         f"got {n_pairs!r}")
-    if not isinstance(rng, random.Random):
-        rng = random.Random(rng)
+
+
+def _pairs_with_chains(levels: Sequence[int], n_pairs: int, rng: random.Random):
+    """`n_pairs` shuffled pairs of fresh UUIDs hiding one chain per level; returns (pairs, chains)."""
+    need = sum(level + 1 for level in levels)
+    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < need:
+        raise ValueError(f"n_pairs must be an int >= {need} (the chains for levels {list(levels)} need that "
+                         f"many pairs), got {n_pairs!r}")
     seen: set[str] = set()
 
     def fresh() -> str:
@@ -99,20 +95,53 @@ def make_kv_task(level: int, n_pairs: int = 140, rng: random.Random | int | None
                 seen.add(value)
                 return value
 
-    chain = tuple(fresh() for _ in range(level + 2))
-    pairs = [(chain[i], chain[i + 1]) for i in range(level + 1)]
-    pairs += [(fresh(), fresh()) for _ in range(n_pairs - level - 1)]
+    chains = [tuple(fresh() for _ in range(level + 2)) for level in levels]
+    pairs = [(chain[i], chain[i + 1]) for chain in chains for i in range(len(chain) - 1)]
+    pairs += [(fresh(), fresh()) for _ in range(n_pairs - len(pairs))]
     rng.shuffle(pairs)
-    return KVTask(tuple(pairs), chain[0], chain[-1], level, chain)
+    return tuple(pairs), chains
 
 
-def make_kv_tasks(levels: Sequence[int] = (0, 1, 2, 3, 4), trials: int = 20, n_pairs: int = 140,
+def make_kv_task(level: int, n_pairs: int = 140, rng: random.Random | int | None = 0) -> KVTask:
+    """A task with `n_pairs` pairs of fresh UUIDs, `level + 1` of them forming the chain.
+
+    Example:
+        >>> task = make_kv_task(2, n_pairs=10, rng=1)
+        >>> len(task.pairs), len(task.chain), dict(task.pairs)[task.chain[0]] == task.chain[1]
+        (10, 4, True)
+    """
+    _check_level(level)
+    if not isinstance(rng, random.Random):
+        rng = random.Random(rng)
+    pairs, (chain,) = _pairs_with_chains([level], n_pairs, rng)
+    return KVTask(pairs, chain[0], chain[-1], level, chain)
+
+
+def make_kv_tasks(levels: Sequence[int] = (0, 1, 2, 3, 4), trials: int = 30, n_pairs: int = 140,
                   seed: int = 0) -> list[KVTask]:
-    """`trials` tasks per level from one seeded generator, level by level."""
+    """`trials` tasks per level from one seeded generator, returned level by level.
+
+    Each trial is one set of `n_pairs` pairs that hides one chain per level
+    (for levels 0-4: 15 of the 140 pairs); the tasks of a trial share those
+    pairs, so the paging agent builds one archive per trial instead of one per
+    task. The chains' positions are random, so levels stay independent draws.
+    """
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise ValueError(f"trials must be a positive int, got {trials!r}")
+    levels = list(levels)
+    if not levels:
+        raise ValueError("levels is empty; pass nesting levels such as (0, 1, 2, 3, 4)")
+    for level in levels:
+        _check_level(level)
+    if len(set(levels)) != len(levels):
+        raise ValueError(f"levels must not repeat, got {levels}")
     rng = random.Random(seed)
-    return [make_kv_task(level, n_pairs, rng) for level in levels for _ in range(trials)]
+    by_level: dict[int, list[KVTask]] = {level: [] for level in levels}
+    for _ in range(trials):
+        pairs, chains = _pairs_with_chains(levels, n_pairs, rng)
+        for level, chain in zip(levels, chains):
+            by_level[level].append(KVTask(pairs, chain[0], chain[-1], level, chain))
+    return [task for level in levels for task in by_level[level]]
 
 
 class WindowReader:
@@ -134,18 +163,27 @@ class WindowReader:
 
         self.window = window
         self.counter = counter if counter is not None else count
+        self._costs: dict[int, tuple[object, list[int]]] = {}  # id(pairs) -> (pairs, token cost per line)
 
     def visible(self, task: KVTask) -> dict[str, str]:
         """The pairs that fit in the window after the instruction and the question."""
         budget = self.window - self.counter(self.INSTRUCTION) - self.counter("}\n" + task.question)
         seen: dict[str, str] = {}
-        for key, value in task.pairs:
-            cost = self.counter(kv_line(key, value) + ",\n")
+        for (key, value), cost in zip(task.pairs, self._line_costs(task.pairs)):
             if cost > budget:
                 break
             budget -= cost
             seen[key] = value
         return seen
+
+    def _line_costs(self, pairs) -> list[int]:
+        # Tasks of one trial share their pairs: count each line once per set, not once per task.
+        entry = self._costs.get(id(pairs))
+        if entry is None or entry[0] is not pairs:
+            if len(self._costs) >= 256:
+                self._costs.clear()  # bounded: a long-lived reader must not grow without end
+            entry = self._costs[id(pairs)] = (pairs, [self.counter(kv_line(k, v) + ",\n") for k, v in pairs])
+        return entry[1]
 
     def answer(self, task: KVTask, visible: dict[str, str] | None = None) -> str | None:
         """The value reached by following the chain through the visible pairs (None: start not visible).
@@ -290,10 +328,17 @@ class KVResult:
         return f"KVResult({len(self.trials)} trials; window vs paging accuracy {parts})"
 
 
-def _paging_answer(task: KVTask, max_pages: int, context_window: int, max_heartbeats: int) -> tuple[str | None, int]:
+def kv_archive(pairs: Sequence[tuple[str, str]]) -> ArchivalStore:
+    """An archival store holding every pair as one record (`kv_line`), in prompt order."""
     archival = ArchivalStore(page_size=5)
-    for key, value in task.pairs:
+    for key, value in pairs:
         archival.insert(kv_line(key, value), tags=("kv",))
+    return archival
+
+
+def _paging_answer(task: KVTask, archival: ArchivalStore, max_pages: int, context_window: int,
+                   max_heartbeats: int) -> tuple[str | None, int]:
+    # The policy only searches, so tasks that share their pairs can share the archive.
     context = MainContext(window=context_window)
     memory = MemorySystem(archival=archival, context=context)
     agent = Agent(KVPagingPolicy(max_pages=max_pages), memory, max_heartbeats=max_heartbeats)
@@ -312,9 +357,13 @@ def run_nested_kv(levels: Sequence[int] = (0, 1, 2, 3, 4), trials: int = 30, n_p
     """
     tasks = make_kv_tasks(levels, trials, n_pairs, seed)
     reader = WindowReader(window)
+    archives: dict[int, ArchivalStore] = {}  # one per set of pairs (id() is stable: tasks hold them)
     results = []
     for task in tasks:
-        paging, calls = _paging_answer(task, max_pages, window, max_heartbeats)
+        archive = archives.get(id(task.pairs))
+        if archive is None:
+            archive = archives[id(task.pairs)] = kv_archive(task.pairs)
+        paging, calls = _paging_answer(task, archive, max_pages, window, max_heartbeats)
         visible = reader.visible(task)
         results.append(KVTrial(task.level, reader.answer(task, visible), paging, task.answer,
                                len(visible), calls))

@@ -54,6 +54,19 @@ def test_tasks_are_seeded():
     assert a[0].start_key == str(uuid.UUID(int=rng.getrandbits(128)))
 
 
+def test_a_trial_hides_one_chain_per_level_in_shared_pairs():
+    tasks = make_kv_tasks((0, 1, 4), trials=2, n_pairs=20, seed=0)
+    first_trial = [t for t in tasks if t.pairs is tasks[0].pairs]
+    assert [t.level for t in first_trial] == [0, 1, 4]
+    pairs = dict(tasks[0].pairs)
+    for task in first_trial:  # every chain resolves inside the shared pairs
+        key = task.start_key
+        for _ in range(task.level + 1):
+            key = pairs[key]
+        assert key == task.answer
+    assert len({id(t.pairs) for t in tasks}) == 2
+
+
 def test_bad_task_input():
     with pytest.raises(ValueError, match="level"):
         make_kv_task(-1)
@@ -61,6 +74,14 @@ def test_bad_task_input():
         make_kv_task(4, n_pairs=3)
     with pytest.raises(ValueError, match="trials"):
         make_kv_tasks(trials=0)
+    with pytest.raises(ValueError, match="n_pairs must be an int >= 15"):
+        make_kv_tasks((0, 1, 2, 3, 4), trials=1, n_pairs=14)
+    with pytest.raises(ValueError, match="repeat"):
+        make_kv_tasks((1, 1))
+    with pytest.raises(ValueError, match="empty"):
+        make_kv_tasks(())
+    with pytest.raises(ValueError, match="level"):
+        make_kv_tasks((0, -2))
     with pytest.raises(ValueError, match="window"):
         WindowReader(window=10)
     with pytest.raises(ValueError, match="max_pages"):
@@ -98,7 +119,7 @@ def test_window_reader_by_hand():
     assert WindowReader(window=fixed + 2 * line, counter=one_token_per_char).answer(tiny_task([3, 2, 1, 0])) is None
 
 
-def _agent_for(task, page_size=5, decoys=0):
+def _agent_for(task, page_size=5, decoys=0):  # noqa: D401 - a tiny archive for the hand-checked chain
     archival = ArchivalStore(page_size=page_size)
     for i in range(decoys):  # records that mention K1 as a *value*: they rank with the key's own record
         archival.insert(kv_line(f"decoy-{i}", K[1]))
