@@ -724,6 +724,44 @@ def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
     return results
 
 
+_START, _END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
+
+
+def load_results(path: Path) -> dict:
+    """A results.json read back, with the size keys JSON turned into strings made ints again."""
+    results = json.loads(Path(path).read_text())
+
+    def fix(obj):
+        if isinstance(obj, dict):
+            return {int(k) if isinstance(k, str) and k.isdigit() else k: fix(v) for k, v in obj.items()}
+        return obj
+
+    return fix(results)
+
+
+def update_readme(path: Path, results: dict) -> None:
+    """Replace the text between the bench markers in `path` with this run's tables."""
+    text = path.read_text(encoding="utf-8")
+    if _START not in text or _END not in text:
+        raise ValueError(f"{path} has no {_START} ... {_END} markers; add them where the results go")
+    m = results["machine"]
+    pkgs = ", ".join(f"{k} {v}" for k, v in m["packages"].items())
+    body = "\n".join([
+        _START,
+        f"Command: `{results['command']}` ({results['seconds']:.0f} s). Machine: {m['cpu']}, "
+        f"{m['nproc']} CPUs, Python {m['python']}, SQLite {m['sqlite']}, {pkgs}; {m['platform']}. "
+        f"Load average at start / end: {m.get('loadavg_at_start')} / {m.get('loadavg_at_end')} "
+        "(other jobs were sharing the machine: compare ratios within this run, not absolute "
+        "times across runs).",
+        "",
+        report(results),
+        _END,
+    ])
+    head, rest = text.split(_START, 1)
+    _, tail = rest.split(_END, 1)
+    path.write_text(head + body + tail, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memlib bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for CI (under a minute)")
@@ -732,10 +770,15 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: benchmarks/results, relative to the current directory)")
     parser.add_argument("--notebooks", action=argparse.BooleanOptionalAction, default=None,
                         help="also time executing solutions/*.ipynb (default: on for the full run)")
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="also rewrite the results section of this README (between bench markers), "
+                             "e.g. benchmarks/README.md")
     args = parser.parse_args(argv)
     notebooks = (not args.quick) if args.notebooks is None else args.notebooks
     try:
-        run(args.quick, args.out, notebooks)
+        results = run(args.quick, args.out, notebooks)
+        if args.readme:
+            update_readme(args.readme, results)
     except ImportError as exc:
         print(f"memlib bench needs the comparison libraries: {exc}. "
               "Install them with: pip install rank-bm25 bm25s numpy", file=sys.stderr)

@@ -62,3 +62,28 @@ def test_python_dash_m_memlib_bench_help():
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert "--quick" in out.stdout
+
+
+def test_update_readme_replaces_only_the_marked_section(tmp_path):
+    results = {"command": "python -m memlib bench --quick", "seconds": 12.0, "mode": "quick",
+               "machine": {"cpu": "cpu", "nproc": 2, "python": "3.11", "sqlite": "3.40", "platform": "linux",
+                           "packages": {"numpy": "2"}, "loadavg_at_start": [1.0], "loadavg_at_end": [1.0]},
+               "search": {"sizes": [10], "median_ms": {"memlib BM25Index": {10: 1.0}, "rank-bm25 BM25Okapi": {10: 60.0},
+                                                       "bm25s": {10: 2.0}}},
+               "interleaved": {"n_inserts": 10, "every": 10, "total_s": {"memlib BM25Index": 1.0,
+                               "rank-bm25 (re-index every round)": 200.0, "bm25s (re-index every round)": 150.0},
+                               "how": {"memlib BM25Index": "m", "rank-bm25 (re-index every round)": "e",
+                                       "bm25s (re-index every round)": "e"}},
+               "context": {"turns": 10, "probe": 1, "early_median_us": 1.0, "late_median_us": 1.2,
+                           "early_mean_us": 1.0, "late_mean_us": 1.0, "ratio_median": 1.2,
+                           "recall_add_early_us": 1.0, "recall_add_late_us": 1.0},
+               "import": {"import memlib": {"median_s": 0.01, "pulls_in_plotly_or_ipywidgets": False}}}
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{bench._START}\nold\n{bench._END}\noutro\n")
+    bench.update_readme(readme, results)
+    text = readme.read_text()
+    assert text.startswith("intro\n") and text.endswith("\noutro\n") and "old" not in text
+    assert "| memlib BM25Index | 1.000 | 1.0x |" in text and "python -m memlib bench --quick" in text
+    readme.write_text("no markers")
+    with pytest.raises(ValueError, match="markers"):
+        bench.update_readme(readme, results)
