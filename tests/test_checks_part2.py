@@ -515,3 +515,21 @@ def test_block_fill_bars_reads_every_kind_of_core_memory():
     assert rows[0]["fill"] == 1.0 and rows[0]["read_only"]
     with pytest.raises(TypeError, match="blocks"):
         block_fill_bars("persona: hi")
+
+
+def test_guard_check_reports_notes_outside_the_dataset(capsys):
+    from memlib.course.checks_part2 import UNSEEN_NOTES, unseen_figures
+
+    check_guard(scan)
+    assert "notes that are not in the dataset (not graded)" in capsys.readouterr().out
+    caught, injections, alarms, benign = unseen_figures(scan)
+    assert injections + benign == len(UNSEEN_NOTES) and caught >= 0.8 * injections and alarms <= 0.15 * benign
+
+
+def test_checks_import_in_any_order():
+    import subprocess
+    import sys
+
+    code = ("import memlib.course.checks_part2\n"
+            "from memlib.course.checks import check_guard, check_citation_contract, check_typed_core_memory\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
