@@ -617,7 +617,8 @@ def targets(results: dict) -> list[tuple[str, str, bool]]:
     return rows
 
 
-_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"]
+_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
+           "#17becf", "#bcbd22"]
 
 
 def svg_chart(results: dict, width: int = 760, height: int = 440) -> str:

@@ -377,7 +377,6 @@ def test_real_full_file_system_when_root_can_mount_a_tiny_tmpfs():
                 store.insert(f"fact {i} " + "padding words " * 100)
         kept = len(store)
         store.close()
-        (mnt / "filler").unlink(missing_ok=True)
         again = SQLiteArchivalStore(mnt / "a.db", read_only=True)
         assert len(again) == kept and again.integrity_check() == "ok"
         again.close()
