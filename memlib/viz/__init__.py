@@ -6,6 +6,15 @@ ipywidgets explorers (ContextStepper, RetrievalExplorer, TraceViewer);
 `memlib.viz.replay` turns a conversation into per-turn snapshots. plotly and
 ipywidgets are imported on first use, so `import memlib.viz` stays cheap and a
 missing ipywidgets only matters to the explorers. Nothing here changes memory.
+
+Example (in a notebook):
+    >>> from memlib.viz import ContextStepper
+    >>> stepper = ContextStepper([("user", f"note {i}: the bus left at {i} pm") for i in range(30)], window=300)
+    >>> stepper.step(25).flushed        # doctest: +SKIP
+    >>> display(stepper)                # doctest: +SKIP
+
+If a front end shows an explorer without its figure, set
+`memlib.viz.widgets.DISPLAY_MODE` to "capture" or "state" (see there).
 """
 
 from memlib.viz.figures import (LINE_COLORS, SCORER_COLORS, SEGMENT_COLORS, SEGMENT_LABELS, SEGMENTS,
