@@ -590,3 +590,22 @@ def test_a_closed_store_says_so(tmp_path):
     recall.close()
     with pytest.raises(StorageError, match="was closed"):
         recall.add(Message.user("hi"))
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda r: r.add("hello"), TypeError),
+    (lambda r: r.add(Message.user("dup", id=0)), ValueError),
+    (lambda r: r.conversation_search(None), TypeError),
+    (lambda r: r.conversation_search("x", page=-1), ValueError),
+    (lambda r: r.conversation_search_date("2024-13-01", "2024-12-01"), ValueError),
+    (lambda r: r.conversation_search_date("2024-03-02", "2024-03-01"), ValueError),
+    (lambda r: r.get(99), KeyError),
+])
+def test_recall_bad_input_same_errors_and_nothing_written(tmp_path, call, error):
+    memory, store = RecallStore(), SQLiteRecallStore(tmp_path / "r.db")
+    for r in (memory, store):
+        r.add(Message.user("existing message"))
+        with pytest.raises(error):
+            call(r)
+    store.close()
+    assert [m.content for m in SQLiteRecallStore(tmp_path / "r.db")] == ["existing message"]
