@@ -284,30 +284,10 @@ class _SQLiteFile:
 
     def _setup(self, schema: list[str]) -> None:
         conn = self.conn
-        # Reading sqlite_master is the first thing that fails on a non-database file.
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables and "memlib_meta" not in tables:
-            raise StorageCorruptError(
-                f"{self.path} is a SQLite database but not a memlib store (tables: "
-                f"{', '.join(sorted(tables))}); use a new path"
-            )
-        if tables:
-            meta = dict(conn.execute("SELECT key, value FROM memlib_meta"))
-            if meta.get("kind") != self.kind:
-                raise StorageCorruptError(
-                    f"{self.path} holds memlib {meta.get('kind')} storage, not {self.kind}; "
-                    f"open it with the matching class"
-                )
-            version = int(meta.get("schema_version", "0"))
-            if version != SCHEMA_VERSION:
-                raise StorageCorruptError(
-                    f"{self.path} uses store schema version {version}; this memlib reads version "
-                    f"{SCHEMA_VERSION}. Open it with the memlib that wrote it and export the records."
-                )
         if self.read_only:
-            if not tables:
-                raise StorageCorruptError(f"{self.path} is empty, not a memlib {self.kind} store")
+            self._check_kind(required=True)
             return
+        # Also the first statement to fail on a file that is not a database.
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if mode.lower() != "wal":
             raise StorageError(
@@ -316,10 +296,11 @@ class _SQLiteFile:
             )
         conn.execute(f"PRAGMA synchronous={self.synchronous}")
         # BEGIN IMMEDIATE takes the write lock, so a read-only file or directory fails
-        # here, at open, with a clear error instead of at the first insert.
+        # here, at open, with a clear error instead of at the first insert; and two
+        # processes creating the same new file cannot both create the tables.
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if not tables:
+            if not self._check_kind(required=False):
                 conn.execute("CREATE TABLE memlib_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 conn.executemany("INSERT INTO memlib_meta VALUES (?, ?)",
                                  [("kind", self.kind), ("schema_version", str(SCHEMA_VERSION))])
@@ -330,8 +311,36 @@ class _SQLiteFile:
             conn.execute("UPDATE memlib_meta SET value = value WHERE key = 'kind'")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
+
+    def _check_kind(self, required: bool) -> bool:
+        """True if the file is a memlib store of our kind, False if it is empty; else raise."""
+        conn = self.conn
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            if required:
+                raise StorageCorruptError(f"{self.path} is empty, not a memlib {self.kind} store")
+            return False
+        if "memlib_meta" not in tables:
+            raise StorageCorruptError(
+                f"{self.path} is a SQLite database but not a memlib store (tables: "
+                f"{', '.join(sorted(tables))}); use a new path"
+            )
+        meta = dict(conn.execute("SELECT key, value FROM memlib_meta"))
+        if meta.get("kind") != self.kind:
+            raise StorageCorruptError(
+                f"{self.path} holds memlib {meta.get('kind')} storage, not {self.kind}; "
+                f"open it with the matching class"
+            )
+        version = int(meta.get("schema_version", "0"))
+        if version != SCHEMA_VERSION:
+            raise StorageCorruptError(
+                f"{self.path} uses store schema version {version}; this memlib reads version "
+                f"{SCHEMA_VERSION}. Open it with the memlib that wrote it and export the records."
+            )
+        return True
 
     def meta(self, key: str, default: str | None = None) -> str | None:
         row = self.conn.execute("SELECT value FROM memlib_meta WHERE key = ?", (key,)).fetchone()

@@ -183,8 +183,7 @@ def test_threads_share_a_store_safely(tmp_path):
 
 
 def test_two_writer_processes_never_clash_on_ids(tmp_path):
-    path = str(tmp_path / "a.db")
-    SQLiteArchivalStore(path).close()
+    path = str(tmp_path / "a.db")  # not created beforehand: both processes race to create it
     total = 300
     writers = [subprocess.Popen([sys.executable, "-c", READER_WRITER, path, str(total)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
