@@ -435,6 +435,8 @@ class TraceEvent:
     call: ToolCall | None = None
     result: ToolResult | None = None
     message: Message | None = None
+    #: tokens per context segment right after the event's append (viewers draw the bar from it)
+    segments: dict | None = None
 
     def render(self) -> str:
         meter = f"  [{self.tokens_used}/{self.window} tokens]" if self.tokens_used is not None else ""
@@ -647,15 +649,16 @@ class Agent:
             if fallback is None:
                 raise
             events = self.memory.append_message(fallback)
+        segments = context.segments() if context is not None else None
         for event in events:
-            self._record(event, trace)
+            self._record(event, trace, segments)
         if context is not None:
             return context.messages[-1]
         return self.memory.recall.messages[-1]
 
-    def _record(self, event: Any, trace: Trace) -> None:
-        detail = event.detail
-        trace.add(event.kind, detail, tokens_used=event.tokens_used, window=event.window, message=event.message)
+    def _record(self, event: Any, trace: Trace, segments: dict | None = None) -> None:
+        trace.add(event.kind, event.detail, tokens_used=event.tokens_used, window=event.window,
+                  message=event.message, segments=segments)
         if event.kind == "pressure":
             self._pending_alert = event.tokens_used / event.window
 

@@ -140,6 +140,14 @@ def test_tool_call_and_result_enter_the_context_as_a_pair():
     assert agent.memory.context.messages[3].content == "Saved."  # the words the user read
 
 
+def test_context_events_carry_the_segments_for_viewers():
+    agent = new_agent(ScriptedPolicy([reply("Hello.")]))
+    trace = agent.step("Hi")
+    appends = trace.of_kind("append")
+    assert appends and all(sum(e.segments.values()) == e.window for e in appends)
+    assert appends[-1].segments == agent.memory.context.segments()
+
+
 def test_heartbeat_cap_is_enforced():
     looping = ScriptedPolicy([ToolCall("archival_memory_search", {"query": "x", "request_heartbeat": True})] * 20)
     agent = new_agent(looping, max_heartbeats=3)
