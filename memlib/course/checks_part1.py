@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
-from memlib.course.checks import CheckFailed, expect, graded, passed
+from memlib.course.checking import CheckFailed, expect, graded, passed
 
 __all__ = [
     "check_token_budget",
@@ -825,18 +825,3 @@ def check_page_fault(page_fault_calls: Any) -> None:
            f"the reply cites {', '.join(cited)}, not the record that holds the answer ({scenario.record_id})",
            "cite the record the answer comes from")
     passed(f"the reply answers and cites {scenario.record_id}: {_short(reply, 100)}")
-
-
-# `memlib.course.checks` re-exports this module with a star import at its end.
-# When this module is imported first (a notebook cell calling
-# page_fault_scenario before any graded cell), that star import runs while this
-# module is still half-defined and copies nothing; publishing the names here
-# makes `from memlib.course.checks import check_x` work in either order.
-def _publish() -> None:
-    import memlib.course.checks as checks
-
-    for name in __all__:
-        setattr(checks, name, globals()[name])
-
-
-_publish()
