@@ -233,7 +233,9 @@ _JS_STATE = """() => {
   const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
   if (!panel) return null;
   const indicator = panel.querySelector('.jp-Notebook-ExecutionIndicator');
-  const code = [...panel.querySelectorAll('.jp-Notebook .jp-CodeCell')];
+  // An empty code cell gets no execution count, so it is not counted.
+  const code = [...panel.querySelectorAll('.jp-Notebook .jp-CodeCell')]
+    .filter(c => ((c.querySelector('.cm-content') || {}).textContent || '').trim() !== '');
   const prompts = code.map(c => (c.querySelector('.jp-InputPrompt') || {}).textContent || '');
   return {
     status: indicator ? indicator.getAttribute('data-status') : null,

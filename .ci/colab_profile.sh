@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# A Colab-like profile: a second virtualenv with what Colab ships (ipywidgets
+# 7.7.1, plotly 5.24.1, Python 3.12 when this machine has it) and memlib's own
+# loose ranges for everything else, memlib installed NON-editable from the
+# repository (as the notebooks' Colab setup cell does). Then memlib's tests
+# (not the browser ones) and every solution notebook under nbval, against the
+# installed package.
+#
+#   bash .ci/colab_profile.sh            # from anywhere; prints what it measured
+#   COLAB_PYTHON=python3.11 bash .ci/colab_profile.sh
+#
+# It does not touch the CI virtualenv (.venv) and it does not run the browser
+# tests (JupyterLab 4 cannot load ipywidgets 7's front end; Colab has its own).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+# Outside the work tree: nothing to git-ignore, and the CI venv (.venv) is left alone.
+VENV="${COLAB_VENV:-${TMPDIR:-/tmp}/memlib-colab-venv}"
+COLAB_PINS=("ipywidgets==7.7.1" "plotly==5.24.1")
+
+# pip's own chatter (this machine's pip config names local indexes that may be
+# absent) goes to a log, shown only when a step fails.
+pip_log="$(mktemp)"
+quiet_pip() {
+    if ! "$VENV/bin/python" -m pip install "$@" >"$pip_log" 2>&1; then
+        grep -v "is ignored: it is neither a file nor a directory" "$pip_log" | tail -60
+        echo "colab profile: pip install $* failed (log above)" >&2
+        exit 1
+    fi
+}
+
+find_python() {
+    if [ -n "${COLAB_PYTHON:-}" ]; then echo "$COLAB_PYTHON"; return; fi
+    # Colab runs Python 3.12; a pyenv shim may exist without being active.
+    if python3.12 --version >/dev/null 2>&1; then command -v python3.12; return; fi
+    if command -v pyenv >/dev/null 2>&1; then
+        for candidate in "$(pyenv root)"/versions/3.12*/bin/python3.12; do
+            if [ -x "$candidate" ]; then echo "$candidate"; return; fi
+        done
+    fi
+    echo "python3"
+}
+
+PYTHON="$(find_python)"
+t0=$(date +%s)
+echo "colab profile: $("$PYTHON" --version 2>&1) ($PYTHON) into $VENV, with ${COLAB_PINS[*]}"
+"$PYTHON" -m venv --clear "$VENV"
+quiet_pip --upgrade pip
+
+# The constraints keep Colab's versions whatever memlib's ranges would allow;
+# memlib itself goes in as a built wheel (no -e), so a file left out of the
+# package shows up here as it would on Colab.
+constraints="$(mktemp)"
+trap 'rm -f "$constraints" "$pip_log"' EXIT
+printf '%s\n' "${COLAB_PINS[@]}" >"$constraints"
+quiet_pip -c "$constraints" "${COLAB_PINS[@]}" ".[test]" ipykernel
+t_install=$(date +%s)
+
+"$VENV/bin/python" - "${COLAB_PINS[@]}" <<'PY'
+import importlib.metadata as md
+import sys
+
+wanted = dict(pin.split("==") for pin in sys.argv[1:])
+got = {name: md.version(name) for name in wanted}
+print("installed:", ", ".join(f"{n} {v}" for n, v in got.items()),
+      "| memlib", md.version("memlib"), "| tiktoken", md.version("tiktoken"), "| nbval", md.version("nbval"))
+bad = {n: v for n, v in got.items() if v != wanted[n]}
+if bad:
+    sys.exit(f"colab profile: expected {wanted}, pip installed {bad}")
+PY
+
+# Run from a scratch folder so `import memlib` finds the installed wheel, not ./memlib.
+work="$(mktemp -d)"
+trap 'rm -f "$constraints" "$pip_log"; rm -rf "$work"' EXIT
+repo="$(pwd)"
+cd "$work"
+"$VENV/bin/python" -c "import memlib, sys; p = memlib.__file__; print('memlib from', p); sys.exit(0 if '$repo/memlib' not in p else 'memlib imported from the work tree, not the installed wheel')"
+
+# Every module of the work tree must be in the wheel: Colab only has the wheel.
+"$VENV/bin/python" - "$repo" <<'PY'
+import importlib
+import sys
+from pathlib import Path
+
+repo = Path(sys.argv[1])
+missing = []
+for path in sorted((repo / "memlib").rglob("*.py")):
+    parts = path.relative_to(repo).with_suffix("").parts
+    module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name and error.name.startswith("memlib"):
+            missing.append(f"{module} ({error})")
+if missing:
+    sys.exit("colab profile: in the repository but not in the installed package (add the package to "
+             "[tool.setuptools] packages in pyproject.toml):\n  " + "\n  ".join(missing))
+print("every memlib module imports from the installed package")
+PY
+
+echo "== memlib's tests (not browser) =="
+"$VENV/bin/python" -m pytest "$repo/tests" -m "not browser" -q -p no:cacheprovider \
+    --rootdir "$repo" -c "$repo/pyproject.toml"
+t_tests=$(date +%s)
+
+echo "== solution notebooks under nbval =="
+cp -r "$repo/solutions" "$work/solutions"
+"$VENV/bin/python" -m pytest --nbval-lax --nbval-current-env "$work/solutions" -q -p no:cacheprovider \
+    --rootdir "$work"
+t_nb=$(date +%s)
+
+echo "colab profile timings: install $((t_install - t0)) s, tests $((t_tests - t_install)) s," \
+     "notebooks $((t_nb - t_tests)) s, total $((t_nb - t0)) s"
