@@ -99,8 +99,11 @@ print("every memlib module imports from the installed package")
 PY
 
 echo "== memlib's tests (not browser) =="
+# ipywidgets 7.7.1 still calls ipykernel.comm.Comm, which ipykernel 7 deprecates
+# (Colab's ipykernel 6 does not): hide that one warning, keep the others.
 "$VENV/bin/python" -m pytest "$repo/tests" -m "not browser" -q -p no:cacheprovider \
-    --rootdir "$repo" -c "$repo/pyproject.toml"
+    --rootdir "$repo" -c "$repo/pyproject.toml" --durations=5 \
+    -W "ignore::DeprecationWarning:ipywidgets.widgets.widget"
 t_tests=$(date +%s)
 
 echo "== solution notebooks under nbval =="

@@ -60,6 +60,8 @@ LAB_SETTINGS = {
     # inspected and the full-notebook screenshot shows them.
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
         "windowingMode": "none",
+        # No blank page after the last cell: the screenshot's height is the notebook's.
+        "scrollPastEnd": False,
     },
     # Autosave off: the server serves copies anyway, but nothing needs writing.
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {
@@ -502,19 +504,25 @@ class NotebookPage:
         is hidden below for the shots (capped at `max_height` pixels).
         """
         folder.mkdir(parents=True, exist_ok=True)
-        hidden = self.page.evaluate("""() => {
-          const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-          const outer = panel && panel.querySelector('.jp-WindowedPanel-outer');
-          const inner = panel && panel.querySelector('.jp-WindowedPanel-inner');
-          if (!outer || !inner) return 0;
-          return inner.offsetHeight + 40 - outer.clientHeight; }""")
+        for old in [*folder.glob(f"{stem}.png"), *folder.glob(f"{stem}.widget-*.png")]:
+            old.unlink()  # a widget that is gone must not leave its old picture behind
         size = self.page.viewport_size
-        self.page.set_viewport_size({"width": size["width"],
-                                     "height": min(size["height"] + max(hidden, 0), max_height)})
+        measure = """() => {
+          const outer = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
+          if (!outer) return 0;
+          outer.scrollTop = 0;
+          return outer.scrollHeight - outer.clientHeight; }"""
         try:
-            self.page.wait_for_timeout(700)  # let plotly and Lumino relayout at the new size
-            self.page.evaluate("""() => { const outer = document.querySelector(
-                '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer'); if (outer) outer.scrollTop = 0; }""")
+            # Some outputs lay out taller in a taller window: grow until nothing is hidden.
+            height = size["height"]
+            for _ in range(4):
+                hidden = self.page.evaluate(measure)
+                if hidden <= 0 or height >= max_height:
+                    break
+                height = min(height + hidden + 24, max_height)
+                self.page.set_viewport_size({"width": size["width"], "height": height})
+                self.page.wait_for_timeout(700)  # let plotly and Lumino relayout at the new size
+            self.page.evaluate(measure)
             saved = [folder / f"{stem}.png"]
             self.page.screenshot(path=str(saved[0]))
             for number, (handle, kind) in enumerate(widgets, start=1):
