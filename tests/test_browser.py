@@ -12,6 +12,13 @@ whole notebook and one per widget land in artifacts/screenshots/ (git-ignored).
 Run with ``python -m pytest -m browser``. Skips, saying how to install it,
 where /usr/bin/chromium or Playwright is missing (``.ci/browser.sh`` installs
 both). Never downloads a browser.
+
+The launch checks at the end need no browser (they are not marked): the Colab
+setup cell does nothing outside Colab and, on Colab, installs memlib from the
+repository without upgrading anything or restarting; memlib's ranges admit
+Colab's ipywidgets and plotly; every student notebook carries its own badge
+and the setup cell; Binder's runtime.txt names a Python that memlib supports.
+(That the wheel holds every module is tests/test_packaging.py's.)
 """
 
 from __future__ import annotations
@@ -19,16 +26,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 import time
+import types
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS, JupyterLabServer, NotebookPage, classify, missing_requirements
-
-pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
@@ -103,6 +111,7 @@ def browser_context(lab):
 # -- the test -------------------------------------------------------------------
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(not SOLUTIONS, reason="no solutions/*.ipynb to run yet")
 @pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])
 def test_notebook_runs_and_its_widgets_react_in_a_real_browser(path, lab, browser_context):
@@ -163,3 +172,83 @@ def test_notebook_runs_and_its_widgets_react_in_a_real_browser(path, lab, browse
     print(f"{path.name}: {seconds:.1f} s; " + "; ".join(notes))
     assert not problems, (f"{path.name} in JupyterLab ({seconds:.0f} s, screenshots in "
                           f"{SCREENSHOTS}/{path.stem}*.png):\n- " + "\n- ".join(problems))
+
+
+# -- launch checks (no browser) -------------------------------------------------
+
+#: What Colab ships (2026) and memlib must install next to without a restart.
+COLAB_VERSIONS = {"ipywidgets": "7.7.1", "plotly": "5.24.1"}
+
+
+def _run_setup_cell(monkeypatch, *, on_colab: bool) -> list[list[str]]:
+    from memlib.course.release import colab_setup_source
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "run", lambda cmd, *a, **k: calls.append(list(cmd)))
+    if on_colab:
+        monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    else:
+        monkeypatch.delitem(sys.modules, "google.colab", raising=False)
+    exec(compile(colab_setup_source(), "<colab-setup cell>", "exec"), {"__name__": "__main__"})
+    return calls
+
+
+def test_colab_setup_cell_does_nothing_outside_colab(monkeypatch):
+    assert _run_setup_cell(monkeypatch, on_colab=False) == []
+
+
+def test_colab_setup_cell_installs_memlib_from_the_repository_without_upgrades_or_a_restart(monkeypatch):
+    from memlib.course import config
+    from memlib.course.release import colab_setup_source
+
+    calls = _run_setup_cell(monkeypatch, on_colab=True)
+    assert len(calls) == 1, calls
+    command = calls[0]
+    assert command[:4] == [sys.executable, "-m", "pip", "install"]
+    assert config.pip_requirement() in command
+    # Upgrading what Colab already imported (ipywidgets, plotly, ...) is what forces a restart.
+    assert not {"-U", "--upgrade", "--force-reinstall", "--upgrade-strategy=eager"} & set(command), command
+    source = colab_setup_source()
+    for restart in ("os.kill", "os._exit", "do_shutdown", "restart"):
+        assert restart not in source.lower(), f"the setup cell must not restart the runtime ({restart})"
+
+
+def _pyproject() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+; CI runs 3.11
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_memlib_ranges_admit_colabs_ipywidgets_and_plotly():
+    from packaging.requirements import Requirement
+
+    requirements = {Requirement(line).name.lower(): Requirement(line) for line in _pyproject()["project"]["dependencies"]}
+    for name, version in COLAB_VERSIONS.items():
+        assert name in requirements, f"memlib should declare {name} (Colab ships {version})"
+        assert requirements[name].specifier.contains(version), (
+            f"pyproject.toml asks for {requirements[name]}, which would upgrade Colab's {name} {version} "
+            "and force a runtime restart: keep the range loose")
+
+
+def test_binder_runtime_names_a_python_memlib_supports():
+    from packaging.specifiers import SpecifierSet
+
+    text = (ROOT / "runtime.txt").read_text(encoding="utf-8").strip()
+    match = re.fullmatch(r"python-(3\.\d+)", text)
+    assert match, f"runtime.txt should read like 'python-3.11' (repo2docker's format), not {text!r}"
+    assert SpecifierSet(_pyproject()["project"]["requires-python"]).contains(match.group(1) + ".0")
+
+
+def test_every_student_notebook_has_its_own_colab_badge_and_the_setup_cell():
+    from memlib.course import config
+    from memlib.course.release import colab_setup_source
+
+    released = sorted((ROOT / config.NOTEBOOKS_DIR).glob("[0-9]*.ipynb"))
+    if not released:
+        pytest.skip("no released notebooks yet")
+    for path in released:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        text = lambda cell: "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]  # noqa: E731
+        badges = [c for c in cells if "colab-badge" in c.get("metadata", {}).get("tags", [])]
+        assert badges and config.colab_url(f"{config.NOTEBOOKS_DIR}/{path.name}") in text(badges[0]), path.name
+        first_code = next(c for c in cells if c["cell_type"] == "code")
+        assert text(first_code) == colab_setup_source(), f"{path.name}: the first code cell is not the Colab setup"
