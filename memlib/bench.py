@@ -686,6 +686,41 @@ def plotly_html(results: dict) -> str | None:
 # entry point
 
 
+_CHILD = """
+import json, sys
+from memlib import bench
+name, kwargs = sys.argv[1], json.loads(sys.argv[2])
+if "folder" in kwargs:
+    kwargs["folder"] = bench.Path(kwargs["folder"])
+out = getattr(bench, name)(log=lambda line: print(line, file=sys.stderr, flush=True), **kwargs)
+print(json.dumps(out, default=str))
+"""
+
+
+def _int_keys(obj):
+    """JSON made the size keys strings; make them ints again."""
+    if isinstance(obj, dict):
+        return {int(k) if isinstance(k, str) and k.isdigit() else k: _int_keys(v) for k, v in obj.items()}
+    return obj
+
+
+def _isolated(name: str, log, **kwargs) -> dict:
+    """Run `bench.<name>(**kwargs)` in a fresh interpreter; its log lines stream through."""
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, name, json.dumps(kwargs)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in proc.stderr:  # progress, as it happens
+        lines.append(line.rstrip("\n"))
+        log(lines[-1])
+    out = proc.stdout.read()
+    if proc.wait() != 0:
+        tail = "\n".join(lines[-5:])
+        if "ModuleNotFoundError" in tail or "ImportError" in tail:
+            raise ImportError(tail.splitlines()[-1])
+        raise RuntimeError(f"benchmark {name} failed in its subprocess:\n{tail}")
+    return _int_keys(json.loads(out))
+
+
 def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -693,17 +728,23 @@ def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
                      "command": "python -m memlib bench" + (" --quick" if quick else "")}
     log(f"memlib bench ({results['mode']}) on {results['machine']['cpu']}, {results['machine']['nproc']} CPUs")
     with tempfile.TemporaryDirectory(prefix="memlib-bench-") as tmp:
-        folder = Path(tmp)
+        folder = str(tmp)
+        # Each workload runs in a fresh interpreter: a process that has just built and
+        # freed 100k-record indexes allocates more slowly (fragmented memory), which
+        # measured up to 3x on the short memlib runs that follow.
         if quick:
-            results["search"] = bench_search([1_000, 10_000], repeats=2, n_queries=30, folder=folder, log=log)
-            results["interleaved"] = bench_interleaved(1_000, 10, sample_points=4, folder=folder, log=log)
-            results["context"] = bench_context(turns=1_000, probe=100, log=log)
+            results["search"] = _isolated("bench_search", log, sizes=[1_000, 10_000], repeats=2, n_queries=30,
+                                          folder=folder)
+            results["interleaved"] = _isolated("bench_interleaved", log, n_inserts=1_000, every=10,
+                                               sample_points=4, folder=folder)
+            results["context"] = _isolated("bench_context", log, turns=1_000, probe=100)
             results["import"] = bench_import(runs=3, log=log)
         else:
-            results["search"] = bench_search([1_000, 10_000, 100_000], repeats=5, n_queries=100,
-                                             folder=folder, log=log)
-            results["interleaved"] = bench_interleaved(10_000, 10, sample_points=11, folder=folder, log=log)
-            results["context"] = bench_context(turns=10_000, probe=100, log=log)
+            results["search"] = _isolated("bench_search", log, sizes=[1_000, 10_000, 100_000], repeats=5,
+                                          n_queries=100, folder=folder)
+            results["interleaved"] = _isolated("bench_interleaved", log, n_inserts=10_000, every=10,
+                                               sample_points=11, folder=folder)
+            results["context"] = _isolated("bench_context", log, turns=10_000, probe=100)
             results["import"] = bench_import(runs=7, log=log)
     if notebooks:
         results["notebooks"] = bench_notebooks(Path.cwd(), log)
@@ -730,14 +771,7 @@ _START, _END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
 
 def load_results(path: Path) -> dict:
     """A results.json read back, with the size keys JSON turned into strings made ints again."""
-    results = json.loads(Path(path).read_text())
-
-    def fix(obj):
-        if isinstance(obj, dict):
-            return {int(k) if isinstance(k, str) and k.isdigit() else k: fix(v) for k, v in obj.items()}
-        return obj
-
-    return fix(results)
+    return _int_keys(json.loads(Path(path).read_text()))
 
 
 def update_readme(path: Path, results: dict) -> None:
