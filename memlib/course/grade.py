@@ -37,15 +37,20 @@ process registers a small pytest plugin that, for each nbval item, reads
 ``item.cell.metadata["memlib"]["grade_id"]`` -- metadata only the grader wrote,
 since student cells are stripped of it -- and appends the outcome to a JSON
 lines file as it goes, so a notebook killed by its time limit keeps the
-results of the cells that did run.
+results of the cells that did run. (A marker printed by each graded cell would
+also work, but a student's cell can print the same marker.)
+
+Before the student's first cell the grader runs one cell of its own that caps
+what each cell can print (a runaway print loop otherwise fills the grader's
+memory while nbval drains the kernel's backlog).
 
 What this does not protect against: student code runs with the grader's
 permissions (files, network, environment variables). Grade inside a container
 or as a separate, unprivileged user. Restoring graded cells, importing the
 check inside each of them and reloading a check module whose check was
-replaced from a notebook stop a student from editing, deleting, redefining or
-patching a check; a determined student can still patch the interpreter from their own
-cells. It is a grading tool, not a sandbox.
+replaced from a notebook stop a student from editing, deleting, redefining
+or patching a check; a determined student can still patch the interpreter
+from their own cells. It is a grading tool, not a sandbox.
 """
 
 from __future__ import annotations
@@ -56,7 +61,6 @@ import collections
 import concurrent.futures
 import copy
 import csv
-import io
 import json
 import os
 import re
