@@ -101,16 +101,24 @@ PY
 echo "== memlib's tests (not browser) =="
 # ipywidgets 7.7.1 still calls ipykernel.comm.Comm, which ipykernel 7 deprecates
 # (Colab's ipykernel 6 does not): hide that one warning, keep the others.
+# Both steps run even if the first fails, so one CI run reports both.
+tests_status=0
 "$VENV/bin/python" -m pytest "$repo/tests" -m "not browser" -q -p no:cacheprovider \
     --rootdir "$repo" -c "$repo/pyproject.toml" --durations=5 \
-    -W "ignore::DeprecationWarning:ipywidgets.widgets.widget"
+    -W "ignore::DeprecationWarning:ipywidgets.widgets.widget" || tests_status=$?
 t_tests=$(date +%s)
 
 echo "== solution notebooks under nbval =="
 cp -r "$repo/solutions" "$work/solutions"
+notebooks_status=0
 "$VENV/bin/python" -m pytest --nbval-lax --nbval-current-env "$work/solutions" -q -p no:cacheprovider \
-    --rootdir "$work"
+    --rootdir "$work" || notebooks_status=$?
 t_nb=$(date +%s)
 
 echo "colab profile timings: install $((t_install - t0)) s, tests $((t_tests - t_install)) s," \
      "notebooks $((t_nb - t_tests)) s, total $((t_nb - t0)) s"
+if [ "$tests_status" != 0 ] || [ "$notebooks_status" != 0 ]; then
+    echo "colab profile FAILED: memlib's tests exit $tests_status, solution notebooks exit $notebooks_status" >&2
+    exit 1
+fi
+echo "colab profile passed"
