@@ -394,64 +394,68 @@ def bench_interleaved(n_inserts: int, every: int, sample_points: int, folder: Pa
     return out
 
 
-def bench_context(turns: int, probe: int, log) -> dict:
-    """Per-append cost of MainContext around turn `probe` and around turn `turns`."""
+def bench_context(turns: int, probe: int, log, repeats: int = 3) -> dict:
+    """Per-append cost of MainContext around turn `probe` and around turn `turns`.
+
+    The conversation is replayed `repeats` times with a fresh context; each figure is
+    the median over the 100 appends around that turn, then the median over repeats
+    (a burst of other work on the machine then spoils at most one repeat).
+    """
     import random
 
     from memlib.context import MainContext
     from memlib.messages import Message
+    from memlib.recall import RecallStore
 
     rng = random.Random(3)
     words = _vocabulary(5000, rng)
     texts = [" ".join(rng.choices(words, k=rng.randint(8, 40))) for _ in range(turns + 60)]
-    ctx = MainContext(window=4096)
-    times = []
-    gc.collect()
-    gc.disable()
-    try:
-        for i, text in enumerate(texts):
-            message = Message.user(text) if i % 2 else Message.assistant(text)
-            t = time.perf_counter()
-            ctx.append(message)
-            times.append(time.perf_counter() - t)
-    finally:
-        gc.enable()
 
-    def around_of(samples, turn):
+    def timed(sink, wrap) -> list[float]:
+        times = []
+        gc.collect()
+        gc.disable()
+        try:
+            for i, text in enumerate(texts):
+                message = wrap(i, text)
+                t = time.perf_counter()
+                sink(message)
+                times.append(time.perf_counter() - t)
+        finally:
+            gc.enable()
+        return times
+
+    def around(samples, turn):
         lo = max(0, turn - 50)
         return samples[lo:lo + 100]
 
-    def around(turn):
-        return around_of(times, turn)
-
-    early, late = around(probe), around(turns)
-    # Diagnosis: the part of an append that recall storage costs (its BM25 index
-    # grows with every message), measured alone on the same texts.
-    from memlib.recall import RecallStore
-
-    recall, recall_times = RecallStore(), []
-    gc.collect()
-    gc.disable()
-    try:
-        for text in texts:
-            message = Message.user(text)
-            t = time.perf_counter()
-            recall.add(message)
-            recall_times.append(time.perf_counter() - t)
-    finally:
-        gc.enable()
-    out = {
-        "recall_add_early_us": statistics.median(around_of(recall_times, probe)) * 1e6,
-        "recall_add_late_us": statistics.median(around_of(recall_times, turns)) * 1e6,
-        "turns": turns, "probe": probe,
-        "early_median_us": statistics.median(early) * 1e6, "late_median_us": statistics.median(late) * 1e6,
-        "early_mean_us": statistics.fmean(early) * 1e6, "late_mean_us": statistics.fmean(late) * 1e6,
-        "flushes": sum(1 for e in ctx.events if e.kind == "flush"),
-    }
-    out["ratio_median"] = out["late_median_us"] / out["early_median_us"]
+    stats: dict[str, list[float]] = {}
+    flushes = 0
+    for _ in range(repeats):
+        ctx = MainContext(window=4096)
+        times = timed(ctx.append, lambda i, text: Message.user(text) if i % 2 else Message.assistant(text))
+        flushes = sum(1 for e in ctx.events if e.kind == "flush")
+        # Diagnosis: the part of an append that recall storage costs (its BM25 index
+        # grows with every message), measured alone on the same texts.
+        recall = RecallStore()
+        recall_times = timed(recall.add, lambda i, text: Message.user(text))
+        for key, value in (
+            ("early_median_us", statistics.median(around(times, probe))),
+            ("late_median_us", statistics.median(around(times, turns))),
+            ("early_mean_us", statistics.fmean(around(times, probe))),
+            ("late_mean_us", statistics.fmean(around(times, turns))),
+            ("recall_add_early_us", statistics.median(around(recall_times, probe))),
+            ("recall_add_late_us", statistics.median(around(recall_times, turns))),
+            ("ratio_median", statistics.median(around(times, turns)) / statistics.median(around(times, probe))),
+        ):
+            stats.setdefault(key, []).append(value)
+    out = {key: statistics.median(values) * (1 if key == "ratio_median" else 1e6) for key, values in stats.items()}
+    out.update(turns=turns, probe=probe, flushes=flushes, repeats=repeats,
+               ratio_median_each=[round(r, 3) for r in stats["ratio_median"]])
     log(f"MainContext.append: turn {probe}: {out['early_median_us']:.1f} us, turn {turns:,}: "
-        f"{out['late_median_us']:.1f} us (x{out['ratio_median']:.2f}; {out['flushes']} flushes); "
-        f"RecallStore.add alone {out['recall_add_early_us']:.1f} -> {out['recall_add_late_us']:.1f} us")
+        f"{out['late_median_us']:.1f} us (x{out['ratio_median']:.2f}, repeats {out['ratio_median_each']}; "
+        f"{flushes} flushes); RecallStore.add alone {out['recall_add_early_us']:.1f} -> "
+        f"{out['recall_add_late_us']:.1f} us")
     return out
 
 
@@ -569,7 +573,8 @@ def report(results: dict) -> str:
     for name, total in i["total_s"].items():
         lines.append(f"| {name} | {total:.3f} | {total / base_i:.1f}x | {i['how'][name]} |")
     c = results["context"]
-    lines += ["", "### MainContext.append (window 4,096 tokens, flushes included in the run)", "",
+    lines += ["", f"### MainContext.append (window 4,096 tokens, flushes included; median of "
+              f"{c.get('repeats', 1)} replays)", "",
               f"| | turn {c['probe']} | turn {c['turns']:,} | ratio |", "|---|---:|---:|---:|",
               f"| median per append (us) | {c['early_median_us']:.1f} | {c['late_median_us']:.1f} | {c['ratio_median']:.2f} |",
               f"| mean per append (us) | {c['early_mean_us']:.1f} | {c['late_mean_us']:.1f} | "
