@@ -476,3 +476,35 @@ def test_ensure_unpatched_reloads_only_patched_check_modules(monkeypatch, tmp_pa
     assert module.check_words.__module__ == name and module.check_add is not original
     ensure_unpatched("not_loaded_anywhere", "check_x")  # nothing to do
     monkeypatch.delitem(sys.modules, name)
+
+
+REPO = Path(__file__).resolve().parent.parent
+COURSE_SAMPLE = ("02", "03")
+
+
+@pytest.mark.slow
+def test_course_notebooks_grade_full_marks_for_solutions_and_zero_for_the_release(tmp_path: Path) -> None:
+    """A sample class built from the course itself: the solutions get full marks, the blank release none."""
+    solutions, notebooks = REPO / "solutions", REPO / "notebooks"
+    picked = [p for p in sorted(notebooks.glob("*.ipynb")) if p.name[:2] in COURSE_SAMPLE] if notebooks.is_dir() else []
+    if not picked or not all((solutions / p.name).exists() for p in picked):
+        pytest.skip("notebooks 02 and 03 are not released yet")
+    for student, source in (("solution", solutions), ("blank", notebooks)):
+        (tmp_path / student).mkdir()
+        for path in picked:
+            shutil.copy(source / path.name, tmp_path / student / path.name)
+    report = grading.grade(
+        [tmp_path / "blank", tmp_path / "solution"], notebooks, jobs=2, assignments=COURSE_SAMPLE, timeout=300
+    )
+    expected_ids = [g.grade_id for a in load_release(notebooks, COURSE_SAMPLE) for g in a.graded]
+    assert expected_ids
+    for student in ("blank", "solution"):
+        rows = [r for r in report.rows if r.student == student]
+        assert [r.grade_id for r in rows] == expected_ids
+        for row in rows:
+            if student == "solution":
+                assert (row.status, row.points, row.reason) == ("passed", row.max_points, ""), row
+            else:
+                assert (row.status, row.points) == ("failed", 0), row
+                assert row.reason.startswith("not solved yet: Exercise"), row
+    assert not any(result.other_errors for result in report.results)  # nothing but graded cells failed
