@@ -101,6 +101,11 @@ PY
 echo "== memlib's tests (not browser) =="
 # ipywidgets 7.7.1 still calls ipykernel.comm.Comm, which ipykernel 7 deprecates
 # (Colab's ipykernel 6 does not): hide that one warning, keep the others.
+# tests/test_quiz.py drives the quiz on ipywidgets 7 from the folder this names:
+# here that is simply this venv's site-packages (ipywidgets 7.7.1 is installed).
+MEMLIB_IPYWIDGETS7="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+export MEMLIB_IPYWIDGETS7
+
 # Both steps run even if the first fails, so one CI run reports both.
 tests_status=0
 "$VENV/bin/python" -m pytest "$repo/tests" -m "not browser" -q -p no:cacheprovider \

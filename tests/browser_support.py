@@ -425,15 +425,19 @@ class NotebookPage:
         """Do one thing a student would do with the widget; return (what was done, whether the view changed)."""
         handle.scroll_into_view_if_needed()
         if kind in ("ContextStepper", "TraceViewer"):
-            # Forward first; a viewer the notebook left on its last frame can only go back.
-            forward, backward = ("step", "reset") if kind == "ContextStepper" else ("next interrupt", "back")
+            # Forward first; a viewer the notebook left on its last frame can only go back
+            # (the stepper has no back button: one turn back with the slider's arrow key).
+            forward = "step" if kind == "ContextStepper" else "next interrupt"
             done = []
-            for label in (forward, backward):
-                changed, note = self._click_and_watch(handle, label, need_plot=True)
+            changed, note = self._click_and_watch(handle, forward, need_plot=True)
+            done.append(note)
+            if not changed and kind == "TraceViewer":
+                changed, note = self._click_and_watch(handle, "back", need_plot=True)
                 done.append(note)
-                if changed:
-                    return ("; ".join(done), True)
-            return ("; ".join(done), False)
+            if not changed and kind == "ContextStepper":
+                changed, note = self._slider_back_and_watch(handle)
+                done.append(note)
+            return ("; ".join(done), changed)
         if kind == "RetrievalExplorer":
             box = handle.query_selector(".widget-text input")
             old_query = box.input_value()
@@ -476,6 +480,24 @@ class NotebookPage:
         changed = text_changed and (plot_changed or not need_plot)
         return (changed, f"clicked '{label}': plot {'redrawn' if plot_changed else 'unchanged'}, "
                          f"text {'changed' if text_changed else 'unchanged'}")
+
+    def _slider_back_and_watch(self, handle, timeout_s: float = 6.0) -> tuple[bool, str]:
+        """Focus the slider's handle and press ArrowLeft (one turn back); wait for text and plot to change."""
+        knob = handle.query_selector(".widget-slider .noUi-handle, .widget-slider .ui-slider-handle")
+        if knob is None:
+            return (False, "no slider handle to move")
+        before_plot, before_text = self.plot_signature(handle), handle.inner_text()
+        knob.focus()
+        knob.press("ArrowLeft")
+        deadline = time.monotonic() + timeout_s
+        while True:
+            plot, text = self.plot_signature(handle), handle.inner_text()
+            if (plot != before_plot and text != before_text) or time.monotonic() > deadline:
+                break
+            self.page.wait_for_timeout(200)
+        changed = plot != before_plot and text != before_text
+        return (changed, f"slider one step back: plot {'redrawn' if plot != before_plot else 'unchanged'}, "
+                         f"text {'changed' if text != before_text else 'unchanged'}")
 
     def _new_query(self, handle, old_query: str) -> str:
         """What a student might type next: another of the explorer's example questions, else a word it shows."""
