@@ -172,10 +172,11 @@ def _fts_query(query: str) -> str:
 class _DenseIds:
     """Wraps a memlib scorer so it sees dense ints 0, 1, 2, ... instead of record ids.
 
-    Measured: at 100k records BM25Index searches about 4x faster with int doc ids
-    than with string ids like "arc-000001" (small ints hash to neighbouring slots,
-    so the score dicts stay cache-friendly). Ties still break by insertion order,
-    so results are exactly those of the unwrapped scorer.
+    Measured at 100k records: BM25Index searches 1.3x (quiet machine) to 4x (busy
+    machine) faster with int doc ids than with string ids like "arc-000001": small
+    ints hash to neighbouring slots, so the score dicts stay cache-friendly. Ties
+    still break by insertion order, so results are exactly those of the unwrapped
+    scorer.
     """
 
     def __init__(self, inner) -> None:
