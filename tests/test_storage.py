@@ -9,9 +9,7 @@ import random
 import shutil
 import sqlite3
 import subprocess
-import sys
 import tempfile
-import textwrap
 from datetime import datetime, timedelta
 from pathlib import Path
 
