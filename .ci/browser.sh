@@ -49,6 +49,6 @@ fi
 "$PY" -c "import playwright.sync_api" # fail here, clearly, if the install did not work
 t1=$(date +%s)
 
-"$PY" -m pytest -m browser -p no:cacheprovider -q -rs
+"$PY" -m pytest -m browser -p no:cacheprovider -q -rsP  # -rP: each notebook's timing and interactions
 t2=$(date +%s)
 echo "browser.sh timings: install $((t1 - t0)) s, browser tests $((t2 - t1)) s"
