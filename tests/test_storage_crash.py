@@ -42,6 +42,8 @@ WRITER = textwrap.dedent("""
             message = recall.add(Message.user(f"message {i} about the crash test"))
             print("r", message.id, flush=True)
         if i % 50 == 49:
+            # announced first: a kill during delete() may land after its commit
+            print("x", record.id, flush=True)
             archival.delete(record.id)
             print("d", record.id, flush=True)
 """)
@@ -72,6 +74,7 @@ def test_every_returned_write_survives_sigkill(tmp_path):
     archival_path, recall_path = str(tmp_path / "a.db"), str(tmp_path / "r.db")
     acked_archival: set[str] = set()
     deleted: set[str] = set()
+    deleting: set[str] = set()  # delete() was called; it may or may not have committed
     acked_recall: set[int] = set()
     rounds, killed_mid_writes = 24, 0
     for round_no in range(rounds):
@@ -86,15 +89,17 @@ def test_every_returned_write_survives_sigkill(tmp_path):
         for parts in lines:
             if parts[0] == "a":
                 acked_archival.add(parts[1])
+            elif parts[0] == "x":
+                deleting.add(parts[1])
             elif parts[0] == "d":
                 deleted.add(parts[1])
             elif parts[0] == "r":
                 acked_recall.add(int(parts[1]))
-        killed_mid_writes += any(p[0] in "ard" for p in lines)
+        killed_mid_writes += any(p[0] in "ardx" for p in lines)
         with SQLiteArchivalStore(archival_path) as archival:
             assert archival.integrity_check() == "ok"
             present = {r.id for r in archival}
-            missing = acked_archival - deleted - present
+            missing = acked_archival - deleted - deleting - present
             assert not missing, f"round {round_no}: inserts that returned are gone: {sorted(missing)[:5]}"
             assert not (deleted & present), f"round {round_no}: deletes that returned came back"
             # the index agrees with the table: every stored record is findable
