@@ -127,10 +127,7 @@ def test_widget_without_ipywidgets_falls_back_to_text(monkeypatch, capsys) -> No
 
 def test_course_quizzes_load_and_are_answerable() -> None:
     for number in range(9):
-        try:
-            title, questions = load_quiz(number)
-        except FileNotFoundError:
-            pytest.skip("quiz data not present yet")
+        title, questions = load_quiz(number)
         assert questions, f"quiz {number:02d} is empty"
         quiz = Quiz(questions, title=title)
         for index, question in enumerate(quiz.questions, start=1):
@@ -140,18 +137,12 @@ def test_course_quizzes_load_and_are_answerable() -> None:
 
 def test_load_quiz_without_datasets_module(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "memlib.datasets", None)  # import fails -> importlib.resources path
-    try:
-        title, questions = load_quiz("03")
-    except FileNotFoundError:
-        pytest.skip("quiz data not present yet")
+    title, questions = load_quiz("03")
     assert questions and all(isinstance(q, Question) for q in questions)
 
 
 def test_show_quiz_prints_outside_jupyter(capsys) -> None:
-    try:
-        load_quiz("00")
-    except FileNotFoundError:
-        pytest.skip("quiz data not present yet")
+    load_quiz("00")
     assert show_quiz("00") is None
     assert "1. " in capsys.readouterr().out
 
