@@ -9,6 +9,7 @@ It lives in memory; `memlib.storage` keeps the same interface on SQLite.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Iterator
@@ -16,6 +17,7 @@ from typing import Callable, Iterator
 __all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "TRUST_LEVELS", "MAX_TEXT_CHARS"]
 
 TRUST_LEVELS = ("trusted", "unverified", "untrusted")
+_GENERATED_ID = re.compile(r"arc-(\d{6,})")
 MAX_TEXT_CHARS = 20_000
 
 
@@ -137,7 +139,7 @@ class ArchivalStore:
     """
 
     def __init__(self, scorer: str | Callable = "bm25", page_size: int = 5,
-                 clock: Callable[[], datetime] = utcnow):
+                 clock: Callable[[], datetime] = utcnow, next_id: int = 1):
         from memlib.retrieval import make_scorer
 
         if not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1:
@@ -146,8 +148,16 @@ class ArchivalStore:
         self._index = make_scorer(scorer) if isinstance(scorer, str) else scorer()
         self.page_size = page_size
         self._clock = clock
+        if not isinstance(next_id, int) or isinstance(next_id, bool) or next_id < 1:
+            raise ValueError(f"next_id must be a positive int, got {next_id!r}")
         self._records: dict[str, ArchivalRecord] = {}
-        self._next = 1
+        self._next = next_id
+
+    @property
+    def next_id(self) -> int:
+        """The number the next generated id gets; saved with the store so a
+        deleted record's id is never handed out again (citations may name it)."""
+        return self._next
 
     def _new_id(self) -> str:
         while True:
@@ -174,6 +184,9 @@ class ArchivalStore:
             raise ValueError(f"record id {record.id!r} already exists; delete it first or pick a new id")
         self._index.add(record.id, record.text)
         self._records[record.id] = record
+        generated = _GENERATED_ID.fullmatch(record.id)
+        if generated:
+            self._next = max(self._next, int(generated.group(1)) + 1)
         return record
 
     def search(self, query: str, top_k: int | None = None, page: int = 0) -> list[Hit]:

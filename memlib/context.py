@@ -180,6 +180,30 @@ class MainContext:
         self.events += new
         return new
 
+    def restore(self, messages, summary: str = "") -> None:
+        """Put back a saved queue and summary (loading a saved agent).
+
+        Token counts are recomputed, never trusted from the save. The messages
+        must already be in recall storage (they were appended once, before the
+        save). Raises ValueError, changing nothing, if they would not fit.
+        """
+        if not isinstance(summary, str):
+            raise TypeError("summary must be a str")
+        messages = list(messages)
+        if not all(isinstance(m, Message) for m in messages):
+            raise TypeError("messages must be Message objects")
+        missing = [m.id for m in messages if m.id not in self.recall]
+        if missing:
+            raise ValueError(f"messages {missing[:5]} are not in recall storage; add them there first")
+        queue = deque((m, self.message_tokens(m)) for m in messages)
+        summary_used = self.counter(summary) if summary else 0
+        total = self._fixed + summary_used + sum(t for _, t in queue)
+        if total > self.limit:
+            raise ValueError(f"the restored context would use {total} tokens, over its {self.limit}-token limit")
+        self._queue, self._messages_used = queue, total - self._fixed - summary_used
+        self.summary, self._summary_used = summary, summary_used
+        self._warned = self.used >= self.warn_at * self.window
+
     def _refresh_core(self) -> list[Event]:
         if self.core_memory is None:
             return []

@@ -620,6 +620,13 @@ class SQLiteArchivalStore(ArchivalStore):
             self._remember(record, seq)
             return record
 
+    @property
+    def next_id(self) -> int:
+        """The number the next generated id gets (kept in the file, never reused)."""
+        with self._db.lock:
+            self._sync()
+            return self._next_id
+
     def add_record(self, record: ArchivalRecord) -> ArchivalRecord:
         """Store a ready-made record (its id must be new); committed before it returns."""
         return self.add_records([record])[0]
@@ -1051,7 +1058,8 @@ def save_agent(directory, *, core_memory=None, context=None, archival=None, reca
         "saved_at": utcnow().isoformat(),
         "counts": counts,
         "settings": {
-            "archival": {"scorer": archival.scorer_name, "page_size": archival.page_size}
+            "archival": {"scorer": archival.scorer_name, "page_size": archival.page_size,
+                         "next_id": archival.next_id}
             if archival is not None else None,
             "recall": {"page_size": recall.page_size} if recall is not None else None,
         },
@@ -1171,7 +1179,7 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
     if name in data:
         conf = settings.get("archival") or {}
         agent.archival = _parse(root / name, lambda: ArchivalStore(
-            scorer=conf.get("scorer", "bm25"), page_size=conf.get("page_size", 5)))
+            scorer=conf.get("scorer", "bm25"), page_size=conf.get("page_size", 5), next_id=conf.get("next_id", 1)))
         for i, item in enumerate(_lines(root / name, data[name]), 1):
             _parse(root / name, lambda: agent.archival.add_record(ArchivalRecord.from_dict(item)), line=i)
     name = _FILES["context"]
@@ -1224,19 +1232,5 @@ def _restore_context(state: dict, core_memory, recall, summarizer, counter):
         for m in messages:
             if m.id not in recall:
                 raise ValueError(f"context message #{m.id} is not in the saved recall storage")
-    restore = getattr(context, "restore", None)
-    if callable(restore):
-        restore(messages=messages, summary=state["summary"])
-        return context
-    # MainContext has no public restore yet: set the queue and summary the way
-    # append() and a flush would have left them (token counts recomputed, never trusted).
-    from collections import deque
-
-    context.summary = state["summary"]
-    context._summary_used = context.counter(context.summary) if context.summary else 0
-    context._queue = deque((m, context.message_tokens(m)) for m in messages)
-    context._messages_used = sum(t for _, t in context._queue)
-    context._warned = context.used >= context.warn_at * context.window
-    if context.used > context.limit:
-        raise ValueError(f"restored context uses {context.used} tokens, over its {context.limit}-token limit")
+    context.restore(messages, summary=state["summary"])
     return context

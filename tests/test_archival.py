@@ -110,3 +110,18 @@ def test_ids_unique_and_search_deterministic(texts, query):
     for victim in ids[::3]:
         store.delete(victim)
         assert victim not in [h.record.id for h in store.search(query, top_k=50)]
+
+
+def test_generated_ids_are_never_reused_after_delete_and_reload():
+    store = make_store()
+    first = store.insert("one")
+    last = store.insert("two")
+    store.delete(last.id)
+    again = ArchivalStore(next_id=store.next_id)
+    again.add_record(first)
+    assert again.insert("three").id == "arc-000003"
+    loaded = ArchivalStore()
+    loaded.add_record(last)  # a record with a generated id moves the counter past it
+    assert loaded.insert("four").id == "arc-000003"
+    with pytest.raises(ValueError, match="next_id"):
+        ArchivalStore(next_id=0)

@@ -155,3 +155,18 @@ def test_budget_and_no_loss_invariants(steps, summarizer):
     assert recalled == appended                   # everything, in order, once
     queue = [m.id for m in ctx.messages]
     assert queue == [m.id for m in ctx.recall][len(recalled) - len(queue):]  # context is a suffix
+
+
+def test_restore_puts_back_a_saved_queue_and_summary():
+    ctx = MainContext(window=300, system_prompt="sys", summarizer=ExtractiveSummarizer())
+    fill(ctx, 30)
+    again = MainContext(window=300, system_prompt="sys", summarizer=ExtractiveSummarizer(), recall=ctx.recall)
+    again.restore(ctx.messages, ctx.summary)
+    assert (again.messages, again.summary, again.used) == (ctx.messages, ctx.summary, ctx.used)
+    empty = MainContext(window=300, system_prompt="sys")
+    with pytest.raises(ValueError, match="not in recall storage"):
+        empty.restore(ctx.messages)
+    big = MainContext(window=100, system_prompt="sys", recall=ctx.recall)
+    with pytest.raises(ValueError, match="over its"):
+        big.restore(ctx.messages)
+    assert big.messages == [] and big.summary == ""

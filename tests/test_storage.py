@@ -607,3 +607,15 @@ def test_recall_bad_input_same_errors_and_nothing_written(tmp_path, call, error)
             call(r)
     store.close()
     assert [m.content for m in SQLiteRecallStore(tmp_path / "r.db")] == ["existing message"]
+
+
+def test_saved_agent_never_reuses_a_deleted_archival_id(tmp_path):
+    from memlib.archival import ArchivalStore
+    from memlib.storage import load_agent, save_agent
+
+    store = ArchivalStore()
+    store.insert("kept fact")
+    store.delete(store.insert("deleted fact").id)
+    save_agent(tmp_path / "save", archival=store)
+    loaded = load_agent(tmp_path / "save").archival
+    assert loaded.insert("new fact").id == "arc-000003"
