@@ -1,0 +1,39 @@
+"""The README stays true: its links, its file map and its commands."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from memlib.course import config
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_binder_badge_and_a_colab_link_per_notebook():
+    assert config.binder_url() in README
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        relative = f"notebooks/{path.name}"
+        assert f"]({relative})" in README, f"README's notebook table lacks {relative}"
+        assert config.colab_url(relative) in README, f"README lacks the Colab link of {relative}"
+
+
+def test_every_path_in_the_file_map_exists():
+    paths = re.findall(r"^\| `([^`]+)`", README, flags=re.M)
+    paths += re.findall(r"^\| `[^`]+`, `([^`]+)`", README, flags=re.M)  # rows naming two paths
+    assert len(paths) > 15
+    missing = [p for p in paths if not (ROOT / p.rstrip("/")).exists()]
+    assert not missing, f"README names paths that do not exist: {missing}"
+
+
+def test_documented_commands_answer():
+    assert "python -m pytest" in README and "python -m memlib demo" in README
+    for command in (["release", "--help"], ["grade", "--help"], ["bench", "--help"]):
+        assert f"python -m memlib {command[0]}" in README
+        out = subprocess.run([sys.executable, "-m", "memlib", *command], capture_output=True, text=True,
+                             timeout=120, cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+    check = subprocess.run([sys.executable, "-m", "memlib", "release", "solutions/", "notebooks/", "--check"],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert check.returncode == 0, check.stdout + check.stderr
