@@ -497,7 +497,8 @@ class RetrievalExplorer(_Explorer):
             rows.append(
                 f'<tr class="trust-{_esc(r.trust)}" style="{flag}">'
                 f'<td style="{cell}">{hit.rank + 1}</td><td style="{cell}">{hit.score:.3f}</td>'
-                f'<td style="{cell}">{mark_terms(r.text, terms)}'
+                # a long unbroken string (a hex payload) must wrap, not push provenance off screen
+                f'<td style="{cell};overflow-wrap:anywhere">{mark_terms(r.text, terms)}'
                 f'<div style="color:#777;font-size:11px">matched: {_esc(", ".join(terms)) or "-"}</div></td>'
                 f'<td style="{cell};font-size:11px">{"<br>".join(where)}</td>'
                 f'<td style="{cell};color:{TRUST_COLORS.get(r.trust, "#333")};font-weight:bold" '
