@@ -141,10 +141,14 @@ def test_check_release_current_reports_differences(tmp_path: Path, released: Pat
     assert any("01_fixture.ipynb differs from a fresh release" in p for p in problems)
     assert any("02_other.ipynb is missing" in p for p in problems)
     assert any("99_stray.ipynb has no solution" in p for p in problems)
-    assert main([str(SOLUTIONS), str(released), "--check"]) == 1
-    assert main([str(SOLUTIONS), str(released)]) == 0
-    assert check_release_current(SOLUTIONS, released) == ["%s has no solution %s; delete it or add the solution"
-                                                          % (released / "99_stray.ipynb", SOLUTIONS / "99_stray.ipynb")]
+    # the command line also stamps the solutions' Colab cells in place: give it a copy
+    solutions = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS, solutions)
+    assert main([str(solutions), str(released), "--check"]) == 1
+    assert main([str(solutions), str(released)]) == 0
+    assert main([str(solutions), str(released), "--check"]) == 1  # the stray is still there
+    assert check_release_current(solutions, released) == ["%s has no solution %s; delete it or add the solution"
+                                                           % (released / "99_stray.ipynb", solutions / "99_stray.ipynb")]
 
 
 def test_stale_released_notebooks_are_removed(tmp_path: Path) -> None:
@@ -272,3 +276,21 @@ def test_cell_ids_are_deterministic_when_missing() -> None:
 def test_cli_reports_release_errors(tmp_path: Path, capsys) -> None:
     assert main([str(tmp_path / "nowhere"), str(tmp_path / "out")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_solutions_get_their_own_colab_cells_and_nothing_else_changes(tmp_path: Path) -> None:
+    from memlib.course.release import check_solutions_stamped, stamp_solutions
+
+    src = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS, src)
+    before = {p.name: nbformat.read(p, as_version=4) for p in sorted(src.glob("*.ipynb"))}
+    assert check_solutions_stamped(src), "the fixture's placeholders should count as not stamped"
+    assert [p.name for p in stamp_solutions(src)] == ["01_fixture.ipynb"]
+    assert check_solutions_stamped(src) == [] and stamp_solutions(src) == []
+    after = nbformat.read(src / "01_fixture.ipynb", as_version=4)
+    badge = next(c for c in after.cells if "colab-badge" in c.metadata.get("tags", []))
+    assert config.colab_url("solutions/01_fixture.ipynb") in badge.source
+    def others(cells):
+        return [c for c in cells if not {"colab-badge", "colab-setup"} & set(c.metadata.get("tags", []))]
+
+    assert others(after.cells) == others(before["01_fixture.ipynb"].cells)

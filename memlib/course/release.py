@@ -35,7 +35,9 @@ Conventions for notebook authors (solutions/ is the source of truth):
   ``if "google.colab" in sys.modules``, tagged ``nbval-skip``), and a markdown
   cell tagged ``colab-badge`` with the "Open in Colab" badge is stamped (or
   inserted just before it). Repository slug and branch come from
-  `memlib.course.config`, the only place they are written down.
+  `memlib.course.config`, the only place they are written down. The command
+  line (`main`) stamps the same two cells into the solution notebooks too
+  (`stamp_solutions`), each badge pointing at its own file.
 * Output is stable JSON (sorted keys, one-space indent, trailing newline,
   deterministic cell ids), so `check_release_current` can compare
   ``notebooks/`` with a fresh release byte for byte.
@@ -69,6 +71,8 @@ __all__ = [
     "release_notebook",
     "render_notebook",
     "check_release_current",
+    "check_solutions_stamped",
+    "stamp_solutions",
     "graded_cells",
     "source_checksum",
     "stub_source",
@@ -437,6 +441,38 @@ def release(src_dir: str | Path, dst_dir: str | Path, *, notebooks_dir: str = co
     return written
 
 
+def _stamped_solution(path: Path) -> str | None:
+    """`path`'s text with its Colab badge and setup cell stamped; None when already current."""
+    original = path.read_text(encoding="utf-8")
+    nb = nbformat.reads(original, as_version=4)
+    _stamp_colab(nb.cells, f"{path.parent.name}/{path.name}")
+    text = nbformat.writes(nbformat.from_dict(nb))  # an inserted badge cell is a plain dict
+    text = text if text.endswith("\n") else text + "\n"
+    return None if text == original else text
+
+
+def stamp_solutions(src_dir: str | Path) -> list[Path]:
+    """Stamp the Colab badge and setup cell into the solution notebooks themselves.
+
+    Solution notebooks open in Colab too (instructors, or a student after the
+    deadline), so they carry the same cells, pointing at their own path. Only
+    those two cells change; everything else in the file is left as it is.
+    """
+    written = []
+    for path in _solution_files(Path(src_dir)):
+        text = _stamped_solution(path)
+        if text is not None:
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def check_solutions_stamped(src_dir: str | Path) -> list[str]:
+    """Solution notebooks whose Colab cells are not current (empty when all are)."""
+    return [f"{path} has an out-of-date Colab badge or setup cell; run `python -m memlib release`"
+            for path in _solution_files(Path(src_dir)) if _stamped_solution(path) is not None]
+
+
 def _is_released(path: Path) -> bool:
     try:
         meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
@@ -510,15 +546,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.check:
-            problems = check_release_current(args.solutions, args.notebooks)
+            problems = check_solutions_stamped(args.solutions) + check_release_current(args.solutions, args.notebooks)
             for problem in problems:
                 print(problem)
             if not problems:
-                print(f"{args.notebooks} is current with {args.solutions}")
+                print(f"{args.notebooks} is current with {args.solutions}, whose Colab cells are stamped")
             return 1 if problems else 0
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ReleaseWarning)
-            written = release(args.solutions, args.notebooks)
+            written = stamp_solutions(args.solutions) + release(args.solutions, args.notebooks)
         for warning in caught:
             print(f"warning: {warning.message}", file=sys.stderr)
     except ReleaseError as error:
