@@ -427,6 +427,18 @@ def _row_to_record(row) -> ArchivalRecord:
                           created_at=datetime.fromisoformat(created_at), trust=trust)
 
 
+def _synced(method):
+    """`method` run under the store's file lock, after loading other writers' commits."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._db.lock:
+            self._sync()
+            return method(self, *args, **kwargs)
+
+    return run
+
+
 class SQLiteArchivalStore(ArchivalStore):
     """An `ArchivalStore` whose records live in a SQLite file and survive restarts.
 
@@ -722,30 +734,12 @@ class SQLiteArchivalStore(ArchivalStore):
         return [Hit(self.get(self._id_of_seq[s]), -neg, start + i)
                 for i, (neg, s) in enumerate(best[start:])]
 
-    def get(self, id: str) -> ArchivalRecord:
-        with self._db.lock:
-            self._sync()
-            return super().get(id)
-
-    def list_since(self, when) -> list[ArchivalRecord]:
-        with self._db.lock:
-            self._sync()
-            return super().list_since(when)
-
-    def __len__(self) -> int:
-        with self._db.lock:
-            self._sync()
-            return super().__len__()
-
-    def __iter__(self) -> Iterator[ArchivalRecord]:
-        with self._db.lock:
-            self._sync()
-            return super().__iter__()
-
-    def __contains__(self, id) -> bool:
-        with self._db.lock:
-            self._sync()
-            return super().__contains__(id)
+    # Reads: pick up other writers' commits first, under the file's lock.
+    get = _synced(ArchivalStore.get)
+    list_since = _synced(ArchivalStore.list_since)
+    __len__ = _synced(ArchivalStore.__len__)
+    __iter__ = _synced(ArchivalStore.__iter__)
+    __contains__ = _synced(ArchivalStore.__contains__)
 
     # -- housekeeping ---------------------------------------------------------
 
@@ -885,42 +879,14 @@ class SQLiteRecallStore(RecallStore):
             self._remember(stored, seq)
             return stored
 
-    def get(self, message_id: int) -> Message:
-        with self._db.lock:
-            self._sync()
-            return super().get(message_id)
-
-    def conversation_search(self, query: str, page: int = 0, page_size: int | None = None) -> list[Message]:
-        with self._db.lock:
-            self._sync()
-            return super().conversation_search(query, page, page_size)
-
-    def conversation_search_date(self, start_date, end_date, page: int = 0,
-                                 page_size: int | None = None) -> list[Message]:
-        with self._db.lock:
-            self._sync()
-            return super().conversation_search_date(start_date, end_date, page, page_size)
-
-    @property
-    def messages(self) -> list[Message]:
-        with self._db.lock:
-            self._sync()
-            return RecallStore.messages.fget(self)
-
-    def __len__(self) -> int:
-        with self._db.lock:
-            self._sync()
-            return super().__len__()
-
-    def __iter__(self) -> Iterator[Message]:
-        with self._db.lock:
-            self._sync()
-            return super().__iter__()
-
-    def __contains__(self, message_id) -> bool:
-        with self._db.lock:
-            self._sync()
-            return super().__contains__(message_id)
+    # Reads: pick up other writers' commits first, under the file's lock.
+    get = _synced(RecallStore.get)
+    conversation_search = _synced(RecallStore.conversation_search)
+    conversation_search_date = _synced(RecallStore.conversation_search_date)
+    messages = property(_synced(RecallStore.messages.fget))
+    __len__ = _synced(RecallStore.__len__)
+    __iter__ = _synced(RecallStore.__iter__)
+    __contains__ = _synced(RecallStore.__contains__)
 
     def integrity_check(self) -> str:
         """SQLite's `PRAGMA integrity_check`: 'ok' for a healthy file."""
