@@ -262,7 +262,9 @@ ENGINES = {
 # the workloads
 
 
-def bench_search(sizes: list[int], repeats: int, n_queries: int, folder: Path, log) -> dict:
+def bench_search(sizes: list[int], repeats: int, n_queries: int, folder: Path, log,
+                 only: list[str] | None = None) -> dict:
+    """Median top-10 latency per engine and store size; `only` picks some engines by name."""
     from memlib.storage import fts5_available
 
     out: dict = {"sizes": sizes, "median_ms": {}, "build_s": {}, "sqlite_open_s": {}}
@@ -277,6 +279,11 @@ def bench_search(sizes: list[int], repeats: int, n_queries: int, folder: Path, l
             engines["SQLiteArchivalStore (FTS5 candidates)"] = lambda c: _build_sqlite_store(c, folder, "fts5")
         else:
             engines.pop("SQLite FTS5 bm25()")
+        if only is not None:
+            unknown = set(only) - set(engines)
+            if unknown:
+                raise ValueError(f"unknown engines {sorted(unknown)}; choose from {sorted(engines)}")
+            engines = {name: build for name, build in engines.items() if name in only}
         for name, build in engines.items():
             t = time.perf_counter()
             search = build(corpus)
@@ -681,18 +688,25 @@ def svg_chart(results: dict, width: int = 760, height: int = 440) -> str:
     return "\n".join(out)
 
 
+def search_figure(search: dict):
+    """Latency against store size, one line per engine (log-log), from `bench_search`'s result."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for name, by_n in search["median_ms"].items():
+        fig.add_trace(go.Scatter(x=search["sizes"], y=[by_n[n] for n in search["sizes"]],
+                                 mode="lines+markers", name=name))
+    fig.update_layout(title="Top-10 search latency vs records (median ms)", xaxis_type="log", yaxis_type="log",
+                      xaxis_title="records", yaxis_title="ms per query", template="plotly_white")
+    return fig
+
+
 def plotly_html(results: dict) -> str | None:
     """The same chart as a plotly HTML page (plotly.js from its CDN); None without plotly."""
     try:
-        import plotly.graph_objects as go
+        fig = search_figure(results["search"])
     except ImportError:
         return None
-    s = results["search"]
-    fig = go.Figure()
-    for name, by_n in s["median_ms"].items():
-        fig.add_trace(go.Scatter(x=s["sizes"], y=[by_n[n] for n in s["sizes"]], mode="lines+markers", name=name))
-    fig.update_layout(title="Top-10 search latency vs records (median ms)", xaxis_type="log", yaxis_type="log",
-                      xaxis_title="records", yaxis_title="ms per query", template="plotly_white")
     return fig.to_html(include_plotlyjs="cdn", full_html=True)
 
 

@@ -83,3 +83,14 @@ def test_update_readme_replaces_only_the_marked_section(tmp_path):
     readme.write_text("no markers")
     with pytest.raises(ValueError, match="markers"):
         bench.update_readme(readme, results)
+
+
+def test_search_on_chosen_engines_and_its_figure(tmp_path):
+    only = ["memlib BM25Index", "rank-bm25 BM25Okapi"]
+    out = bench.bench_search([200, 400], repeats=1, n_queries=5, folder=tmp_path, log=lambda line: None, only=only)
+    assert sorted(out["median_ms"]) == sorted(only)
+    assert all(set(by_n) == {200, 400} and all(ms > 0 for ms in by_n.values()) for by_n in out["median_ms"].values())
+    fig = bench.search_figure(out)
+    assert [t.name for t in fig.data] == only and list(fig.data[0].x) == [200, 400]
+    with pytest.raises(ValueError, match="unknown engines"):
+        bench.bench_search([200], 1, 5, tmp_path, log=lambda line: None, only=["elasticsearch"])
