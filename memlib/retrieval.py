@@ -241,6 +241,16 @@ class TokenOverlap(_DocTable):
 # ---------------------------------------------------------------------------
 
 
+def _move_df(hist: Counter, old: int, new: int) -> None:
+    """One term's document frequency went from `old` to `new` (0 means absent)."""
+    if old:
+        hist[old] -= 1
+        if not hist[old]:
+            del hist[old]
+    if new:
+        hist[new] += 1
+
+
 class BM25Index(_DocTable):
     """An incremental BM25 inverted index.
 
@@ -294,8 +304,9 @@ class BM25Index(_DocTable):
         self._doc_len: dict[Hashable, int] = {}
         self._doc_terms: dict[Hashable, tuple[str, ...]] = {}  # for remove()
         self._total_len = 0
-        # {document frequency: number of terms with it}: okapi's mean idf over the
-        # vocabulary then costs O(distinct dfs) instead of O(vocabulary)
+        # {document frequency: number of terms with it}, kept for okapi only (lucene
+        # needs no mean idf): its mean idf over the vocabulary then costs O(distinct
+        # dfs) instead of O(vocabulary)
         self._df_hist: Counter[int] = Counter()
         self._mean_idf: float | None = None  # okapi only; cleared on every mutation
         self._norms: dict[int, float] = {}  # doc length -> k1*(1-b+b*dl/avgdl); ditto
@@ -308,17 +319,13 @@ class BM25Index(_DocTable):
         self._register(doc_id, "BM25Index")
         tokens = tokenize(text)
         counts = Counter(tokens)
-        hist = self._df_hist
+        hist = self._df_hist if self.kind == "okapi" else None
         for term, tf in counts.items():
             posting = self._postings.get(term)
             if posting is None:
                 posting = self._postings[term] = {}
-            df = len(posting)
-            if df:
-                hist[df] -= 1
-                if not hist[df]:
-                    del hist[df]
-            hist[df + 1] += 1
+            if hist is not None:
+                _move_df(hist, len(posting), len(posting) + 1)
             posting[doc_id] = tf
         self._doc_len[doc_id] = len(tokens)
         self._doc_terms[doc_id] = tuple(counts)
@@ -328,17 +335,13 @@ class BM25Index(_DocTable):
     def remove(self, doc_id: Hashable) -> None:
         """Forget `doc_id`. KeyError if it was never added (or already removed)."""
         self._unregister(doc_id, "BM25Index")
-        hist = self._df_hist
+        hist = self._df_hist if self.kind == "okapi" else None
         for term in self._doc_terms.pop(doc_id):
             posting = self._postings[term]
-            df = len(posting)
-            hist[df] -= 1
-            if not hist[df]:
-                del hist[df]
+            if hist is not None:
+                _move_df(hist, len(posting), len(posting) - 1)
             del posting[doc_id]
-            if posting:
-                hist[df - 1] += 1
-            else:
+            if not posting:
                 del self._postings[term]
         self._total_len -= self._doc_len.pop(doc_id)
         self._invalidate()
