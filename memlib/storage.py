@@ -439,7 +439,29 @@ def _synced(method):
     return run
 
 
-class SQLiteArchivalStore(ArchivalStore):
+class _FileBacked:
+    """What both SQLite stores share about their file: checking it and closing it."""
+
+    _db: "_SQLiteFile"
+
+    def integrity_check(self) -> str:
+        """SQLite's `PRAGMA integrity_check`: 'ok' for a healthy file."""
+        with self._db.lock:
+            rows = self._db.conn.execute("PRAGMA integrity_check").fetchall()
+        return "\n".join(r[0] for r in rows)
+
+    def close(self) -> None:
+        """Close the file. Everything written is already committed."""
+        self._db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class SQLiteArchivalStore(_FileBacked, ArchivalStore):
     """An `ArchivalStore` whose records live in a SQLite file and survive restarts.
 
     Every `insert`, `add_record` and `delete` is one committed transaction before it
@@ -741,24 +763,6 @@ class SQLiteArchivalStore(ArchivalStore):
     __iter__ = _synced(ArchivalStore.__iter__)
     __contains__ = _synced(ArchivalStore.__contains__)
 
-    # -- housekeeping ---------------------------------------------------------
-
-    def integrity_check(self) -> str:
-        """SQLite's `PRAGMA integrity_check`: 'ok' for a healthy file."""
-        with self._db.lock:
-            rows = self._db.conn.execute("PRAGMA integrity_check").fetchall()
-        return "\n".join(r[0] for r in rows)
-
-    def close(self) -> None:
-        """Close the file. Everything written is already committed."""
-        self._db.close()
-
-    def __enter__(self) -> "SQLiteArchivalStore":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     def __repr__(self) -> str:
         mode = "read-only, " if self._db.read_only else ""
         return (f"SQLiteArchivalStore({self.path!r}, {super().__len__()} records, {mode}"
@@ -791,7 +795,7 @@ def _row_to_message(row) -> Message:
                    tool_call_id=tool_call_id, name=name, session_id=session_id)
 
 
-class SQLiteRecallStore(RecallStore):
+class SQLiteRecallStore(_FileBacked, RecallStore):
     """A `RecallStore` whose messages live in a SQLite file and survive restarts.
 
     Pass it to `MainContext(recall=...)`: every appended message is then on disk
@@ -887,20 +891,6 @@ class SQLiteRecallStore(RecallStore):
     __len__ = _synced(RecallStore.__len__)
     __iter__ = _synced(RecallStore.__iter__)
     __contains__ = _synced(RecallStore.__contains__)
-
-    def integrity_check(self) -> str:
-        """SQLite's `PRAGMA integrity_check`: 'ok' for a healthy file."""
-        with self._db.lock:
-            return "\n".join(r[0] for r in self._db.conn.execute("PRAGMA integrity_check"))
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> "SQLiteRecallStore":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         mode = ", read-only" if self._db.read_only else ""
