@@ -27,6 +27,7 @@ import shutil
 import sqlite3
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -274,14 +275,26 @@ class _SQLiteFile:
                                         isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise _translate(exc, self.path, f"open {kind} storage") from None
-        try:
-            self._setup(schema)
-        except sqlite3.Error as exc:
-            self.conn.close()
-            raise _translate(exc, self.path, f"open {kind} storage") from None
-        except BaseException:
-            self.conn.close()
-            raise
+        # Two processes opening a brand-new file race to switch it to WAL and create
+        # the tables; SQLite answers the loser "database is locked" at once, without
+        # waiting (waiting could deadlock), so the open retries until `timeout`.
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self._setup(schema)
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                self.conn.close()
+                raise _translate(exc, self.path, f"open {kind} storage") from None
+            except sqlite3.Error as exc:
+                self.conn.close()
+                raise _translate(exc, self.path, f"open {kind} storage") from None
+            except BaseException:
+                self.conn.close()
+                raise
 
     def _setup(self, schema: list[str]) -> None:
         conn = self.conn
