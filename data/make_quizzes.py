@@ -22,7 +22,7 @@ Q["00"] = ("Welcome: how the course works", [
  ("Where are exercises graded?",
   ["In the exercise cell itself", "In a tagged graded cell right after the exercise, which calls a check from memlib.course.checks", "Only by the instructor reading your code", "By comparing your notebook's outputs to a screenshot"],
   1, "Each graded cell calls a check that asserts invariants and compares against a reference, and explains what is wrong when it fails."),
- ("You restart the kernel and run notebook 05 without opening 04. What should happen?",
+ ("You restart the kernel and run notebook 06 without opening 04. What should happen?",
   ["It fails because 04 left state behind", "It runs top to bottom: no notebook depends on hidden state from another", "It asks you to run 00 to 04 first", "It downloads 04's results from the internet"],
   1, "No hidden state between notebooks: every notebook sets up what it needs through memlib."),
  ("An instructor grades a submission in which a student deleted a graded cell. What happens?",
@@ -112,7 +112,7 @@ Q["04"] = ("Memory tools, interrupts and heartbeats", [
   ["A crash", "The agent needs a fact that is no longer in main context and fetches it from archival or recall storage", "A wrong answer", "A full disk"],
   1, "Like an OS loading a page from disk, the agent searches storage and pages the fact back in."),
 ])
-Q["05"] = ("Citations", [
+Q["06"] = ("Citations", [
  ("What should an answer that relies on retrieved memory include?",
   ["Nothing extra", "The ids of the records it used, so the claim can be checked", "The full archive", "The model's confidence score only"],
   1, "Citing record ids makes answers traceable to their sources."),
@@ -129,7 +129,7 @@ Q["05"] = ("Citations", [
   ["[source: memory]", "[fact-0023] (s02/34, trusted)", "[I remember]", "[https://google.com]"],
   1, "A specific record id with its provenance, not a vague reference."),
 ])
-Q["06"] = ("Memory poisoning", [
+Q["07"] = ("Memory poisoning", [
  ("What is memory poisoning?",
   ["A memory leak", "Text stored in memory that carries instructions, so that a later retrieval steers the agent", "A corrupted database file", "Too many tokens"],
   1, "Retrieved text re-enters the prompt; if it holds directives, the agent may follow them long after it was stored."),
@@ -149,7 +149,7 @@ Q["06"] = ("Memory poisoning", [
   ["Giving all memory the same trust", "Keeping provenance and trust labels, and treating retrieved text as data, not instructions", "Retrieving more records", "Turning off citations"],
   1, "Trust labels and a clear data/instruction boundary limit what a poisoned record can do."),
 ])
-Q["07"] = ("Typed core memory", [
+Q["08"] = ("Typed core memory", [
  ("What are MemGPT's two core memory sections and their limits?",
   ["system and user, 4096 tokens", "persona and human, 2,000 characters each", "facts and tasks, unlimited", "short and long, 100 words"],
   1, "MemGPT keeps a persona and a human section in the prompt, 2,000 characters each."),
@@ -169,7 +169,7 @@ Q["07"] = ("Typed core memory", [
   ["Delete it", "Turn each key into a block with that label, its text as value and the 2,000-character limit", "Put both strings in one block", "Store it in archival memory"],
   1, "The flat format maps one-to-one onto persona and human blocks."),
 ])
-Q["08"] = ("Memory shapes and experiments", [
+Q["09"] = ("Memory shapes and experiments", [
  ("Which memory type holds 'how to do things', such as a procedure the agent learned?",
   ["Episodic", "Semantic", "Procedural", "Working"],
   2, "Procedural memory is skills and procedures; semantic is facts, episodic is events, working is the current context."),

@@ -152,7 +152,7 @@ class CoreMemory:
         """MemGPT's layout: a `persona` and a `human` section of 2,000 characters each.
 
         No descriptions: MemGPT's sections had none, and the rendered prompt
-        stays as the paper shows it. Typed blocks (notebook 07) add them.
+        stays as the paper shows it. Typed blocks (notebook 08) add them.
         """
         return cls(
             [

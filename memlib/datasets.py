@@ -46,7 +46,8 @@ HARD_NEGATIVE_CATEGORIES = (
     "technical_text", "unicode_text", "ordinary_link",
 )
 BENIGN_CATEGORIES = ("ordinary",) + HARD_NEGATIVE_CATEGORIES
-QUIZ_NOTEBOOKS = tuple(f"{n:02d}" for n in range(9))
+#: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
+QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "06", "07", "08", "09")
 
 
 def _short(text: str, n: int = 50) -> str:
@@ -325,7 +326,7 @@ _DESCRIPTIONS = {
     "conversation_questions": "list[ConversationQuestion]: questions answered only in early sessions",
     "poisoning": "list[PoisonNote]: injected and benign memory notes",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
-    "quiz": "Quiz: the self-check quiz of one notebook (needs notebook='00'..'08')",
+    "quiz": "Quiz: the self-check quiz of one notebook (needs notebook=, one of QUIZ_NOTEBOOKS)",
 }
 
 
@@ -342,7 +343,7 @@ def names() -> tuple[str, ...]:
 def load(name: str, *, notebook: str | int | None = None):
     """Load dataset `name` as typed records (a new list each call; the records are frozen).
 
-    `name` is one of `names()`. For "quiz", pass `notebook` ("00".."08" or 0..8).
+    `name` is one of `names()`. For "quiz", pass `notebook` (one of `QUIZ_NOTEBOOKS`, as "03" or 3).
 
     Example:
         >>> len(load("quiz", notebook="03").questions) >= 5

@@ -170,7 +170,7 @@ def fact_retention(summary: str, facts: Iterable[str]) -> float:
 class KeywordGuard:
     """Flags a note when it contains one of a few trigger phrases (case-insensitive).
 
-    The lesson's strawman for notebook 06: it looks reasonable and misses most
+    The lesson's strawman for notebook 07: it looks reasonable and misses most
     real injections. Not a defence; see `memlib.guard` for exercise 4.
     """
 

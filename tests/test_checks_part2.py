@@ -29,7 +29,7 @@ def fails(check, answer, *fragments):
 
 
 def test_checks_are_registered_under_their_grade_ids():
-    assert {"ex3_citations", "ex4_guard", "ex5_typed_core_memory"} <= set(CHECKS)
+    assert {"06-citations", "07-guard", "08-typed-core-memory"} <= set(CHECKS)
 
 
 # -- exercise 3: citations ----------------------------------------------------------------
@@ -37,7 +37,7 @@ def test_checks_are_registered_under_their_grade_ids():
 
 def test_citation_reference_passes(capsys):
     check_citation_contract(answer_from_store)
-    assert "PASS  all checks for ex3_citations" in capsys.readouterr().out
+    assert "PASS  all checks for 06-citations" in capsys.readouterr().out
 
 
 def test_citation_gold_matches_reference():
@@ -142,7 +142,7 @@ def test_citation_answer_not_supported_by_its_record():
 def test_guard_reference_passes(capsys):
     check_guard(scan)
     out = capsys.readouterr().out
-    assert "PASS  all checks for ex4_guard" in out
+    assert "PASS  all checks for 07-guard" in out
     assert "hidden_unicode" in out and "imperative_reminder" in out  # the per-category table
 
 
@@ -324,7 +324,7 @@ class TypedCoreMemory:
 
 def test_typed_reference_passes(capsys):
     check_typed_core_memory(TypedCoreMemory)
-    assert "PASS  all checks for ex5_typed_core_memory" in capsys.readouterr().out
+    assert "PASS  all checks for 08-typed-core-memory" in capsys.readouterr().out
 
 
 def test_typed_stub():
@@ -499,7 +499,7 @@ def test_typed_port_that_raises():
     fails(check_typed_core_memory, ValidatingWrongLimit, "from_legacy raised CoreMemoryError", "maximum of 2000")
 
 
-# -- the block view of notebook 07 ------------------------------------------------------------
+# -- the block view of notebook 08 ------------------------------------------------------------
 
 
 def test_block_fill_bars_reads_every_kind_of_core_memory():

@@ -301,7 +301,7 @@ def test_bad_loader_arguments():
     with pytest.raises(ValueError, match="notebook"):
         datasets.load("quiz")
     with pytest.raises(ValueError, match="00"):
-        datasets.load_quiz("09")
+        datasets.load_quiz("99")
     with pytest.raises(ValueError, match="only applies"):
         datasets.load("facts", notebook="03")
     with pytest.raises(TypeError):
@@ -353,10 +353,10 @@ def test_generator_is_deterministic(tmp_path):
 
 
 def test_quiz_citation_example_matches_the_facts():
-    """Quiz 05 shows a real citation; it must keep pointing at the penicillin fact."""
-    quiz = datasets.load_quiz("05")
+    """Quiz 06 shows a real citation; it must keep pointing at the penicillin fact."""
+    quiz = datasets.load_quiz("06")
     options = [o for q in quiz.questions for o in q.options if o.startswith("[fact-")]
-    assert options, "quiz 05 lost its citation example"
+    assert options, "quiz 06 lost its citation example"
     m = re.fullmatch(r"\[(fact-\d{4})\] \((s\d\d)/(\d+), (\w+)\)", options[0])
     assert m, options[0]
     fact = {f.id: f for f in datasets.load("facts")}[m.group(1)]

@@ -1,5 +1,5 @@
 """memlib.guard: the rules one by one, the measured figures on the poisoning data and on
-held-out notes, the documented limits, and the guarded agent of notebook 06."""
+held-out notes, the documented limits, and the guarded agent of notebook 07."""
 
 from __future__ import annotations
 
@@ -183,7 +183,7 @@ def test_label_record_accepts_a_student_scanner_and_rejects_bools():
         label_record(record, lambda t: True)
 
 
-# -- the agents of notebook 06 -----------------------------------------------------------
+# -- the agents of notebook 07 -----------------------------------------------------------
 
 QUESTION = "Which Lisbon trams are the scenic ones?"
 

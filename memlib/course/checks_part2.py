@@ -94,7 +94,7 @@ def _record_hint(store, record_id: str) -> str:
     return f"{record_id} ({_short(store.get(record_id).text, 45)})"
 
 
-@graded("ex3_citations", "every retrieval-backed answer cites real, supporting records; no support, no citation")
+@graded("06-citations", "every retrieval-backed answer cites real, supporting records; no support, no citation")
 def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
     """Ask `answer_fn(question, store)` nine questions; check each CitedAnswer against the contract."""
     from memlib.citations import CitedAnswer, answer_from_store, verify
@@ -316,7 +316,7 @@ def _examples(notes: list, n: int = 3) -> str:
     return "; ".join(f"{x.id} {ascii(x.text[:55])}" for x in notes[:n])
 
 
-@graded("ex4_guard", "the guard flags >= 90 % of injections and <= 10 % of benign notes, and protects the agent")
+@graded("07-guard", "the guard flags >= 90 % of injections and <= 10 % of benign notes, and protects the agent")
 def check_guard(scanner: Callable[[str], Any]) -> None:
     """Measure `scanner(text) -> Verdict` on the poisoning dataset, per category, then in the agent."""
     from memlib.guard import scan
@@ -444,7 +444,7 @@ def _normalised(doc: dict) -> dict:
     return CoreMemory.from_dict(copy.deepcopy(doc)).to_dict()
 
 
-@graded("ex5_typed_core_memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip")
+@graded("08-typed-core-memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip")
 def check_typed_core_memory(cls: Any) -> None:
     """Check a TypedCoreMemory class against the schema, the examples in data/ and memlib's CoreMemory."""
     from memlib.core_memory import CoreMemory

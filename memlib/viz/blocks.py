@@ -1,4 +1,4 @@
-"""A figure of typed core memory: one bar per block, filled up to its limit (notebook 07).
+"""A figure of typed core memory: one bar per block, filled up to its limit (notebook 08).
 
 `block_fill_bars` takes a `memlib.core_memory.CoreMemory`, a typed document
 ``{"blocks": [...]}`` or any object with ``to_document()`` (the exercise's
