@@ -13,7 +13,7 @@ from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.evaluation import KeywordGuard
 from memlib.guard import (CATEGORIES, POISONED_PAGE, RULES, GuardedPolicy, GulliblePolicy, Verdict, demo_memory,
                           label_hits, label_record, quote_as_data, reveal, scan)
-from memlib.course.checks_part2 import UNSEEN_NOTES as HELD_OUT  # written before the guard's rules
+from memlib.course.checks.nb07_guard import UNSEEN_NOTES as HELD_OUT  # written before the guard's rules
 
 
 def rates(rows):

@@ -5,7 +5,7 @@
   the authoring conventions are at the top of that module.
 - `memlib.course.checks`: where graded cells import their checks from; it gathers the
   checking kit (`memlib.course.checking`: `CheckFailed`, `@graded`, `expect`) and the
-  checks of each notebook (`checks_part1`, `checks_part2`).
+  checks, one module per exercise (`memlib.course.checks.nbNN_<topic>`).
 - `memlib.course.grade`: `python -m memlib grade`, a class graded with nbval into a gradebook.
 - `memlib.course.quiz`: the self-check quiz widget at the end of each notebook.
 - `memlib.course.config`: the repository slug and branch (the only place they are written).

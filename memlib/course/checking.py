@@ -11,9 +11,9 @@ This module does not run notebooks or award points (that is
 `memlib.course.grade`) and does not hold solutions beyond calling memlib's
 reference implementations.
 
-The exercise checks themselves live in `memlib.course.checks_part1` and
-`checks_part2`, which import this kit; `memlib.course.checks` gathers both,
-so a graded cell imports from one place whatever was imported before.
+The exercise checks themselves live in `memlib.course.checks`, one module
+per exercise (``nbNN_<topic>.py``), which import this kit; the package
+gathers them, so a graded cell imports from one place.
 """
 
 from __future__ import annotations

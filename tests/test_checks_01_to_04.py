@@ -9,7 +9,11 @@ import re
 import pytest
 
 from memlib.agent import ToolCall
-from memlib.course import checks_part1 as part1
+from memlib.course.checks import _common as common
+from memlib.course.checks import nb01_token_budget as nb01
+from memlib.course.checks import nb02_summarizer as nb02
+from memlib.course.checks import nb03_bm25 as nb03
+from memlib.course.checks import nb04_page_fault as nb04
 from memlib.course.checks import CHECKS, CheckFailed, check_bm25, check_page_fault, check_summarizer, check_token_budget
 from memlib.course.fallback import environment_report, is_solved, use_or_reference
 from memlib.messages import Message
@@ -39,7 +43,7 @@ def test_unsolved_stub_says_not_solved(check):
 
 
 def test_ordinal():
-    assert [part1.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 102)] == [
+    assert [common.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 102)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "102nd"]
 
 
@@ -47,7 +51,7 @@ def test_ordinal():
 
 
 def test_token_budget_reference_passes(capsys):
-    check_token_budget(part1.reference_how_many_fit)
+    check_token_budget(nb01.reference_how_many_fit)
     assert "PASS  all checks for 01-token-budget" in capsys.readouterr().out
 
 
@@ -56,20 +60,20 @@ def test_reference_how_many_fit_small_example():
 
     msgs = ["one two three", "four five", "six"]
     cost = [count(m) + MESSAGE_OVERHEAD for m in msgs]
-    assert part1.reference_how_many_fit(msgs, sum(cost)) == 3
-    assert part1.reference_how_many_fit(msgs, sum(cost) - 1) == 2
-    assert part1.reference_how_many_fit(msgs, cost[-1]) == 1
-    assert part1.reference_how_many_fit([], 10) == 0
-    assert part1.reference_how_many_fit(msgs, 100, system_prompt="x " * 200) == 0
+    assert nb01.reference_how_many_fit(msgs, sum(cost)) == 3
+    assert nb01.reference_how_many_fit(msgs, sum(cost) - 1) == 2
+    assert nb01.reference_how_many_fit(msgs, cost[-1]) == 1
+    assert nb01.reference_how_many_fit([], 10) == 0
+    assert nb01.reference_how_many_fit(msgs, 100, system_prompt="x " * 200) == 0
 
 
-@pytest.mark.parametrize("kind", sorted(part1.BUDGET_MISTAKES))
+@pytest.mark.parametrize("kind", sorted(nb01.BUDGET_MISTAKES))
 def test_token_budget_mistake_gets_its_message(kind):
-    what, hint = part1.BUDGET_MISTAKES[kind]
-    message = failure(check_token_budget, part1._budget_variant(kind))
+    what, hint = nb01.BUDGET_MISTAKES[kind]
+    message = failure(check_token_budget, nb01._budget_variant(kind))
     assert what in message and hint in message
     # and no other mistake's message
-    for other, (other_what, _) in part1.BUDGET_MISTAKES.items():
+    for other, (other_what, _) in nb01.BUDGET_MISTAKES.items():
         if other != kind:
             assert other_what not in message
 
@@ -200,65 +204,65 @@ def test_summarizer_unsolved_stub():
 
 
 def test_retention_threshold_is_half_the_reference_and_above_baselines():
-    assert part1._retention_threshold(0.13, 0.0) == pytest.approx(0.065)
-    assert part1._retention_threshold(0.02, 0.05) > 0.05
+    assert nb02._retention_threshold(0.13, 0.0) == pytest.approx(0.065)
+    assert nb02._retention_threshold(0.02, 0.05) > 0.05
 
 
 # -- 03 BM25 (exercise 2) ---------------------------------------------------------------
 
 
 def test_bm25_reference_passes(capsys):
-    check_bm25(part1.reference_bm25_scores)
+    check_bm25(nb03.reference_bm25_scores)
     assert "PASS  all checks for 03-bm25" in capsys.readouterr().out
 
 
 def test_bm25_variant_default_is_the_reference():
-    for case in part1._bm25_cases()[:8]:
-        assert part1._close(part1._bm25_variant(case.query, case.docs, case.k1, case.b, case.epsilon),
-                            part1.reference_bm25_scores(case.query, case.docs, case.k1, case.b, case.epsilon))
+    for case in nb03._bm25_cases()[:8]:
+        assert nb03._close(nb03._bm25_variant(case.query, case.docs, case.k1, case.b, case.epsilon),
+                            nb03.reference_bm25_scores(case.query, case.docs, case.k1, case.b, case.epsilon))
 
 
 def test_bm25_agrees_with_memlib_okapi_index():
     from memlib.retrieval import BM25Index
 
-    case = part1._bm25_cases()[-1]
+    case = nb03._bm25_cases()[-1]
     index = BM25Index("okapi")
     for name, doc in zip(case.doc_names, case.docs):
         index.add(name, " ".join(doc))
-    ours = dict(zip(case.doc_names, part1.reference_bm25_scores(case.query, case.docs)))
+    ours = dict(zip(case.doc_names, nb03.reference_bm25_scores(case.query, case.docs)))
     for doc_id, score in index.search(" ".join(case.query), k=10):
         assert score == pytest.approx(ours[doc_id], rel=1e-9)
 
 
-@pytest.mark.parametrize("name", sorted(part1.BM25_MISTAKES))
+@pytest.mark.parametrize("name", sorted(nb03.BM25_MISTAKES))
 def test_bm25_mistake_gets_its_message(name):
-    options, what, hint = part1.BM25_MISTAKES[name]
-    message = failure(check_bm25, functools.partial(part1._bm25_variant, **options))
+    options, what, hint = nb03.BM25_MISTAKES[name]
+    message = failure(check_bm25, functools.partial(nb03._bm25_variant, **options))
     assert what in message and hint in message
     assert re.search(r"ranks \d+(st|nd|rd|th), expected \d+(st|nd|rd|th)|scores -?\d", message)
 
 
 def test_bm25_rank_message_points_at_document_frequency():
-    message = failure(check_bm25, functools.partial(part1._bm25_variant, idf="cf"))
+    message = failure(check_bm25, functools.partial(nb03._bm25_variant, idf="cf"))
     assert "is idf using the document frequency?" in message
     assert re.search(r"ranks \d+\w\w, expected \d+\w\w", message)
 
 
 def test_bm25_other_wrong_answers():
     def hardcoded(q, docs, k1=1.5, b=0.75, epsilon=0.25):
-        return part1.reference_bm25_scores(q, docs)
+        return nb03.reference_bm25_scores(q, docs)
 
     assert "k1, b or epsilon is ignored" in failure(check_bm25, hardcoded)
     assert "scores for" in failure(check_bm25, lambda q, d, **kw: [0.0])
     assert "returned int" in failure(check_bm25, lambda q, d, **kw: 3)
     assert "NaN" in failure(check_bm25, lambda q, d, **kw: [float("nan")] * len(d))
     assert "raised KeyError" in failure(check_bm25, lambda q, d, **kw: {}["x"])
-    two_mistakes = functools.partial(part1._bm25_variant, idf="none", tf="presence")
+    two_mistakes = functools.partial(nb03._bm25_variant, idf="none", tf="presence")
     assert "cases differ from rank_bm25" in failure(check_bm25, two_mistakes)
 
     def mutates(q, docs, **kw):
         docs.sort()
-        return part1.reference_bm25_scores(q, docs, **kw)
+        return nb03.reference_bm25_scores(q, docs, **kw)
 
     assert "changed the token lists" in failure(check_bm25, mutates)
 
@@ -267,7 +271,7 @@ def test_bm25_other_wrong_answers():
 
 
 def test_scenario_is_deterministic_and_the_fact_is_evicted():
-    a, b = part1.page_fault_scenario(), part1.page_fault_scenario()
+    a, b = nb04.page_fault_scenario(), nb04.page_fault_scenario()
     assert not a.fact_in_context
     assert a.record_id == b.record_id
     assert [m.content for m in a.memory.recall] == [m.content for m in b.memory.recall]
@@ -276,8 +280,8 @@ def test_scenario_is_deterministic_and_the_fact_is_evicted():
 
 
 def test_page_fault_reference_passes(capsys):
-    check_page_fault(part1.reference_page_fault_calls)
-    check_page_fault(part1.reference_page_fault_calls())  # a list works too
+    check_page_fault(nb04.reference_page_fault_calls)
+    check_page_fault(nb04.reference_page_fault_calls())  # a list works too
     assert capsys.readouterr().out.count("PASS  all checks for 04-page-fault") == 2
 
 

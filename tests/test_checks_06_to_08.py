@@ -12,7 +12,8 @@ from memlib.citations import NO_SUPPORT, Citation, CitedAnswer, answer_from_stor
 from memlib.core_memory import CoreMemoryError
 from memlib.course.checks import (CHECKS, CheckFailed, check_citation_contract, check_guard,
                                   check_typed_core_memory)
-from memlib.course.checks_part2 import CITATION_QUESTIONS, citation_store, guard_report
+from memlib.course.checks.nb06_citations import CITATION_QUESTIONS, citation_store
+from memlib.course.checks.nb07_guard import guard_report
 from memlib.evaluation import KeywordGuard
 from memlib import datasets
 from memlib.guard import Verdict, scan
@@ -518,7 +519,7 @@ def test_block_fill_bars_reads_every_kind_of_core_memory():
 
 
 def test_guard_check_reports_notes_outside_the_dataset(capsys):
-    from memlib.course.checks_part2 import UNSEEN_NOTES, unseen_figures
+    from memlib.course.checks.nb07_guard import UNSEEN_NOTES, unseen_figures
 
     check_guard(scan)
     assert "notes that are not in the dataset (not graded)" in capsys.readouterr().out
@@ -530,6 +531,6 @@ def test_checks_import_in_any_order():
     import subprocess
     import sys
 
-    code = ("import memlib.course.checks_part2\n"
+    code = ("import memlib.course.checks.nb07_guard\n"
             "from memlib.course.checks import check_guard, check_citation_contract, check_typed_core_memory\n")
     subprocess.run([sys.executable, "-c", code], check=True)

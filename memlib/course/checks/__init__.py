@@ -1,0 +1,36 @@
+"""Checks behind the graded cells: one module per exercise, gathered here.
+
+A graded cell imports its check *inside the cell* and calls it on the
+student's answer, e.g. ``from memlib.course.checks import check_bm25;
+check_bm25(bm25_scores)``. The kit (`CheckFailed`, `@graded`, `expect`) is
+`memlib.course.checking`; each exercise's check, its reference and its
+scenarios live in ``nbNN_<topic>.py`` beside this file. This package only
+gathers them, so a graded cell imports from one place.
+
+Adding a check: write ``nbNN_<topic>.py`` with the check decorated
+``@graded("NN-<topic>")`` (the graded cell's grade_id), list it in that
+module's ``__all__``, and add the module to `_MODULES` below.
+"""
+
+from importlib import import_module
+
+from memlib.course.checking import *  # noqa: F401,F403
+from memlib.course.checking import __all__ as _kit
+from memlib.course.checks._common import ordinal
+
+_MODULES = (
+    "nb01_token_budget",
+    "nb02_summarizer",
+    "nb03_bm25",
+    "nb04_page_fault",
+    "nb06_citations",
+    "nb07_guard",
+    "nb08_typed_core_memory",
+)
+
+__all__ = [*_kit, "ordinal"]
+for _name in _MODULES:
+    _module = import_module(f"{__name__}.{_name}")
+    globals().update({name: getattr(_module, name) for name in _module.__all__})
+    __all__ += _module.__all__
+del _name, _module

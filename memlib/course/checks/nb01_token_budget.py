@@ -1,0 +1,187 @@
+"""Notebook 01's check: how many of the newest messages fit in the window (the token budget)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checks._common import _as_callable, _call, _short
+
+__all__ = ["check_token_budget", "reference_how_many_fit", "BUDGET_MISTAKES"]
+
+
+# ============================================================================
+# 01 · token budget: how many of the newest messages fit in the window?
+# ============================================================================
+
+
+def reference_how_many_fit(messages: Sequence[str], window: int, system_prompt: str = "", reserve: int = 0) -> int:
+    """How many of the newest `messages` fit next to the system prompt and a reserve.
+
+    The prompt holds count(system_prompt) + reserve + (count(m) + MESSAGE_OVERHEAD)
+    for each kept message and must stay <= window. Messages are kept newest
+    first and contiguously: the first one that does not fit stops the count.
+
+    Example:
+        >>> reference_how_many_fit(["hi", "hello there"], window=20)
+        2
+    """
+    from memlib.context import MESSAGE_OVERHEAD
+    from memlib.tokens import count
+
+    used = count(system_prompt) + reserve
+    kept = 0
+    for text in reversed(list(messages)):
+        used += count(text) + MESSAGE_OVERHEAD
+        if used > window:
+            break
+        kept += 1
+    return kept
+
+
+def _budget_variant(kind: str) -> Callable[..., int]:
+    """A plausible wrong answer to the token-budget exercise (for diagnosis and tests)."""
+    from memlib.context import MESSAGE_OVERHEAD
+    from memlib.tokens import count, estimate
+
+    def run(messages, window, system_prompt="", reserve=0):
+        counter = estimate if kind == "estimate" else count
+        overhead = 0 if kind == "no_overhead" else MESSAGE_OVERHEAD
+        used = (0 if kind == "no_system" else counter(system_prompt)) + (0 if kind == "no_reserve" else reserve)
+        order = list(messages) if kind == "oldest_first" else list(reversed(list(messages)))
+        kept = 0
+        for text in order:
+            cost = counter(text) + overhead
+            fits = used + cost < window if kind == "strict" else used + cost <= window
+            if not fits:
+                if kind == "skip":
+                    continue
+                if kind == "inclusive":
+                    kept += 1
+                break
+            used += cost
+            kept += 1
+        return kept
+
+    run.__name__ = f"how_many_fit_{kind}"
+    return run
+
+
+#: Wrong answers the token-budget check recognises: kind -> (what is wrong, hint).
+BUDGET_MISTAKES: dict[str, tuple[str, str]] = {
+    "estimate": (
+        "your counts match the words x 1.3 estimate, not the tokenizer",
+        "count tokens with memlib.tokens.count (tiktoken), not estimate(): the estimate is off by "
+        "several tokens per message and the errors add up",
+    ),
+    "no_overhead": (
+        "you leave out the per-message overhead",
+        "every message costs count(text) + MESSAGE_OVERHEAD (3) tokens for its role markers "
+        "(memlib.context.MESSAGE_OVERHEAD)",
+    ),
+    "no_system": (
+        "you do not count the system prompt",
+        "the system prompt is in the window too: start from count(system_prompt)",
+    ),
+    "no_reserve": (
+        "you ignore `reserve`",
+        "reserve is room kept free for the model's reply: add it to what is used before counting messages",
+    ),
+    "strict": (
+        "a message that fills the window exactly is not counted (off by one)",
+        "the prompt may use the whole window: the test is used <= window, not used < window",
+    ),
+    "inclusive": (
+        "you count the message that no longer fits (off by one)",
+        "stop before the message that would push the prompt past the window; do not count it",
+    ),
+    "oldest_first": (
+        "you keep the oldest messages",
+        "a context keeps the newest messages: walk the list from the end (reversed(messages))",
+    ),
+    "skip": (
+        "you skip a message that does not fit and keep counting older ones",
+        "the kept messages are a contiguous run of the newest ones: stop at the first that does not fit",
+    ),
+}
+
+
+def _budget_cases() -> list[tuple[str, list[str], int, str, int]]:
+    """(label, messages, window, system_prompt, reserve), built from the course conversation."""
+    from memlib import datasets
+    from memlib.context import DEFAULT_SYSTEM_PROMPT, MESSAGE_OVERHEAD
+    from memlib.tokens import count
+
+    texts = [t.content for t in datasets.load("conversation")]
+    chat = texts[4:40]
+    short = sorted(texts[:120], key=len)[:12]
+    long = sorted(texts[:120], key=len)[-4:]
+    system = DEFAULT_SYSTEM_PROMPT
+    sys_tokens = count(system)
+    cases = [
+        ("36 messages of the course chat, a 512-token window", chat, 512, system, 0),
+        ("the same messages, 128 tokens reserved for the reply", chat, 512, system, 128),
+        ("a 300-token window without a system prompt", chat, 300, "", 0),
+        ("long old messages, short new ones", long + short, 200, system, 16),
+        ("short old messages, long new ones", short + long, 200, system, 16),
+        ("no messages at all", [], 256, system, 0),
+        ("a window smaller than the system prompt", chat[:5], max(1, sys_tokens - 5), system, 0),
+    ]
+    # The newest 5 messages fill the window exactly: they all fit.
+    last5 = chat[-5:]
+    exact = sys_tokens + 32 + sum(count(m) + MESSAGE_OVERHEAD for m in last5)
+    cases.append(("a window the newest 5 messages fill exactly", chat, exact, system, 32))
+    # A very long message in the middle: the count stops there.
+    wall = " ".join(texts[:60])
+    cases.append(("a very long message before the 3 newest", chat[:6] + [wall] + chat[-3:], 400, system, 0))
+    # Messages whose words x 1.3 estimate is far from the token count (numbers, names, URLs).
+    odd = ["ID 4f9a-22c1-88e0 expires 2026-03-14T09:30Z, ping ops@kestrel.example",
+           "Sam's rota: Mon/Tue/Wed 19:00-07:30; Thu off; Fri 19:00-07:30.",
+           "brigid1957 is the wifi password (router TP-Link AX1800, 5 GHz band)"] * 4
+    cases.append(("messages full of numbers and ids", odd, 180, system, 0))
+    return cases
+
+
+def _describe_budget_case(label, messages, window, system_prompt, reserve) -> str:
+    from memlib.tokens import count
+
+    return (f"{label} (window={window}, system prompt of {count(system_prompt)} tokens, reserve={reserve}, "
+            f"{len(messages)} messages)")
+
+
+@graded("01-token-budget", "how_many_fit counts the newest messages that fit, with tiktoken and overheads")
+def check_token_budget(how_many_fit: Callable) -> None:
+    """Check `how_many_fit(messages, window, system_prompt="", reserve=0) -> int` (notebook 01)."""
+    fn = _as_callable(how_many_fit, "how_many_fit")
+    cases = _budget_cases()
+    got: list[Any] = []
+    for label, messages, window, system_prompt, reserve in cases:
+        before = list(messages)
+        value = _call(fn, (list(messages), window, system_prompt, reserve),
+                      where=f"how_many_fit on {_describe_budget_case(label, messages, window, system_prompt, reserve)}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CheckFailed(
+                f"how_many_fit returned {type(value).__name__} {_short(value)} for {label}",
+                "return the number of messages that fit, an int (not the tokens, not the messages)",
+            )
+        expect(messages == before, "how_many_fit changed the list of messages it was given",
+               "count without removing or editing messages")
+        got.append(value)
+    passed("returns an int and leaves the messages alone")
+    expected = [reference_how_many_fit(m, w, s, r) for _, m, w, s, r in cases]
+    wrong = [i for i, (g, e) in enumerate(zip(got, expected)) if g != e]
+    if not wrong:
+        passed(f"right count on all {len(cases)} budgets (exact fits, reserves, empty lists, a message too big)")
+        return
+    first = wrong[0]
+    example = (f"for {_describe_budget_case(*cases[first])} you return {got[first]}, "
+               f"expected {expected[first]}")
+    for kind, (what, hint) in BUDGET_MISTAKES.items():
+        variant = _budget_variant(kind)
+        if all(variant(list(m), w, s, r) == g for (_, m, w, s, r), g in zip(cases, got)):
+            raise CheckFailed(f"{what}: {example}", hint)
+    raise CheckFailed(
+        f"{len(wrong)} of {len(cases)} budgets are wrong: {example}",
+        "used = count(system_prompt) + reserve, then for each message from the newest: "
+        "used += count(text) + MESSAGE_OVERHEAD; stop at the first that makes used > window",
+    )

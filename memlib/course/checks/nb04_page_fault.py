@@ -1,0 +1,215 @@
+"""Notebook 04's check, exercise 2b: scripting the agent through a page fault."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checks._common import _short
+
+__all__ = ["check_page_fault", "reference_page_fault_calls", "page_fault_scenario", "PageFaultScenario"]
+
+
+# ============================================================================
+# 04 · scripting the agent through a page fault
+# ============================================================================
+
+_SCENARIO_SETUP = [
+    "My name is Ines.",
+    "Remember that Biscuit is allergic to chicken.",
+    "Remember that the vet is Dr Okafor on Otley Road.",
+    "Remember that Ada's swimming lesson is at 5:15 at Scott Hall.",
+]
+_SCENARIO_FILLER = [f"Log {i}: reviewed the Doncaster feed backlog, batch {i} of the Heron migration, "
+                    f"nothing unusual in the scans." for i in range(1, 13)]
+_SCENARIO_QUESTION = "Which food must Biscuit avoid?"
+
+
+class _Clock:
+    """A fixed clock, one minute per tick, so the scenario is the same on every run."""
+
+    def __init__(self, start: datetime = datetime(2026, 3, 2, 9, 0)) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(minutes=1)
+        return self.now
+
+    def __repr__(self) -> str:
+        return f"_Clock({self.now:%Y-%m-%d %H:%M})"
+
+
+@dataclass
+class PageFaultScenario:
+    """Notebook 04's setup: an agent whose main context no longer holds the answer.
+
+    `agent` ran a RulePolicy through the setup and filler turns; `question`
+    is the user's next message; `record_id` is the archival record that
+    answers it; `answer` the word the reply must contain.
+    """
+
+    agent: Any
+    question: str
+    record_id: str
+    answer: str
+    fact_message_id: int
+
+    @property
+    def memory(self):
+        return self.agent.memory
+
+    @property
+    def fact_in_context(self) -> bool:
+        return self.fact_message_id in {m.id for m in self.memory.context.messages}
+
+    def run(self, calls) -> Any:
+        """Answer `question` with a ScriptedPolicy replaying `calls`; returns the Trace."""
+        from memlib.agent import ScriptedPolicy
+
+        self.agent.policy = ScriptedPolicy(calls)
+        return self.agent.step(self.question)
+
+    def __repr__(self) -> str:
+        where = "in main context" if self.fact_in_context else "evicted from main context"
+        return (f"PageFaultScenario(question={self.question!r}, answer in {self.record_id} "
+                f"(fact message #{self.fact_message_id} {where}), {self.memory!r})")
+
+
+def page_fault_scenario(window: int = 600) -> PageFaultScenario:
+    """A fresh, deterministic agent that archived a fact and then evicted it (notebook 04)."""
+    from memlib.agent import Agent, RulePolicy
+    from memlib.tools import MemorySystem
+
+    memory = MemorySystem.create(window=window, clock=_Clock(), session_id="s1")
+    agent = Agent(RulePolicy(), memory, max_heartbeats=5)
+    for text in _SCENARIO_SETUP + _SCENARIO_FILLER:
+        agent.step(text)
+    fact = next(m for m in memory.recall if m.content == _SCENARIO_SETUP[1])
+    record = next(r for r in memory.archival if "allergic" in r.text)
+    return PageFaultScenario(agent, _SCENARIO_QUESTION, record.id, "chicken", fact.id)
+
+
+def reference_page_fault_calls(scenario: PageFaultScenario | None = None) -> list:
+    """A script that answers the scenario's question: search archival memory, then reply with a citation."""
+    from memlib.agent import ToolCall
+    from memlib.citations import Citation
+
+    scenario = scenario or page_fault_scenario()
+    record = scenario.memory.archival.get(scenario.record_id)
+    return [
+        ToolCall("archival_memory_search", {"query": "Biscuit allergic", "request_heartbeat": True}),
+        ToolCall("send_message", {"message": f"Biscuit must avoid chicken: he is allergic to it. "
+                                             f"{Citation.from_record(record).format()}"}),
+    ]
+
+
+def _script_of(answer: Any) -> list:
+    from memlib.agent import ToolCall
+
+    calls = answer() if callable(answer) else answer
+    if isinstance(calls, (str, bytes, dict)) or not hasattr(calls, "__iter__"):
+        raise CheckFailed(f"expected a list of ToolCall, got {type(calls).__name__} {_short(calls)}",
+                          "return [ToolCall('archival_memory_search', {...}), ToolCall('send_message', {...})]")
+    calls = list(calls)
+    if not calls:
+        raise CheckFailed("the script is empty", "the agent needs at least a search and a send_message")
+    for i, call in enumerate(calls):
+        if not isinstance(call, ToolCall):
+            raise CheckFailed(f"call {i} is {type(call).__name__} {_short(call)}, not a ToolCall",
+                              "build each call with ToolCall(name, {argument: value, ...})")
+    return calls
+
+
+@graded("04-page-fault", "the scripted agent pages the evicted fact in from archival memory and answers with a citation")
+def check_page_fault(page_fault_calls: Any) -> None:
+    """Check the notebook-04 exercise: the calls that answer the scenario's question.
+
+    Accepts the student's function (called with no arguments) or its list of ToolCall.
+    """
+    from memlib.agent import ScriptedPolicyExhausted
+    from memlib.citations import CITATION_PATTERN
+
+    calls = _script_of(page_fault_calls)
+    passed(f"a script of {len(calls)} ToolCall(s)")
+    scenario = page_fault_scenario()
+    expect(not scenario.fact_in_context, "internal: the scenario's fact should be evicted", "")
+    names = [c.name for c in calls]
+    try:
+        trace = scenario.run(calls)
+    except ScriptedPolicyExhausted:
+        raise CheckFailed(
+            f"the script ran out: after its last call ({calls[-1].render()}) the loop asked for another one",
+            "the last call requested a heartbeat (or failed), so the agent expected to continue; end with "
+            "send_message, which ends the step",
+        ) from None
+    ran = trace.tool_calls
+    results = trace.results
+    for call, result in zip(ran, results):
+        if not result.ok:
+            raise CheckFailed(f"{call.render()} failed: {result.message}",
+                              "fix the call's name or arguments (see TOOL_SCHEMAS for what each tool takes)")
+    searches = [(c, r) for c, r in zip(ran, results) if c.name == "archival_memory_search"]
+    if not searches:
+        if "archival_memory_search" in names:
+            first = names.index("archival_memory_search")
+            raise CheckFailed(
+                f"your archival_memory_search (call {first}) never ran: the step ended after "
+                f"{ran[-1].render()}",
+                "send_message ends the step, and a call without request_heartbeat=True hands control back "
+                "to the user: put the search first and request a heartbeat on it",
+            )
+        if "conversation_search" in names:
+            raise CheckFailed(
+                "the script searches the conversation, not archival memory",
+                "the agent archived the fact as a record: use archival_memory_search so the answer can "
+                "cite the record's id",
+            )
+        raise CheckFailed(
+            f"the script never searches archival memory ({', '.join(names)})",
+            "the fact was evicted from main context, so the agent must page it in: call "
+            "archival_memory_search before answering",
+        )
+    found = [c for c, r in searches if any(getattr(rec, "id", None) == scenario.record_id for rec in r.records)]
+    if not found:
+        call, result = searches[0]
+        first_line = result.message.splitlines()[0]
+        raise CheckFailed(
+            f"{call.render()} did not return the record with the answer ({first_line})",
+            "search is by words (no stemming, no synonyms): use words the stored fact contains, "
+            "such as the dog's name and what the fact is about",
+        )
+    passed(f"{found[0].render()} pages in {scenario.record_id}")
+    if "send_message" not in [c.name for c in ran]:
+        last_call, last_result = ran[-1], results[-1]
+        if "send_message" in names and not last_result.heartbeat:
+            raise CheckFailed(
+                f"{last_call.render()} did not request a heartbeat, so the loop stopped there and your "
+                "send_message never ran",
+                "add 'request_heartbeat': True to the search's arguments: that is how a tool call asks "
+                "to get control back and chain the next call",
+            )
+        raise CheckFailed("the step ended without send_message: the user never got an answer",
+                          "finish the script with ToolCall('send_message', {'message': ...})")
+    reply = trace.reply or ""
+    expect(scenario.answer in reply.lower(),
+           f"the reply does not say what Biscuit must avoid: {_short(reply, 100)}",
+           "answer the question with what the archival record says")
+    cited = CITATION_PATTERN.findall(reply)
+    bare_ids = re.findall(r"arc-\d{6}", reply)
+    if not cited:
+        hint = ("write the citation in brackets, e.g. '[arc-000001]', or build it with "
+                "Citation.from_record(record).format()")
+        if bare_ids:
+            raise CheckFailed(f"the reply names {bare_ids[0]} but not as a citation: {_short(reply, 100)}", hint)
+        raise CheckFailed(f"the reply has no citation: {_short(reply, 100)}",
+                          "say where the answer came from: add the record id found by the search, " + hint)
+    unknown = [i for i in cited if i not in scenario.memory.archival]
+    expect(not unknown, f"the reply cites {unknown[0] if unknown else ''}, which is not in archival memory",
+           "cite the id the search returned")
+    expect(scenario.record_id in cited,
+           f"the reply cites {', '.join(cited)}, not the record that holds the answer ({scenario.record_id})",
+           "cite the record the answer comes from")
+    passed(f"the reply answers and cites {scenario.record_id}: {_short(reply, 100)}")

@@ -1,0 +1,134 @@
+"""Notebook 06's check, exercise 3: the citation contract."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checks._common import _short_text as _short
+
+__all__ = ["check_citation_contract", "citation_store", "CITATION_QUESTIONS"]
+
+
+# ---------------------------------------------------------------------------
+# Exercise 3: the citation contract
+# ---------------------------------------------------------------------------
+
+#: (text, session_id, turn_id, source_url) of the records the citation check searches.
+CITATION_RECORDS = (
+    ("Ines's sister-in-law Róisín teaches at a primary school in Galway.", "s03", 2, None),
+    ("Ines is allergic to penicillin; she found out after a reaction in 2019.", "s01", 4, None),
+    ("The PyData Lisbon talk is on the second day of the conference.", "s05", 1,
+     "https://pydata.example/lisbon/2026/schedule"),
+    ("Biscuit the beagle weighs 13.2 kg after his annual check-up.", "s04", 7, None),
+    ("Ines's flight to Lisbon leaves Leeds Bradford at 06:40 on 11 June.", "s06", 3,
+     "https://mail.example/booking/KX7Q2"),
+    ("The Heron design doc is version 3 and lives on the Routing Data wiki.", "s02", 5,
+     "https://wiki.kestrel.example/routing-data/designs/heron-v3"),
+    ("Ada's swimming lessons are on Wednesday evenings at Kirkstall pool.", "s03", 9, None),
+    ("Ines prefers no meetings before 10 a.m.", "s01", 8, None),
+    ("Sam works night shifts in the ICU at Leeds General.", "s02", 1, None),
+    ("The allotment plot is number 14 at Potternewton.", "s04", 2, None),
+)
+
+#: (question, ids of the records that answer it; empty = the store cannot answer it).
+CITATION_QUESTIONS = (
+    ("What is Ines allergic to?", ("arc-000002",)),
+    ("What colour is the allotment shed?", ()),
+    ("What time does the flight to Lisbon leave?", ("arc-000005",)),
+    ("How much does Biscuit the beagle weigh?", ("arc-000004",)),
+    ("What is Ines's blood type?", ()),
+    ("Which day are Ada's swimming lessons?", ("arc-000007",)),
+    ("Where does the Heron design doc live?", ("arc-000006",)),
+    ("Who is Ines's mentor at Kestrel?", ()),
+    ("Which day is the PyData Lisbon talk?", ("arc-000003",)),
+)
+
+# An answer without support must say so; these are the ways of saying it we accept.
+_ADMITS = re.compile(
+    r"\b(?:could ?n[o']t|can ?n[o']t|cannot|did ?n[o']t|do ?n[o']t|does ?n[o']t|unable to|nothing|no)\b"
+    r"[^.]{0,60}\b(?:find|found|know|record|records|support|supports|information|memory|answer|mention)",
+    re.I,
+)
+
+
+def citation_store():
+    """The archival store the citation check asks its questions of (ids arc-000001 ...)."""
+    from datetime import datetime
+
+    from memlib.archival import ArchivalStore
+
+    store = ArchivalStore()
+    for i, (text, session, turn, url) in enumerate(CITATION_RECORDS):
+        store.insert(text, session_id=session, turn_id=turn, source_url=url,
+                     created_at=datetime(2026, 1, 5 + i, 9, 0))
+    return store
+
+
+def _record_hint(store, record_id: str) -> str:
+    return f"{record_id} ({_short(store.get(record_id).text, 45)})"
+
+
+@graded("06-citations", "every retrieval-backed answer cites real, supporting records; no support, no citation")
+def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
+    """Ask `answer_fn(question, store)` nine questions; check each CitedAnswer against the contract."""
+    from memlib.citations import CitedAnswer, answer_from_store, verify
+
+    expect(callable(answer_fn), f"answer_with_citations is a {type(answer_fn).__name__}, not a function",
+           "define `def answer_with_citations(question, store):` and pass the function itself")
+    store = citation_store()
+    for question, gold in CITATION_QUESTIONS:
+        reference = answer_from_store(question, store)
+        assert [c.record_id for c in reference.citations] == list(gold), "reference disagrees with the gold ids"
+        answer = answer_fn(question, store)
+        expect(isinstance(answer, CitedAnswer),
+               f"for {question!r} the answer is a {type(answer).__name__}, not a CitedAnswer",
+               "return cite(text, records) for a supported answer, CitedAnswer(text) for an unsupported one")
+        for citation in answer.citations:
+            expect(citation.record_id in store,
+                   f"fabricated citation: the answer to {question!r} cites {citation.record_id!r}, "
+                   "which is not in the store",
+                   "cite only records that store.search(...) returned; never build ids by hand")
+            record = store.get(citation.record_id)
+            for field in ("session_id", "turn_id", "source_url"):
+                claimed, actual = getattr(citation, field), getattr(record, field)
+                expect(claimed == actual,
+                       f"incomplete provenance: the citation of {citation.record_id} for {question!r} has "
+                       f"{field}={claimed!r} but the record has {actual!r}",
+                       "build citations with Citation.from_record(record) (or cite(text, records)): they must "
+                       "carry the record id, session, turn and source url")
+        cited = [c.record_id for c in answer.citations]
+        if not gold:
+            expect(not cited,
+                   f"citation without support: nothing in the store answers {question!r}, yet the answer "
+                   f"cites {', '.join(_record_hint(store, i) for i in cited)}",
+                   "a record that merely shares a word (a name) with the question does not support an answer; "
+                   "require enough of the question's words in the record, and otherwise cite nothing")
+            expect(_ADMITS.search(answer.text),
+                   f"the answer to {question!r} cites nothing (right) but does not say that it found nothing: "
+                   f"{_short(answer.text)}",
+                   f"say so plainly, e.g. {reference.text!r}")
+            continue
+        if not cited:
+            if _ADMITS.search(answer.text):
+                raise CheckFailed(
+                    f"too strict: the answer to {question!r} says there is no support, but "
+                    f"{_record_hint(store, gold[0])} answers it",
+                    "is your support threshold too high? half of the question's content words is enough")
+            raise CheckFailed(
+                f"missing citation: the answer to {question!r} cites no record "
+                f"({_short(answer.text)}), but it comes from {_record_hint(store, gold[0])}",
+                "every retrieval-backed answer names its records: return cite(text, [record])")
+        irrelevant = [i for i in cited if i not in gold]
+        expect(not irrelevant,
+               f"irrelevant citation: the answer to {question!r} cites "
+               f"{', '.join(_record_hint(store, i) for i in irrelevant)}, which does not answer it",
+               "cite only the records that support the answer, not every search hit")
+        problems = verify(answer, store)
+        expect(not problems,
+               f"the answer to {question!r} is not supported by what it cites: {problems[0] if problems else ''}",
+               "answer with the words of the record you cite (an extractive answer), e.g. the record's text")
+    answered = sum(bool(g) for _, g in CITATION_QUESTIONS)
+    passed(f"{answered} answerable questions: each answer cites the right record with session, turn and source url")
+    passed(f"{len(CITATION_QUESTIONS) - answered} unanswerable questions: no citation, and the answer says so")

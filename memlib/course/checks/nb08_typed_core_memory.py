@@ -1,0 +1,264 @@
+"""Notebook 08's check, exercise 5: typed core memory."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any, Callable
+
+from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checks._common import _short_text as _short
+
+__all__ = ["check_typed_core_memory"]
+
+
+# ---------------------------------------------------------------------------
+# Exercise 5: typed core memory
+# ---------------------------------------------------------------------------
+
+_SCHEMA_CATCHES = {
+    "over_limit": "a persona or human value over 2,000 characters",
+    "missing_label": "a block without a label",
+    "wrong_type": "a limit given as a string and read_only as 'no'",
+    "flat_in_typed_file": "the flat legacy format where {'blocks': [...]} is expected",
+}
+_CODE_CATCHES = {
+    "duplicate_labels": "two blocks with the same label",
+    "value_over_own_limit": "a value longer than its own block's limit",
+}
+
+
+def _document(memory: Any, what: str) -> dict:
+    try:
+        doc = memory.to_document()
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        raise CheckFailed(f"to_document() raised {type(error).__name__}: {error} ({what})",
+                          "return {'blocks': [{'label', 'value', 'limit', 'description', 'read_only'}, ...]}") from None
+    expect(isinstance(doc, dict) and isinstance(doc.get("blocks"), list),
+           f"to_document() returned {_short(doc, 50)} ({what}), not {{'blocks': [...]}}",
+           "return {'blocks': [ {label, value, limit, description, read_only}, ... ]}")
+    return doc
+
+
+def _schema_errors(doc: dict, schema: dict) -> str | None:
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    if not errors:
+        return None
+    e = errors[0]
+    return f"{e.message} (at {'/'.join(map(str, e.path)) or 'the top level'})"
+
+
+def _refused(action: Callable[[], Any]) -> bool:
+    """True when `action` raised a ValueError (CoreMemoryError), KeyError or jsonschema ValidationError."""
+    import jsonschema
+
+    try:
+        action()
+    except NotImplementedError:
+        raise
+    except (ValueError, KeyError, jsonschema.ValidationError):
+        return True
+    return False
+
+
+def _must_work(action: Callable[[], Any], what: str, hint: str) -> None:
+    try:
+        action()
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        raise CheckFailed(f"{what} was refused with {type(error).__name__}: {error}", hint) from None
+
+
+def _normalised(doc: dict) -> dict:
+    from memlib.core_memory import CoreMemory
+
+    return CoreMemory.from_dict(copy.deepcopy(doc)).to_dict()
+
+
+@graded("08-typed-core-memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip")
+def check_typed_core_memory(cls: Any) -> None:
+    """Check a TypedCoreMemory class against the schema, the examples in data/ and memlib's CoreMemory."""
+    from memlib.core_memory import CoreMemory
+    from memlib.datasets import load
+
+    examples = load("core_memory")
+    schema = examples.schema
+    expect(isinstance(cls, type), f"pass the class itself, got {type(cls).__name__}",
+           "check_typed_core_memory(TypedCoreMemory)")
+
+    # 1. the port of the flat legacy file
+    legacy = examples.legacy
+    try:
+        ported = cls.from_legacy(copy.deepcopy(legacy))
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        raise CheckFailed(f"from_legacy raised {type(error).__name__} on the legacy file: {error}",
+                          "build blocks with limit 2000, a description and read_only=False; they must validate") from None
+    doc = _document(ported, "after from_legacy")
+    problem = _schema_errors(doc, schema)
+    expect(problem is None, f"the ported legacy memory does not match the schema: {problem}",
+           "every block needs label, value and limit; description is a str and read_only a bool")
+    labels = [b.get("label") for b in doc["blocks"]]
+    expect(labels == list(legacy), f"the ported blocks are {labels}, expected {list(legacy)} in that order",
+           "one block per legacy section, same label, same order")
+    for block in doc["blocks"]:
+        label = block["label"]
+        expect(block.get("value") == legacy[label],
+               f"block {label!r} holds {_short(block.get('value'), 40)}, not the legacy text",
+               "copy each section's text unchanged into its block's value")
+        expect(block.get("limit") == 2000, f"block {label!r} has limit {block.get('limit')!r}, expected 2000",
+               "MemGPT gives persona and human 2,000 characters each")
+        expect(isinstance(block.get("description"), str) and block["description"].strip(),
+               f"block {label!r} has no description",
+               "typed blocks say what belongs in them: give persona and human a one-line description")
+        expect(block.get("read_only") is False, f"block {label!r} has read_only={block.get('read_only')!r}",
+               "the agent must be able to edit persona and human: read_only=False")
+    passed("the legacy flat memory ports to persona + human blocks that validate against the schema")
+
+    # 2. valid documents load and round-trip through JSON, like memlib's CoreMemory
+    for name, valid in examples.valid.items():
+        try:
+            memory = cls.from_document(copy.deepcopy(valid))
+        except NotImplementedError:
+            raise
+        except Exception as error:
+            raise CheckFailed(f"from_document rejected the valid example valid_{name}.json: "
+                              f"{type(error).__name__}: {error}",
+                              "description and read_only are optional: default them to '' and False") from None
+        doc = _document(memory, f"valid_{name}")
+        expected = _normalised(valid)
+        expect(doc == expected,
+               f"to_document() for valid_{name}.json differs from memlib's CoreMemory: "
+               f"{_first_difference(doc, expected)}",
+               "keep blocks in order with all five fields, defaults filled in")
+        text = memory.to_json()
+        expect(isinstance(text, str), f"to_json() returned {type(text).__name__}, not str", "return json.dumps(...)")
+        again = cls.from_json(text)
+        expect(_document(again, "after from_json") == doc,
+               f"valid_{name}.json does not survive to_json() -> from_json(): "
+               f"{_first_difference(_document(again, 'after from_json'), doc)}",
+               "from_json(to_json()) must give back the same blocks, including description and read_only")
+        problem = _schema_errors(json.loads(text), schema)
+        expect(problem is None, f"to_json() of valid_{name}.json does not match the schema: {problem}",
+               "write {'blocks': [...]} with exactly the schema's fields")
+    passed(f"{len(examples.valid)} valid documents load and round-trip through JSON unchanged")
+
+    # 3. invalid documents are refused
+    # the ones the schema catches first, so a missing jsonschema call gets the jsonschema hint
+    for name, invalid in sorted(examples.invalid.items(), key=lambda item: (item[0] in _CODE_CATCHES, item[0])):
+        what = _SCHEMA_CATCHES.get(name) or _CODE_CATCHES.get(name, name)
+        hint = ("validate with jsonschema.validate(document, schema) before building anything"
+                if name in _SCHEMA_CATCHES else
+                "JSON Schema cannot express this rule: check it in from_document yourself")
+        expect(_refused(lambda: cls.from_document(copy.deepcopy(invalid))),
+               f"from_document accepted invalid_{name}.json ({what})", hint)
+    passed(f"{len(examples.invalid)} invalid documents are refused, including the two the schema cannot catch")
+
+    # 4. rendering
+    letta = examples.valid["letta_blocks"]
+    memory = cls.from_document(copy.deepcopy(letta))
+    prompt = memory.render()
+    expect(isinstance(prompt, str), f"render() returned {type(prompt).__name__}, not str", "return the prompt text")
+    positions = []
+    for block in _normalised(letta)["blocks"]:
+        label, value, limit = block["label"], block["value"], block["limit"]
+        expect(f"<{label}" in prompt and f"</{label}>" in prompt,
+               f"render() has no <{label} ...> ... </{label}> section",
+               "render each block as a tagged section, like memlib's CoreMemory.render()")
+        expect(value in prompt, f"render() does not contain the value of block {label!r}", "put the value inside its tags")
+        expect(f"{len(value)}/{limit}" in prompt,
+               f"render() does not show block {label!r}'s fill level {len(value)}/{limit}",
+               "show characters used against the limit, e.g. characters=\"42/2000\", so the model sees the budget")
+        if block["read_only"]:
+            expect(re.search(r"read[_ -]?only", prompt[prompt.index(f"<{label}"):], re.I),
+                   f"render() does not mark block {label!r} as read-only",
+                   "tell the model which blocks it cannot edit, e.g. read_only=\"true\"")
+        positions.append(prompt.index(f"<{label}"))
+    expect(positions == sorted(positions), "render() does not keep the blocks in their order",
+           "render the blocks in document order")
+    passed("render() shows every block as a tagged section with its fill level and read-only flag")
+
+    # 5. edits: limits are enforced atomically
+    memory = cls.from_legacy(copy.deepcopy(legacy))
+    human = legacy["human"]
+    reference = CoreMemory.from_dict(copy.deepcopy(legacy))
+    room = 2000 - len(human) - 1  # the new line before appended text
+    before = _document(memory, "before an over-limit append")
+    expect(_refused(lambda: memory.append("human", "x" * (room + 1))),
+           f"append of {room + 1} characters to 'human' ({len(human)} used) was accepted: the block would hold "
+           f"{len(human) + 1 + room + 1} characters, over its limit of 2000",
+           "compute the new value first and refuse (raise CoreMemoryError) when it is longer than the limit")
+    expect(_document(memory, "after a refused append") == before,
+           "the refused append still changed core memory (failed edits must change nothing)",
+           "check the limit before you assign anything; assign only when the edit is valid")
+    _must_work(lambda: memory.append("human", "y" * room),
+               f"append of {room} characters, which fills 'human' to exactly its limit of 2000,",
+               "a value of exactly `limit` characters is allowed: refuse only when it is longer (>, not >=)")
+    reference.append("human", "y" * room)
+    got = _document(memory, "after an append up to the limit")["blocks"][1]["value"]
+    expect(got == reference.get("human").value,
+           f"append up to exactly the limit gave a {len(got)}-character value, expected "
+           f"{len(reference.get('human').value)}",
+           "a value of exactly `limit` characters is allowed (> limit is refused, not >=); "
+           "append adds the text on a new line")
+    before = _document(memory, "before an over-limit replace")
+    expect(_refused(lambda: memory.replace("human", "Leeds", "Leeds, West Yorkshire, England")),
+           "replace that makes 'human' longer than its limit was accepted",
+           "replace must check the limit too, on the value after the replacement")
+    expect(_document(memory, "after a refused replace") == before,
+           "the refused replace still changed core memory", "compute, check, then assign")
+    expect(_refused(lambda: memory.replace("human", "Lisbon cats", "dogs")),
+           "replace with an old text that is not in the block was accepted",
+           "refuse it and say what to do: copy the exact text, or append instead")
+    expect(_refused(lambda: memory.replace("human", "", "x")), "replace with an empty old text was accepted",
+           "an empty old text matches everywhere: refuse it")
+    expect(_refused(lambda: memory.append("hobbies", "cello")), "append to a block that does not exist was accepted",
+           "raise an error naming the known labels")
+    expect(_document(memory, "after refused edits") == before, "a refused edit changed core memory",
+           "every refused edit must leave all blocks exactly as they were")
+    _must_work(lambda: memory.replace("persona", "Wren", "Robin"), "replace('persona', 'Wren', 'Robin')",
+               "a replacement that fits the limit and whose old text appears once must succeed")
+    doc = _document(memory, "after a valid replace")
+    expect("Robin" in doc["blocks"][0]["value"] and "Wren" not in doc["blocks"][0]["value"],
+           "replace('persona', 'Wren', 'Robin') did not replace the text", "value.replace(old, new) once it is valid")
+    expect(_schema_errors(doc, schema) is None, "after valid edits, to_document() no longer matches the schema",
+           "keep every field when you edit a block")
+    passed("over-limit edits are refused and change nothing; an edit up to exactly the limit is allowed")
+
+    # 6. read-only blocks
+    memory = cls.from_document(copy.deepcopy(letta))
+    locked = next(b for b in _normalised(letta)["blocks"] if b["read_only"])
+    before = _document(memory, "before editing a read-only block")
+    expect(_refused(lambda: memory.append(locked["label"], "one more rule")),
+           f"append to the read-only block {locked['label']!r} was accepted",
+           "refuse edits to blocks with read_only=True, before anything else")
+    first_word = locked["value"].split()[0]
+    expect(_refused(lambda: memory.replace(locked["label"], first_word, "Changed")),
+           f"replace in the read-only block {locked['label']!r} was accepted",
+           "read_only applies to replace as well as append")
+    expect(_document(memory, "after refused read-only edits") == before,
+           "a refused edit of a read-only block still changed core memory", "check read_only first, then change nothing")
+    passed(f"the read-only block {locked['label']!r} cannot be edited")
+
+
+def _first_difference(got: dict, expected: dict) -> str:
+    got_blocks, exp_blocks = got.get("blocks", []), expected.get("blocks", [])
+    if len(got_blocks) != len(exp_blocks):
+        return f"{len(got_blocks)} blocks instead of {len(exp_blocks)}"
+    for g, e in zip(got_blocks, exp_blocks):
+        if not isinstance(g, dict):
+            return f"a block is {type(g).__name__}, not a dict"
+        for key in e:
+            if g.get(key) != e[key]:
+                return f"block {e['label']!r} has {key}={_short(g.get(key), 30)}, expected {_short(e[key], 30)}"
+        extra = set(g) - set(e)
+        if extra:
+            return f"block {e['label']!r} has extra fields {sorted(extra)}"
+    return "the documents differ"
