@@ -54,7 +54,8 @@ class _Clock:
 
 def run_demo(write: Callable[[str], None] = print) -> int:
     """Play the lesson's scenario with a RulePolicy agent and write the trace line by line."""
-    from memlib.agent import Agent, RulePolicy
+    from memlib.agent import Agent
+    from memlib.policies import RulePolicy
     from memlib.citations import CITATION_PATTERN, Citation, CitedAnswer, strip_citations, verify
     from memlib.tools import MemorySystem
 

@@ -67,7 +67,7 @@ class PageFaultScenario:
 
     def run(self, calls) -> Any:
         """Answer `question` with a ScriptedPolicy replaying `calls`; returns the Trace."""
-        from memlib.agent import ScriptedPolicy
+        from memlib.policies import ScriptedPolicy
 
         self.agent.policy = ScriptedPolicy(calls)
         return self.agent.step(self.question)
@@ -80,7 +80,8 @@ class PageFaultScenario:
 
 def page_fault_scenario(window: int = 600) -> PageFaultScenario:
     """A fresh, deterministic agent that archived a fact and then evicted it (notebook 04)."""
-    from memlib.agent import Agent, RulePolicy
+    from memlib.agent import Agent
+    from memlib.policies import RulePolicy
     from memlib.tools import MemorySystem
 
     memory = MemorySystem.create(window=window, clock=_Clock(), session_id="s1")
@@ -129,7 +130,7 @@ def check_page_fault(page_fault_calls: Any) -> None:
 
     Accepts the student's function (called with no arguments) or its list of ToolCall.
     """
-    from memlib.agent import ScriptedPolicyExhausted
+    from memlib.policies import ScriptedPolicyExhausted
     from memlib.citations import CITATION_PATTERN
 
     calls = _script_of(page_fault_calls)

@@ -1,0 +1,155 @@
+"""memlib.policies and the loop's handling of bad deciders: raise, garbage, unknown tools, never stopping."""
+
+import json
+from datetime import datetime, timedelta
+
+import pytest
+
+from memlib.agent import Agent, AgentView, Policy, ToolCall
+from memlib.messages import Message
+from memlib.policies import FALLIBLE_MISTAKES, FallibleDecider, ReferenceDecider, RulePolicy, ScriptedPolicy
+from memlib.tools import MemorySystem
+
+
+class Clock:
+    def __init__(self):
+        self.now = datetime(2026, 1, 5, 9, 0)
+
+    def __call__(self):
+        self.now += timedelta(minutes=1)
+        return self.now
+
+
+def new_agent(policy, window=2048, **kw):
+    return Agent(policy, MemorySystem.create(window=window, clock=Clock()), **kw)
+
+
+def reply(text):
+    return ToolCall("send_message", {"message": text})
+
+
+def pairs_intact(context):
+    ids = [m.tool_call_id for m in context.messages if m.tool_call_id]
+    return all(ids.count(i) == 2 for i in ids)
+
+
+# -- the move -------------------------------------------------------------------------
+
+
+def test_old_import_paths_still_work():
+    from memlib import agent, policies
+
+    assert agent.RulePolicy is policies.RulePolicy and agent.ScriptedPolicy is policies.ScriptedPolicy
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        agent.Nope  # noqa: B018
+
+
+def test_every_policy_satisfies_the_protocol():
+    for policy in (RulePolicy(), ReferenceDecider(), ScriptedPolicy([]), FallibleDecider(RulePolicy())):
+        assert isinstance(policy, Policy)
+
+
+# -- tool calls keep their arguments as data -------------------------------------------
+
+
+def test_a_tool_call_message_keeps_its_full_arguments():
+    long_note = "Biscuit's vet notes: " + "x" * 5000
+    agent = new_agent(ScriptedPolicy([ToolCall("archival_memory_insert", {"content": long_note,
+                                                                          "request_heartbeat": True}),
+                                      reply("saved")]), window=8192)
+    agent.step("save the notes")
+    call_msg = next(m for m in agent.memory.context.messages if m.is_tool_call and m.name == "archival_memory_insert")
+    assert len(call_msg.content) < 400  # the prompt shows a shortened rendering...
+    assert call_msg.arguments == {"content": long_note, "request_heartbeat": True}  # ...the data is exact
+    again = Message.from_dict(json.loads(json.dumps(call_msg.to_dict())))
+    assert again.arguments == call_msg.arguments
+    plain = Message.user("hi")
+    assert "arguments" not in plain.to_dict()
+    with pytest.raises(ValueError, match="only a tool-call message"):
+        Message.user("hi", arguments={"x": 1})
+
+
+# -- a decider that misbehaves never crashes the loop -----------------------------------
+
+
+class Raises:
+    def __init__(self, after=0):
+        self.after, self.n = after, 0
+
+    def next_call(self, view):
+        self.n += 1
+        if self.n > self.after:
+            return view.last_result.records[0]  # AttributeError / IndexError: a typical bug
+        return ToolCall("archival_memory_search", {"query": "sister", "request_heartbeat": True})
+
+
+def test_a_policy_that_raises_becomes_a_failed_observation_and_ends_the_step():
+    agent = new_agent(Raises(after=1))
+    trace = agent.step("Where does my sister live?")
+    assert trace.kinds.count("policy_error") == 1
+    assert [c.name for c in trace.tool_calls] == ["archival_memory_search", "policy_error"]
+    assert not trace.results[-1].ok and "IndexError" in trace.results[-1].message
+    assert "in next_call, line" in trace.results[-1].message
+    assert isinstance(trace.policy_errors[0], IndexError)
+    assert pairs_intact(agent.memory.context)
+    agent.policy = RulePolicy()  # the same agent carries on
+    assert agent.step("hello again").reply
+
+
+def test_not_implemented_and_exhausted_scripts_propagate():
+    class Stub:
+        def next_call(self, view):
+            raise NotImplementedError("Exercise 6: write next_call")
+
+    with pytest.raises(NotImplementedError):
+        new_agent(Stub()).step("hi")
+    from memlib.policies import ScriptedPolicyExhausted
+
+    with pytest.raises(ScriptedPolicyExhausted):
+        new_agent(ScriptedPolicy([])).step("hi")
+
+
+@pytest.mark.parametrize("output, fragment", [
+    (None, "no usable tool call"),
+    ("send_message", "no usable tool call"),
+    (ToolCall("archival_memory_delete", {"id": "arc-000001"}), "unknown tool"),
+    (ToolCall("archival_memory_search", {"q": "sister"}), "has no argument"),
+    (ToolCall("archival_memory_search", '{"query": "sis'), "not valid JSON"),
+    (ToolCall("archival_memory_search", {"query": 3}), "must be a string"),
+])
+def test_malformed_calls_become_failed_observations(output, fragment):
+    agent = new_agent(_Once(output))
+    trace = agent.step("hello")
+    assert fragment in trace.results[0].message and not trace.results[0].ok
+    assert trace.reply == "recovered"  # a Failed result hands control back: the policy can correct itself
+
+
+class _Once:
+    def __init__(self, first):
+        self.first, self.done = first, False
+
+    def next_call(self, view):
+        if not self.done:
+            self.done = True
+            return self.first
+        return reply("recovered")
+
+
+def test_a_policy_that_never_stops_is_capped():
+    forever = type("Forever", (), {"next_call": lambda self, view: ToolCall(
+        "conversation_search", {"query": "x", "request_heartbeat": True})})()
+    agent = new_agent(forever, max_heartbeats=4)
+    trace = agent.step("hello")
+    assert len(trace.tool_calls) == 5 and "cap of 4 heartbeats" in trace.of_kind("heartbeat")[-1].detail
+
+
+def test_the_view_says_how_many_calls_are_left():
+    seen = []
+
+    class Counts:
+        def next_call(self, view):
+            seen.append(view.calls_left)
+            return ToolCall("conversation_search", {"query": "x", "request_heartbeat": True})
+
+    new_agent(Counts(), max_heartbeats=3).step("hello")
+    assert seen == [3, 2, 1, 0]
