@@ -30,7 +30,7 @@ from memlib.messages import Message
 
 __all__ = [
     "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
-    "QuizQuestion", "Quiz", "CoreMemoryExamples",
+    "QuizQuestion", "Quiz", "CoreMemoryExamples", "DeciderScenario",
     "QUERY_KINDS", "INJECTION_CATEGORIES", "HARD_NEGATIVE_CATEGORIES", "QUIZ_NOTEBOOKS",
     "UnknownDatasetError", "names", "load", "load_quiz", "read_text",
 ]
@@ -47,7 +47,7 @@ HARD_NEGATIVE_CATEGORIES = (
 )
 BENIGN_CATEGORIES = ("ordinary",) + HARD_NEGATIVE_CATEGORIES
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
-QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "06", "07", "08", "09")
+QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09")
 
 
 def _short(text: str, n: int = 50) -> str:
@@ -185,6 +185,28 @@ class CoreMemoryExamples:
                 f"invalid={sorted(self.invalid)})")
 
 
+@dataclass(frozen=True)
+class DeciderScenario:
+    """One behaviour notebook 05's decider check plays: turns, then a question (see data/README.md).
+
+    `ask` is "same_session" or "next_session" (a fresh context and history:
+    only core and archival memory carry over). `answer` is None when nothing
+    said answers the question.
+    """
+
+    id: str
+    kind: str
+    purpose: str
+    window: int
+    turns: tuple[str, ...]
+    question: str
+    answer: str | None
+    ask: str
+
+    def __repr__(self) -> str:
+        return f"DeciderScenario({self.id}: {len(self.turns)} turns, then {self.question!r} -> {self.answer!r})"
+
+
 class UnknownDatasetError(KeyError):
     """`load` was given a name that is not in `names()`."""
 
@@ -268,6 +290,12 @@ def _load_poisoning() -> tuple:
     return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"]) for r in _jsonl("poisoning.jsonl"))
 
 
+def _load_decider_scenarios() -> tuple:
+    raw = json.loads(read_text("decider_scenarios.json"))
+    return tuple(DeciderScenario(s["id"], s["kind"], s["purpose"], s["window"], tuple(s["turns"]),
+                                 s["question"], s["answer"], s["ask"]) for s in raw["scenarios"])
+
+
 def _load_core_memory() -> CoreMemoryExamples:
     folder = resources.files("memlib.data").joinpath("core_memory")
     valid, invalid = {}, {}
@@ -317,6 +345,7 @@ _LOADERS = {
     "conversation_questions": _load_conversation_questions,
     "poisoning": _load_poisoning,
     "core_memory": _load_core_memory,
+    "decider_scenarios": _load_decider_scenarios,
 }
 _DESCRIPTIONS = {
     "facts": "list[ArchivalRecord]: archival facts about Ines with provenance",
@@ -326,6 +355,7 @@ _DESCRIPTIONS = {
     "conversation_questions": "list[ConversationQuestion]: questions answered only in early sessions",
     "poisoning": "list[PoisonNote]: injected and benign memory notes",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
+    "decider_scenarios": "list[DeciderScenario]: behaviours notebook 05's decider check plays",
     "quiz": "Quiz: the self-check quiz of one notebook (needs notebook=, one of QUIZ_NOTEBOOKS)",
 }
 

@@ -313,6 +313,9 @@ def _cited(item: Any) -> str:
 
 # A user message worth saving under pressure says something (not a greeting, not a question).
 _MIN_STATEMENT_WORDS = 5
+# Longest note the decider packs statements into when it saves under pressure.
+_NOTE_CHARS = 800
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"']?\s+")
 
 
 class ReferenceDecider(RulePolicy):
@@ -323,8 +326,8 @@ class ReferenceDecider(RulePolicy):
       chained with heartbeats while the cap leaves room for its reply.
     - When a page of search results has no record holding every word of the
       question and there is a next page, it turns the page (up to `max_pages`).
-    - It answers from a record only when the record shares at least half of
-      the question's words, and otherwise says plainly that nothing was found.
+    - It answers from the best-matching record it found, with a citation, and
+      otherwise says plainly that nothing was found.
 
     `save_under_pressure=False` ignores the alert (notebook 05's comparison);
     `memory_tools=False` never calls a memory tool: it stores nothing and
@@ -369,7 +372,13 @@ class ReferenceDecider(RulePolicy):
         return _reply("Noted.")
 
     def _next_save(self, view: AgentView) -> ToolCall | None:
-        """The next unsaved statement to archive, or None (nothing left, or no room in this step)."""
+        """The next note of unsaved statements to archive, or None (nothing left, or no room in this step).
+
+        Statements are packed into notes of up to `_NOTE_CHARS` characters: the
+        context shows each call cut short, so a few packed notes take far less
+        of the window than one call per message, and the saves themselves do
+        not trigger the flush they are racing.
+        """
         context = view.context
         if context is None:
             self._pressure = False
@@ -386,9 +395,14 @@ class ReferenceDecider(RulePolicy):
         room = 1 + len(self._queue) + (2 * self.max_pages if is_question(view.user_text) else 0)
         if view.calls_left is not None and view.calls_left < room:
             return None  # still under pressure: the next step goes on saving
-        message = unsaved[0]
-        self._saved.add(message.id)
-        return _call("archival_memory_insert", content=_cut(_note_about_user(message.content), 2000))
+        notes: list[str] = []
+        for message in unsaved:
+            note = _note_about_user(message.content)
+            if notes and len(" ".join(notes)) + len(note) > _NOTE_CHARS:
+                break
+            notes.append(note)
+            self._saved.add(message.id)
+        return _call("archival_memory_insert", content=_cut(" ".join(notes), 2000))
 
     def _answer(self, view: AgentView) -> ToolCall:
         terms = list(dict.fromkeys(t for t in tokenize(view.user_text) if t not in _QUESTION_WORDS))
@@ -405,19 +419,24 @@ class ReferenceDecider(RulePolicy):
         query = " ".join(terms)
         order = ["conversation_search", "archival_memory_search"] if about_conversation else \
             ["archival_memory_search", "conversation_search"]
-        need = max(1, math.ceil(len(terms) / 2))
+        # With no call left after this one, this one must be the reply.
+        can_search = view.calls_left is None or view.calls_left > 0
         for tool in order:
             pages = [result for call, result in view.calls if call.name == tool]
             if not pages:
-                return _call(tool, query=query)
+                if can_search:
+                    return _call(tool, query=query)
+                continue
             last = pages[-1]
-            complete = any(_overlap(item, terms) == len(terms) for item in last.records)
-            if not complete and len(pages) < self.max_pages and f"page={len(pages)}" in last.message:
+            # A page "misses" when no usable result (not a question, not this message) has every word.
+            complete = any(_overlap(item, terms) == len(terms) for item in last.records
+                           if _answers_something(item, view.user_message.id))
+            if not complete and can_search and len(pages) < self.max_pages and f"page={len(pages)}" in last.message:
                 return _call(tool, query=query, page=len(pages))
             records = tuple(item for result in pages for item in result.records)
             found = self._best(records, terms, view.user_message.id)
-            if found is not None and _overlap(found, terms) >= need:
-                return _reply(_cited(found))
+            if found is not None:
+                return _reply(_cited_sentence(found, terms))
         return _reply("I could not find that in my memory.")
 
     def _from_main_context(self, view: AgentView, terms: list[str]) -> str | None:
@@ -428,6 +447,22 @@ class ReferenceDecider(RulePolicy):
                 if len(set(terms) & set(tokenize(line))) >= need:
                     return f"From my summary of our conversation: {_sentence(line)}"
         return known
+
+
+def _cited_sentence(item: Any, terms: list[str]) -> str:
+    """The sentence of `item` that shares most words with the question, with its citation."""
+    text = item.content if isinstance(item, Message) else item.text
+    sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()] or [text]
+    best = max(sentences, key=lambda s: len(set(terms) & set(tokenize(s))))  # first of the best, in order
+    best = best.strip().strip('"')
+    if isinstance(item, Message):
+        return f'You told me in turn {item.id}: "{best}" {Citation.from_message(item).format()}'
+    return cite(_sentence(_rewrite(best, _TO_SECOND)), [item]).render()
+
+
+def _answers_something(item: Any, current_id: int) -> bool:
+    """False for the question being answered and for other questions: they state nothing."""
+    return not (isinstance(item, Message) and (item.id == current_id or is_question(item.content)))
 
 
 def _overlap(item: Any, terms: list[str]) -> int:

@@ -45,6 +45,7 @@ def actual_counts() -> dict[str, int]:
         "conversation_questions": len(jsonl("conversation_questions.jsonl")),
         "poisoning": len(jsonl("poisoning.jsonl")),
         "core_memory": len(core),
+        "decider_scenarios": len(json.loads(DATA.joinpath("decider_scenarios.json").read_text("utf-8"))["scenarios"]),
         "quizzes": len(quizzes),
     }
 
@@ -76,7 +77,7 @@ def test_readme_detail_numbers_match_files():
 def test_minimum_sizes():
     c = actual_counts()
     assert c["facts"] >= 300 and c["queries"] >= 100 and c["conversation"] >= 400
-    assert c["conversation_questions"] >= 40 and c["poisoning"] >= 150 and c["quizzes"] == 9
+    assert c["conversation_questions"] >= 40 and c["poisoning"] >= 150 and c["quizzes"] == 10
 
 
 # -- facts -------------------------------------------------------------------------
