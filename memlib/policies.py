@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from memlib.agent import AgentView, PolicyStopped, ToolCall, _cut, as_tool_call
-from memlib.citations import Citation, cite
+from memlib.citations import CITATION_PATTERN, Citation, cite
 from memlib.messages import Message
 from memlib.retrieval import tokenize
 
@@ -444,6 +444,8 @@ class ReferenceDecider(RulePolicy):
         if known is None and view.context is not None and view.context.summary:
             need = max(1, math.ceil(len(terms) / 2))
             for line in re.split(r"(?<=[.!?])\s+", view.context.summary):
+                if CITATION_PATTERN.search(line):
+                    continue  # an old search result: its source was not looked up now, so do not repeat it
                 if len(set(terms) & set(tokenize(line))) >= need:
                     return f"From my summary of our conversation: {_sentence(line)}"
         return known

@@ -334,16 +334,22 @@ def _answer_rules(scenario_id: str, trace: Any, answer: str, *, searched_with: t
                           "the one that matches the question; turn the page when the first page misses")
     if not cite:
         return
-    cited = _cited_ids(reply)
-    if not cited:
+    if not _cited_ids(reply):
         raise CheckFailed(f"{where}: the reply has no citation: {_short_text(reply, 100)}",
                           "add the id of the record or message the answer comes from, e.g. "
                           "Citation.from_record(record).format() or Citation.from_message(message).format()")
-    holders = {_item_id(item) for item in _search_results(trace) if answer.lower() in _item_text(item).lower()}
-    wrong = [c for c in cited if c not in holders]
+    _cites_what_holds(where, trace, answer)
+
+
+def _cites_what_holds(where: str, trace: Any, answer: str) -> None:
+    """Every source the reply cites holds `answer` (else the answer came from somewhere else)."""
+    from memlib.experiments import phrase_in
+
+    holders = {_item_id(item) for item in _search_results(trace) if phrase_in(answer, [_item_text(item)])}
+    wrong = [c for c in _cited_ids(trace.reply) if c not in holders]
     if wrong:
         raise CheckFailed(f"{where}: the reply cites [{wrong[0]}], which does not say {answer!r}: the answer "
-                          "came from another record than the one cited",
+                          f"came from another record than the one cited ({_short_text(trace.reply, 80)})",
                           "cite the record or message whose text holds the answer you give")
 
 
@@ -531,22 +537,29 @@ def _multi_session(make) -> None:
     if mine.policy_errors or mine.capped_steps:
         raise CheckFailed(f"multi-session run: {mine.policy_errors} step(s) raised and {mine.capped_steps} hit "
                           "the heartbeat cap", "run play_sessions(MyDecider) and look at the traces")
+    for question, trace, correct in mine.answers:
+        _step_rules("multi-session", trace, must_reply=True)
+        if correct:
+            _cites_what_holds(_where("multi-session", trace), trace, question.key_phrase)
     floor = reference.accuracy - MULTI_SESSION_ACCURACY_MARGIN
+    limit = reference.cost * MULTI_SESSION_COST_FACTOR
+    problems, hints = [], []
     if mine.accuracy < floor:
         wrong = [(q, t) for q, t, ok in mine.answers if not ok][:2]
         examples = "; ".join(f"{q.question!r} -> {_short_text(t.reply, 50)}" for q, t in wrong)
-        raise CheckFailed(f"multi-session run: {mine.correct}/{len(mine.answers)} early-session questions "
-                          f"answered ({mine.accuracy:.0%}), below the reference's {reference.accuracy:.0%} minus "
-                          f"{MULTI_SESSION_ACCURACY_MARGIN:.0%}; e.g. {examples}",
-                          "each session starts with an empty context: only what your decider saved (archival, "
-                          "core) survives. Save under pressure, then search and answer from the best record")
-    limit = reference.cost * MULTI_SESSION_COST_FACTOR
+        problems.append(f"{mine.correct}/{len(mine.answers)} early-session questions answered "
+                        f"({mine.accuracy:.0%}), below the reference's {reference.accuracy:.0%} minus "
+                        f"{MULTI_SESSION_ACCURACY_MARGIN:.0%}; e.g. {examples}")
+        hints.append("each session starts with an empty context: only what your decider saved (archival, core) "
+                     "survives. Save under pressure, then search and answer from the best record")
     if mine.cost > limit:
-        raise CheckFailed(f"multi-session run: {mine.memory_calls} memory calls for {mine.correct} correct answers "
-                          f"= {mine.cost:.1f} per answer, over the limit of {limit:.1f} "
-                          f"({MULTI_SESSION_COST_FACTOR}x the reference's {reference.cost:.1f})",
-                          "search only when a question cannot be answered from what is in view, and save under "
-                          "pressure rather than on every turn")
+        problems.append(f"{mine.memory_calls} memory calls for {mine.correct} correct answers = {mine.cost:.1f} "
+                        f"per answer, over the limit of {limit:.1f} ({MULTI_SESSION_COST_FACTOR}x the "
+                        f"reference's {reference.cost:.1f})")
+        hints.append("search only when a question cannot be answered from what is in view, and save under "
+                     "pressure rather than on every turn")
+    if problems:
+        raise CheckFailed("multi-session run: " + "; and ".join(problems), "; ".join(hints))
     passed(f"multi-session: {mine.correct}/{len(mine.answers)} correct (reference {reference.correct}), "
            f"{mine.cost:.2f} memory calls per answer (limit {limit:.2f})")
 
