@@ -25,12 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def notebook_solution():
-    """The class MyDecider as the solutions notebook defines it (its exercise cell, run alone)."""
+    """The class MyDecider as the solutions notebook defines it (its helper cell and exercise cell, run alone)."""
     nb = json.loads((ROOT / "solutions" / "05_who_decides.ipynb").read_text(encoding="utf-8"))
-    source = next("".join(c["source"]) for c in nb["cells"]
-                  if c["cell_type"] == "code" and "class MyDecider" in "".join(c["source"]))
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and (
+        "solution-only" in c["metadata"].get("tags", []) or "class MyDecider" in "".join(c["source"]))]
+    assert len(cells) == 2, "expected the solution-only helpers and the exercise cell"
     namespace: dict = {}
-    exec(compile(source, "05_who_decides.ipynb", "exec"), namespace)  # noqa: S102 - our own notebook
+    for cell in cells:
+        exec(compile("".join(cell["source"]), "05_who_decides.ipynb", "exec"), namespace)  # noqa: S102
     return namespace["MyDecider"]
 
 

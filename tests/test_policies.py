@@ -153,3 +153,103 @@ def test_the_view_says_how_many_calls_are_left():
 
     new_agent(Counts(), max_heartbeats=3).step("hello")
     assert seen == [3, 2, 1, 0]
+
+
+# -- notebook 05's reference decider -------------------------------------------------------
+
+
+def test_reference_decider_saves_under_pressure_in_packed_notes_and_keeps_room_to_reply():
+    agent = new_agent(ReferenceDecider(), window=400)
+    for i in range(12):
+        trace = agent.step(f"I moved the standup to room {i} because the projector in the old one broke again.")
+        assert trace.reply is not None  # every step still ends with a reply
+    inserts = [c for t in agent.traces for c in t.tool_calls if c.name == "archival_memory_insert"]
+    assert inserts and all(len(c.arguments["content"]) <= 2000 for c in inserts)
+    assert any("room 0" in r.text for r in agent.memory.archival)  # the oldest statement survived the flush
+
+
+def test_reference_decider_variants():
+    assert repr(ReferenceDecider(save_under_pressure=False)) == "ReferenceDecider(ignores pressure alerts)"
+    agent = new_agent(ReferenceDecider(memory_tools=False))
+    agent.step("Remember that the vet is Dr Okafor.")
+    assert len(agent.memory.archival) == 0
+    trace = agent.step("Which dentist did I choose?")
+    assert trace.tool_calls[-1].name == "send_message" and len(trace.tool_calls) == 1
+    with pytest.raises(ValueError, match="max_pages"):
+        ReferenceDecider(max_pages=0)
+
+
+def test_reference_decider_answers_with_nothing_left_in_the_cap():
+    agent = new_agent(ReferenceDecider(), max_heartbeats=0)
+    agent.step("Remember that the vet is Dr Okafor.")
+    trace = agent.step("Which dentist did I choose?")
+    assert [c.name for c in trace.tool_calls] == ["send_message"]
+
+
+# -- fallible deciders ------------------------------------------------------------------------
+
+
+def test_fallible_decider_validates_and_is_reproducible():
+    with pytest.raises(ValueError, match="probability"):
+        FallibleDecider(RulePolicy(), forget_search=1.5)
+    with pytest.raises(TypeError, match="inner must be a policy"):
+        FallibleDecider(object())
+
+    def run(seed):
+        decider = FallibleDecider(ReferenceDecider(), forget_search=0.5, wrong_tool=0.3, malformed=0.3, seed=seed)
+        agent = new_agent(decider, window=600)
+        for i in range(6):
+            agent.step(f"Remember that locker {i} has code {1000 + i}.")
+        replies = [agent.step(f"What is the code of locker {i}?").reply for i in range(6)]
+        return replies, dict(decider.slips)
+
+    assert run(3) == run(3)
+    replies, slips = run(3)
+    assert sum(slips.values()) > 0 and set(slips) == set(FALLIBLE_MISTAKES)
+
+
+def test_each_slip_does_what_it_says():
+    def first_step(**rates):
+        agent = new_agent(FallibleDecider(ReferenceDecider(), seed=0, **rates), window=2048)
+        agent.memory.archival.insert("The vet is Dr Okafor.")
+        return agent.step("Who is the vet?")  # not in view: the reference searches archival memory first
+
+    assert first_step().tool_calls[0].name == "archival_memory_search"
+    assert first_step(forget_search=1.0).reply == "I don't think you told me that."
+    assert first_step(wrong_tool=1.0).tool_calls[0].name == "conversation_search"
+    malformed = first_step(malformed=1.0)
+    assert isinstance(malformed.tool_calls[0].arguments, str) and "not valid JSON" in malformed.results[0].message
+
+
+def test_forget_save_drops_the_saves_made_under_pressure():
+    careful, forgetful = ReferenceDecider(), FallibleDecider(ReferenceDecider(), forget_save=1.0)
+    kept = []
+    for decider in (careful, forgetful):
+        agent = new_agent(decider, window=400)
+        for i in range(12):
+            agent.step(f"I moved the standup to room {i} because the projector in the old one broke again.")
+        kept.append(len(agent.memory.archival))
+    assert kept[0] > 0 and kept[1] == 0 and forgetful.slips["forget_save"] > 0
+
+
+# -- the figures -------------------------------------------------------------------------------
+
+
+def test_decider_figures_and_table():
+    from memlib.viz.deciders import decider_comparison, fallible_curve, markdown_table
+
+    rows = [{"decider": "a", "accuracy": 0.5, "calls per answer": 2.0},
+            {"decider": "b|c", "accuracy": 0.0, "calls per answer": float("inf")}]
+    fig = decider_comparison(rows, title="t")
+    assert [list(t.x) for t in fig.data] == [["a", "b|c"], ["a", "b|c"]]
+    assert list(fig.data[1].text) == ["2.0", "no answer"]
+    curve = fallible_curve([{"p": 0.2, "accuracy": 0.3, "calls per answer": 4.0},
+                            {"p": 0.0, "accuracy": 0.6, "calls per answer": 2.0}])
+    assert list(curve.data[0].x) == [0.0, 0.2] and curve.data[1].yaxis == "y2"
+    table = markdown_table(rows)
+    assert "| a | 50% | 2.00 |" in table and "b\\|c" in table and "no answer" in table
+    for builder in (decider_comparison, fallible_curve, markdown_table):
+        with pytest.raises(ValueError, match="empty"):
+            builder([])
+    with pytest.raises(ValueError, match="lacks"):
+        decider_comparison([{"decider": "a"}])

@@ -24,6 +24,7 @@ from memlib.course.checks._common import _short, _short_text
 
 __all__ = [
     "check_policy", "play_scenario", "play_sessions", "ScenarioRun", "SessionsRun", "decider_scenario",
+    "fallible_sweep",
     "MULTI_SESSION_ACCURACY_MARGIN", "MULTI_SESSION_COST_FACTOR",
 ]
 
@@ -246,6 +247,49 @@ def play_sessions(decider: Any, label: str | None = None, fresh_sessions: bool =
         run.answers.append((question, trace, phrase_in(question.key_phrase, [trace.reply or ""])))
     run.memory = memory
     return run
+
+
+def fallible_sweep(probabilities=(0.0, 0.1, 0.2, 0.3, 0.5), seeds=(0, 1), base: Any = None,
+                   mistakes: tuple[str, ...] | None = None, **session_options: Any) -> list[dict]:
+    """Multi-session accuracy and cost of `base` wrapped in FallibleDecider, per mistake probability.
+
+    Every mistake in `mistakes` (default: all of FALLIBLE_MISTAKES) gets the
+    same probability p. Each session's decider draws from its own seed
+    (seed, session), so runs are reproducible. One row per p: accuracy over
+    all seeds' questions, memory calls per correct answer (all calls over all
+    correct answers), and the slips counted.
+    """
+    import itertools
+
+    from memlib.policies import FALLIBLE_MISTAKES, FallibleDecider, ReferenceDecider
+
+    base = base if base is not None else ReferenceDecider
+    mistakes = tuple(FALLIBLE_MISTAKES if mistakes is None else mistakes)
+    unknown = [m for m in mistakes if m not in FALLIBLE_MISTAKES]
+    if unknown:
+        raise ValueError(f"unknown mistake(s) {unknown}; choose from {FALLIBLE_MISTAKES}")
+    rows = []
+    for p in probabilities:
+        correct = asked = calls = 0
+        slips = {m: 0 for m in mistakes}
+        for seed in seeds:
+            counter = itertools.count()
+            made: list = []
+
+            def make(seed=seed, counter=counter, made=made):
+                decider = FallibleDecider(base(), seed=seed * 1000 + next(counter), **{m: p for m in mistakes})
+                made.append(decider)
+                return decider
+
+            run = play_sessions(make, f"p={p}", **session_options)
+            correct, asked, calls = correct + run.correct, asked + len(run.answers), calls + run.memory_calls
+            for decider in made:
+                for m in mistakes:
+                    slips[m] += decider.slips[m]
+        rows.append({"p": p, "accuracy": correct / asked if asked else 0.0,
+                     "calls per answer": calls / correct if correct else float("inf"),
+                     "memory calls": calls, "slips": slips, "runs": len(seeds)})
+    return rows
 
 
 # -- what every step must respect -------------------------------------------------------
