@@ -191,54 +191,42 @@ Q["09"] = ("Memory shapes and experiments", [
 ])
 
 Q["05"] = ("Who decides what to remember", [
- ("A user message takes the context to 71 % of the window; the loop splices in the memory-pressure alert. "
-  "What does the reference decider call next?",
+ ("A user message takes the context to 71 % of the window; the loop splices in the memory-pressure alert. What does the reference decider call next?",
   ["send_message('Noted.'), since nothing was asked of it",
-   "archival_memory_insert with the statements still only in view",
+   "archival_memory_insert of the statements only in view",
    "conversation_search for the oldest messages of the queue",
    "core_memory_replace to shorten the human block first"],
-  1, "The alert is the decider's chance to save what matters before the flush at 100 % evicts the oldest "
-     "messages; the reference packs the unsaved statements into archival notes, with heartbeats, then replies."),
- ("A decider calls archival_memory_search without request_heartbeat, and the search finds the answer. "
-  "What happens next in the loop?",
-  ["The loop calls the decider again to write the reply",
+  1, "The alert is the decider's chance to save what matters before the flush at 100 % evicts the oldest messages; the reference packs the unsaved statements into archival notes, with heartbeats, then replies."),
+ ("A decider calls archival_memory_search without request_heartbeat, and the search finds the answer. What happens next in the loop?",
+  ["The step ends, and the user gets no reply yet",
    "The loop sends the best result to the user by itself",
-   "The step ends: the result is in the prompt, no reply is sent",
+   "The loop calls the decider again to write the reply",
    "The search is retried with a heartbeat automatically"],
-  2, "Without a heartbeat a call hands control back to the user. The check rejects such deciders: the "
-     "question step ends without send_message."),
- ("The first page of conversation_search holds only the user's five earlier questions about the offsite "
-  "venue and ends with 'call conversation_search again with page=1'. What should the decider do?",
+  0, "Without a heartbeat a call hands control back to the user. The check rejects such deciders: the question step ends without send_message."),
+ ("The first page of conversation_search holds only the user's five earlier questions about the offsite venue and ends with 'call conversation_search again with page=1'. What should the decider do?",
   ["Answer from the first result, since it ranks best",
    "Say that nothing was found about the offsite venue",
    "Search archival memory with the very same words",
    "Call conversation_search again with page=1"],
-  3, "Questions state nothing, so the first page missed; the statement with the answer is on the next page. "
-     "The page_two scenario grades exactly this."),
- ("A student's next_call raises IndexError on view.last_result.records[0] after a Failed search. "
-  "What does memlib's loop do?",
-  ["It re-raises, and the notebook cell stops with a traceback",
-   "It records a Failed observation and ends the step",
+  3, "Questions state nothing, so the first page missed; the statement with the answer is on the next page. The page_two scenario grades exactly this."),
+ ("A student's next_call raises IndexError on view.last_result.records[0] after a Failed search. What does memlib's loop do?",
+  ["It re-raises, and the cell stops with a traceback",
+   "It switches to the reference decider",
    "It retries next_call until the heartbeat cap is reached",
-   "It switches to the reference decider for that step"],
-  1, "Anything a decider does becomes a Failed observation or a capped step; the exception is kept on "
-     "Trace.policy_errors and the check reports it by scenario and step."),
- ("Every session starts with an empty context; only core and archival memory carry over. A decider "
-  "ignores every pressure alert. How many of the 44 early-session questions does it answer at the end?",
+   "It records a Failed observation and ends the step"],
+  3, "Anything a decider does becomes a Failed observation or a capped step; the exception is kept on Trace.policy_errors and the check reports it by scenario and step."),
+ ("Every session starts with an empty context; only core and archival memory carry over. A decider ignores every pressure alert. How many of the 44 early-session questions does it answer at the end?",
   ["About the same as the decider that saves, 28",
-   "None of them: nothing from those sessions survived",
    "About half, from the recursive summary it kept",
+   "None of them: nothing from those sessions survived",
    "All of them, by searching the conversation"],
-  1, "Measured in notebook 05: 0/44 when ignoring alerts, 28/44 for the reference that saves. The summary "
-     "and the history start fresh with each session, so what was not saved is gone."),
- ("Now one history runs through all sessions (recall storage keeps every message). Ignoring alerts scored "
-  "30/44, saving 27/44. Why does saving not help here?",
+  2, "Measured in notebook 05: 0/44 when ignoring alerts, 28/44 for the reference that saves. The summary and the history start fresh with each session, so what was not saved is gone."),
+ ("Now one history runs through all sessions (recall storage keeps every message). Ignoring alerts scored 30/44, saving 27/44. Why does saving not help here?",
   ["The saved notes were evicted from archival memory",
    "The alert came too late to save anything at all",
    "conversation_search already finds every raw message",
    "Saving under pressure is disabled in recall mode"],
-  2, "A verbatim copy adds nothing that recall storage does not have, and costs calls. What the alert buys "
-     "depends on what else survives: measure it before trusting it."),
+  2, "A verbatim copy adds nothing that recall storage does not have, and costs calls. What the alert buys depends on what else survives: measure it before trusting it."),
 ])
 
 

@@ -17,7 +17,6 @@ from memlib.agent import ToolCall
 from memlib.citations import Citation
 from memlib.course.checking import CheckFailed
 from memlib.course.checks import check_policy, play_scenario, play_sessions
-from memlib.course.checks.nb05_policy import MULTI_SESSION_COST_FACTOR
 from memlib.policies import ReferenceDecider
 from memlib.retrieval import tokenize
 
@@ -434,6 +433,13 @@ def test_what_saving_under_pressure_buys_depends_on_what_survives():
     kept = play_sessions(ReferenceDecider, fresh_sessions=False)
     kept_ignoring = play_sessions(lambda: ReferenceDecider(save_under_pressure=False), fresh_sessions=False)
     no_tools = play_sessions(lambda: ReferenceDecider(memory_tools=False), fresh_sessions=False)
-    assert abs(kept.accuracy - kept_ignoring.accuracy) <= 0.15  # recall storage already keeps every message
+    assert kept_ignoring.correct >= kept.correct  # recall storage already keeps every message
+    assert abs(kept.accuracy - kept_ignoring.accuracy) <= 0.15
     assert no_tools.accuracy < 0.25 < kept.accuracy
-    assert MULTI_SESSION_COST_FACTOR > 1
+    # quiz 05 quotes these runs: keep its numbers true
+    from memlib import datasets
+
+    quiz = " ".join(q.question + " " + q.explanation for q in datasets.load_quiz("05").questions)
+    n = len(saves.answers)
+    assert f"{ignores.correct}/{n} when ignoring alerts, {saves.correct}/{n} for the reference" in quiz
+    assert f"Ignoring alerts scored {kept_ignoring.correct}/{n}, saving {kept.correct}/{n}" in quiz
