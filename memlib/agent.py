@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 TRACE_KINDS = (
-    "append", "pressure", "alert", "evict", "summarize", "flush", "core_edit",
+    "append", "pressure", "alert", "evict", "summarize", "flush", "core_edit", "thought",
     "tool_call", "tool_result", "heartbeat", "send_message",
 )
 
@@ -76,6 +76,8 @@ class ToolCall:
 
     name: str
     arguments: Any = field(default_factory=dict)
+    #: inner monologue: what the decider said to itself before this call (a model's text)
+    thought: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -613,6 +615,8 @@ class Agent:
             result = ToolResult("Failed", f"the policy returned no usable tool call: {exc}", heartbeat=True)
         else:
             result = None
+        if call.thought:
+            trace.add("thought", call.thought, call=call)
         trace.add("tool_call", call.render(), call=call)
         if result is None:
             context = self.memory.context
@@ -635,7 +639,9 @@ class Agent:
             said = self.memory.outbox[-1]  # the words the user read, so conversation_search finds them
         else:
             said = call.render()
-        call_msg = Message.assistant(said, tool_call_id=call_id, name=call.name)
+        arguments = dict(call.arguments) if isinstance(call.arguments, Mapping) else None
+        call_msg = Message.assistant(said, tool_call_id=call_id, name=call.name, arguments=arguments,
+                                     thought=call.thought)
         self._append(call_msg, trace, fallback=call_msg.replace(content=_cut(said, 80)))
         result_msg = Message.tool(result.to_content(), call_id, name=call.name)
         short = ToolResult(result.status, _cut(result.message, 200) + " (cut to fit the context window)")

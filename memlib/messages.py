@@ -35,6 +35,10 @@ class Message:
     tool_call_id: str | None = None
     name: str | None = None
     session_id: str | None = None
+    #: a tool call's arguments exactly as sent (the content shows a shortened rendering)
+    arguments: dict | None = None
+    #: a tool call's inner monologue: what the decider said to itself before calling
+    thought: str = ""
 
     def __post_init__(self):
         if self.role not in ROLES:
