@@ -242,14 +242,14 @@ def _chat_message(message: Message, answered: set) -> dict[str, Any]:
             # Chat APIs reject a call without its result; show it as plain text instead.
             return {"role": "assistant", "content": message.content}
         arguments = message.arguments if message.arguments is not None else {}
-        entry: dict[str, Any] = {
+        # A model's malformed JSON goes back as it was sent, so it can see its own mistake.
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+        return {
             "role": "assistant",
             "content": message.thought or None,
             "tool_calls": [{"id": message.tool_call_id, "type": "function",
-                            "function": {"name": message.name or "unknown",
-                                         "arguments": json.dumps(arguments, ensure_ascii=False)}}],
+                            "function": {"name": message.name or "unknown", "arguments": text}}],
         }
-        return entry
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
     return {"role": message.role, "content": message.content}
