@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 TRACE_KINDS = (
-    "append", "pressure", "alert", "evict", "summarize", "flush", "core_edit",
+    "append", "pressure", "alert", "evict", "summarize", "flush", "core_edit", "thought",
     "tool_call", "tool_result", "heartbeat", "send_message", "policy_error",
 )
 
@@ -77,6 +77,8 @@ class ToolCall:
 
     name: str
     arguments: Any = field(default_factory=dict)
+    #: inner monologue: what the decider said to itself before this call (a model's text)
+    thought: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -403,6 +405,8 @@ class Agent:
             result = ToolResult("Failed", f"the policy returned no usable tool call: {exc}", heartbeat=True)
         else:
             result = None
+        if call.thought:
+            trace.add("thought", call.thought, call=call)
         trace.add("tool_call", call.render(), call=call)
         if result is None:
             context = self.memory.context
@@ -427,7 +431,8 @@ class Agent:
             said = call.render()
         # The prompt shows a shortened rendering; the message keeps the exact arguments
         # as data, so a later reader (a decider, a model, a check) sees what was called.
-        call_msg = Message.assistant(said, tool_call_id=call_id, name=call.name, arguments=call.arguments)
+        call_msg = Message.assistant(said, tool_call_id=call_id, name=call.name, arguments=call.arguments,
+                                     thought=call.thought)
         self._append(call_msg, trace, fallback=call_msg.replace(content=_cut(said, 80)))
         result_msg = Message.tool(result.to_content(), call_id, name=call.name)
         short = ToolResult(result.status, _cut(result.message, 200) + " (cut to fit the context window)")

@@ -41,6 +41,8 @@ class Message:
     name: str | None = None
     session_id: str | None = None
     arguments: Any = field(default=None, compare=False)
+    #: a tool call's inner monologue: what the decider said to itself before calling
+    thought: str = field(default="", compare=False)
 
     def __post_init__(self):
         if self.role not in ROLES:
@@ -87,6 +89,8 @@ class Message:
             del d["arguments"]  # plain messages keep the shape older files have
         elif isinstance(self.arguments, dict):
             d["arguments"] = dict(self.arguments)
+        if not d["thought"]:
+            del d["thought"]
         return d
 
     @classmethod

@@ -568,11 +568,13 @@ def interrupts_of(source) -> list[Interrupt]:
     for trace in _traces_of(source):
         groups: list[list] = [[]]
         for event in trace.events:
-            if event.kind == "tool_call" and groups[-1]:
+            # a call's inner monologue opens its frame, just before the call itself
+            after_thought = event.kind == "tool_call" and groups[-1] and groups[-1][-1].kind == "thought"
+            if event.kind in ("thought", "tool_call") and groups[-1] and not after_thought:
                 groups.append([])
             groups[-1].append(event)
         # frame 0 is the user's message arriving; a trace that starts with a call has none
-        first = 1 if groups[0] and groups[0][0].kind == "tool_call" else 0
+        first = 1 if groups[0] and groups[0][0].kind in ("thought", "tool_call") else 0
         for index, events in enumerate(groups, start=first):
             call = result = None
             for e in events:
@@ -680,6 +682,10 @@ class TraceViewer(_Explorer):
         else:
             render = getattr(f.call, "render", None)
             text = render() if callable(render) else repr(f.call)
+            thought = getattr(f.call, "thought", "")
+            if thought:
+                parts.append(f'<div class="thought"><b>inner monologue</b> <i style="white-space:pre-wrap">'
+                             f'{_esc(_cut(thought, 600))}</i></div>')
             parts.append(f'<div><b>interrupt {f.index}/{calls}</b> · tool call '
                          f'<code class="tool-call">{_esc(text)}</code></div>')
             if f.result is not None:
@@ -693,7 +699,7 @@ class TraceViewer(_Explorer):
             for m in f.spliced:
                 parts.append(f'<pre class="spliced" style="margin:2px 0;padding:4px 6px;background:#f4f6f8;'
                              f'white-space:pre-wrap">[{_esc(m.role)} #{m.id}] {_esc(_cut(m.content, 600))}</pre>')
-        others = [e for e in f.events if e.kind not in ("tool_call", "tool_result", "append")]
+        others = [e for e in f.events if e.kind not in ("thought", "tool_call", "tool_result", "append")]
         if others:
             parts.append('<div style="margin-top:6px"><b>then</b></div>')
             for e in others:
