@@ -48,11 +48,16 @@ def error(status: int, text: str = "scripted error") -> Reply:
 
 
 def search_then_answer(request: dict) -> Reply:
-    """A tiny deterministic 'model': search archival memory for the user's words, then answer from the hit."""
+    """A tiny deterministic 'model': archive what the user states; for a question, search, then answer from the hit."""
     last = request["messages"][-1]
+    if last["role"] == "user" and not last["content"].rstrip().endswith("?"):
+        return completion("A statement: archive it in case it matters later.",
+                          [("archival_memory_insert", {"content": last["content"], "request_heartbeat": True})])
     if last["role"] == "user":
         return completion("The user asks something I may have archived; search first.",
                           [("archival_memory_search", {"query": last["content"], "request_heartbeat": True})])
+    if last["role"] == "tool" and json.loads(last["content"]).get("message", "").startswith("archived"):
+        return completion(None, [("send_message", {"message": "Noted."})])
     if last["role"] == "tool":
         result = json.loads(last["content"])
         text = result.get("message", "")

@@ -204,3 +204,23 @@ def test_api_key_is_sent_as_bearer():
         Agent(policy_for(server, api_key="sk-test"), MemorySystem.create(window=2048)).step("Hi")
     headers = {k.lower(): v for k, v in server.headers[0].items()}
     assert headers["authorization"] == "Bearer sk-test"
+
+
+@pytest.mark.slow
+def test_notebook_05_runs_its_model_section_against_the_test_server(tmp_path):
+    """With the variables set, nbval runs notebook 05's model cells for real (without them, test_notebooks runs it)."""
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    notebook = Path(__file__).resolve().parents[1] / "solutions" / "05_who_decides.ipynb"
+    shutil.copy(notebook, tmp_path / notebook.name)
+    with ChatServer(responder=search_then_answer) as server:
+        env = {**os.environ, "MEMLIB_LLM_BASE_URL": server.base_url, "MEMLIB_LLM_MODEL": "test-model"}
+        run = subprocess.run([sys.executable, "-m", "pytest", "--nbval-lax", "-q", "-p", "no:cacheprovider",
+                              notebook.name], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    # the page-fault scenario and the ten sessions went through the model: hundreds of requests
+    assert len(server.requests) > 100
+    assert all(r["model"] == "test-model" and r["tools"] for r in server.requests)
