@@ -116,7 +116,10 @@ def test_the_echo_model_answers_from_archival_memory():
     with ChatServer(responder=search_then_answer) as server:
         memory = MemorySystem.create(window=2048)
         memory.archival.insert("Maya is allergic to peanuts", session_id="s1", turn_id=3)
-        trace = Agent(policy_for(server), memory).step("Maya allergic")
+        agent = Agent(policy_for(server), memory)
+        stated = agent.step("Ada takes the 7:15 train.")
+        trace = agent.step("What is Maya allergic to?")
+    assert stated.reply == "Noted." and [r.text for r in memory.archival][-1] == "Ada takes the 7:15 train."
     assert "peanuts" in trace.reply and "arc-" in trace.reply
 
 
