@@ -23,8 +23,9 @@ def test_segments_add_up_to_the_window():
     fill(ctx, 3)
     seg = ctx.segments()
     assert sum(seg.values()) == 500
-    assert seg["system"] == count("You are terse.")
+    assert seg["system"] == count("<system>\nYou are terse.\n</system>\n")  # the tags are in the prompt too
     assert seg["messages"] == sum(ctx.message_tokens(m) for m in ctx.messages)
+    assert count(ctx.render()) == ctx.used
 
 
 def test_warning_at_70_percent_then_flush_to_about_half():
