@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from memlib.archival import ArchivalRecord, ArchivalStore, utcnow
-from memlib.context import ContextOverflowError, MainContext
+from memlib.context import MainContext
 from memlib.core_memory import CoreMemory, CoreMemoryError
 from memlib.messages import Message
 from memlib.recall import RecallStore, parse_day

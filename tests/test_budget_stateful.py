@@ -10,6 +10,8 @@ equal `used`, and `used` must stay within the window.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -63,16 +65,23 @@ def snapshot(memory: MemorySystem):
 class BudgetMachine(RuleBasedStateMachine):
     @initialize(window=st.sampled_from([128, 200, 256, 512]),
                 inner=st.sampled_from(["none", "truncating", "extractive", "greedy"]),
-                limit=st.sampled_from([50, 300, 2000]))
-    def setup(self, window, inner, limit):
+                limit=st.sampled_from([50, 300, 2000]), on_disk=st.booleans())
+    def setup(self, window, inner, limit, on_disk):
         inner = {"none": NoSummarizer(), "truncating": TruncatingSummarizer(),
                  "extractive": ExtractiveSummarizer(), "greedy": Greedy()}[inner]
         self.summarizer = FlakySummarizer(inner)
         reserve = 0 if isinstance(inner, NoSummarizer) else window // 8
         self.core = CoreMemory.default(limit=limit)
+        self.folder = recall = archival = None
+        if on_disk:  # the same rules with the SQLite stores underneath
+            from memlib.storage import SQLiteArchivalStore, SQLiteRecallStore
+
+            self.folder = tempfile.mkdtemp(prefix="memlib-stateful-")
+            recall = SQLiteRecallStore(os.path.join(self.folder, "r.db"), synchronous="NORMAL")
+            archival = SQLiteArchivalStore(os.path.join(self.folder, "a.db"), synchronous="NORMAL")
         ctx = MainContext(window=window, system_prompt="sys", core_memory=self.core,
-                          summarizer=self.summarizer, summary_tokens=reserve)
-        self.memory = MemorySystem(context=ctx)
+                          summarizer=self.summarizer, summary_tokens=reserve, recall=recall)
+        self.memory = MemorySystem(context=ctx, archival=archival)
         self.appended: list[str] = []
 
     @property
@@ -163,6 +172,12 @@ class BudgetMachine(RuleBasedStateMachine):
     @rule()
     def toggle_summarizer(self):
         self.summarizer.failing = not self.summarizer.failing
+
+    def teardown(self):
+        if getattr(self, "folder", None):
+            self.memory.recall.close()
+            self.memory.archival.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     @invariant()
     def budget_is_the_rendered_prompt(self):
