@@ -1324,8 +1324,9 @@ def _recover_save(target: Path) -> None:
         _fsync_dir(parent)
     if old.exists() and target.exists():
         shutil.rmtree(old, ignore_errors=True)
-    for leftover in parent.glob(f".{target.name}.saving-*"):
-        pid = leftover.name[len(f".{target.name}.saving-"):].split("-", 1)[0]
+    prefix = f".{target.name}.saving-"
+    for leftover in [p for p in parent.iterdir() if p.name.startswith(prefix)]:  # no glob: names may hold [ ]
+        pid = leftover.name[len(prefix):].split("-", 1)[0]
         if pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(leftover, ignore_errors=True)
 
