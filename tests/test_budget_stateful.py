@@ -15,7 +15,7 @@ import tempfile
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from memlib.context import ContextOverflowError, MainContext
 from memlib.core_memory import Block, CoreMemory, CoreMemoryError
@@ -195,8 +195,13 @@ class BudgetMachine(RuleBasedStateMachine):
         assert queue == [m.id for m in self.memory.recall][len(conversation) - len(queue):]
 
 
-BudgetMachine.TestCase.settings = settings(
-    max_examples=int(os.environ.get("MEMLIB_STATEFUL_EXAMPLES", "60")), stateful_step_count=30,
-    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
-test_budget_state_machine = BudgetMachine.TestCase
+EXAMPLES = int(os.environ.get("MEMLIB_STATEFUL_EXAMPLES", "60"))
+
+
+def test_budget_state_machine():
+    STATES["n"] = 0
+    run_state_machine_as_test(BudgetMachine, settings=settings(
+        max_examples=EXAMPLES, stateful_step_count=30, deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
+    print(f"budget state machine: {EXAMPLES} examples, {STATES['n']} states checked")
+    assert STATES["n"] >= EXAMPLES
