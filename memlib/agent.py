@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from memlib.context import ContextOverflowError, MainContext
 from memlib.messages import Message
-from memlib.tools import MemorySystem, ToolResult, dispatch
+from memlib.tools import MemorySystem, ToolResult, dispatch, result_message
 
 __all__ = [
     "Agent",
@@ -434,9 +434,7 @@ class Agent:
         call_msg = Message.assistant(said, tool_call_id=call_id, name=call.name, arguments=call.arguments,
                                      thought=call.thought)
         self._append(call_msg, trace, fallback=call_msg.replace(content=_cut(said, 80)))
-        result_msg = Message.tool(result.to_content(), call_id, name=call.name)
-        short = ToolResult(result.status, _cut(result.message, 200) + " (cut to fit the context window)")
-        self._append(result_msg, trace, fallback=result_msg.replace(content=short.to_content()))
+        self._append(result_message(result, call_id, call.name, self.memory.context), trace)
 
     def _append(self, message: Message, trace: Trace, fallback: Message | None = None) -> Message:
         context = self.memory.context

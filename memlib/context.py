@@ -8,6 +8,16 @@ pass 100 %, a flush that evicts the oldest messages until the prompt is back
 near 50 %, folds them into the summary and leaves them in recall storage.
 This module decides what is evicted; it does not decide what to remember
 (that is the agent's job when it sees the warning).
+
+The budget is the prompt itself: `used` is the token count of exactly what
+`render()` returns, tags and role prefixes included. The prompt is a run of
+pieces (the system section, the core-memory section, the summary section,
+one line per message), each starting with a non-space character and ending
+with a newline; cl100k never merges tokens across such a boundary, so the
+pieces' counts add up to the count of the whole text and each piece is
+counted once, when it changes. Every change is all or nothing: a flush whose
+summarizer raises, or a core edit the window cannot hold, leaves the context
+exactly as it was.
 """
 
 from __future__ import annotations
@@ -27,8 +37,12 @@ DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with a small main context and a large external memory. "
     "Use your memory tools to save what matters and to look up what is no longer in view."
 )
-# Chat APIs frame each message with a few tokens (role markers, separators).
+# Chat APIs frame each message with a few tokens (role markers, separators); the
+# rendered "[role] ...\n" line costs about this much more than its text (2-4 tokens;
+# message_tokens() gives the exact figure the budget uses).
 MESSAGE_OVERHEAD = 3
+# Marks core memory as not counted yet (a version no core memory has).
+_UNCOUNTED = object()
 
 
 class ContextOverflowError(ValueError):
@@ -81,7 +95,7 @@ class MainContext:
             raise TypeError("summarizer must have a summarize(previous, evicted, max_tokens) method")
         self.window = window
         self.system_prompt = system_prompt
-        self.core_memory = core_memory
+        self._core_memory = core_memory
         self.summarizer = summarizer if summarizer is not None else NoSummarizer()
         self.recall = recall if recall is not None else RecallStore()
         self.warn_at, self.flush_at, self.evict_to = warn_at, flush_at, evict_to
@@ -95,7 +109,8 @@ class MainContext:
         self.summary_tokens = summary_tokens
         self.summary = ""
         self._summary_used = 0
-        self._system_used = counter(system_prompt)
+        self._summary_frame = counter(_summary_piece("-")) - counter("-")
+        self._system_used = counter(_system_piece(system_prompt))
         self._queue: deque[tuple[Message, int]] = deque()
         self._messages_used = 0
         self._core_version = None
@@ -109,6 +124,27 @@ class MainContext:
                 f"reserve ({self.summary_tokens}) leave no room for messages in a {window}-token "
                 "window; use a bigger window or a smaller summary_tokens"
             )
+        _attach(core_memory, self)
+
+    @property
+    def core_memory(self):
+        """The core memory in the prompt. A CoreMemory tells its context about every
+        edit, so even an edit made directly on it can never overflow the window."""
+        return self._core_memory
+
+    @core_memory.setter
+    def core_memory(self, core_memory) -> None:
+        previous = self._core_memory
+        self._core_memory, self._core_version = core_memory, _UNCOUNTED
+        try:
+            self.core_changed()
+        except BaseException:
+            self._core_memory, self._core_version = previous, _UNCOUNTED
+            self.core_changed()
+            raise
+        if previous is not core_memory:
+            _detach(previous, self)
+            _attach(core_memory, self)
 
     # -- sizes ---------------------------------------------------------------
     @property
@@ -142,7 +178,17 @@ class MainContext:
         return parts
 
     def message_tokens(self, message: Message) -> int:
-        return self.counter(message.content) + MESSAGE_OVERHEAD
+        """Tokens `message` takes in the prompt: its whole rendered line."""
+        return self.counter(_message_line(message))
+
+    def room(self, message: Message) -> int:
+        """The most tokens `message` could take if appended now, after the deepest flush."""
+        protected = 0
+        groups = self._groups()
+        if message.role == "tool" and groups and groups[-1][0][0].tool_call_id == message.tool_call_id:
+            protected = sum(t for _, t in groups[-1])
+        after_flush = self.limit - self._fixed - max(self.summary_tokens, self._summary_used) - protected
+        return max(self.limit - self.used, after_flush)
 
     # -- changes -------------------------------------------------------------
     def append(self, message: Message) -> list[Event]:
@@ -156,9 +202,14 @@ class MainContext:
         new: list[Event] = []
         new += self._refresh_core()
         tokens = self.message_tokens(message)
+        plan = None
         if self.used + tokens > self.limit:
-            new += self._flush(incoming=message, incoming_tokens=tokens)
+            plan = self._plan_flush(incoming=message, incoming_tokens=tokens)
+        # The durable write comes before any change here: if recall storage (or
+        # the summarizer, above) fails, the context is exactly as it was.
         stored = self.recall.add(message)
+        if plan is not None:
+            new += self._apply_flush(plan)
         self._queue.append((stored, tokens))
         self._messages_used += tokens
         new.append(self._event("append", f"{stored.role} message #{stored.id} ({tokens} tokens)", stored))
@@ -168,15 +219,38 @@ class MainContext:
 
     def flush(self) -> list[Event]:
         """Evict down to the target now, as if the window had filled."""
-        new = self._refresh_core() + self._flush(incoming=None, incoming_tokens=0)
+        new = self._refresh_core()
+        new += self._apply_flush(self._plan_flush(incoming=None, incoming_tokens=0))
         self.events += new
         return new
 
     def core_changed(self) -> list[Event]:
-        """Recount core memory after an edit, flushing if the prompt now overflows."""
-        new = self._refresh_core()
-        if self.used > self.limit:
-            new += self._flush(incoming=None, incoming_tokens=0)
+        """Recount core memory after an edit, flushing if the prompt now overflows.
+
+        All or nothing: if even evicting every message cannot make room for the
+        new core memory (or the summarizer raises), ContextOverflowError (or the
+        summarizer's error) is raised and the context is unchanged; the
+        CoreMemory that reported the edit then undoes it.
+        """
+        state = self._core_state()
+        if state is None:
+            return []
+        tokens, version = state
+        plan = None
+        fixed = self._system_used + tokens
+        if fixed + max(self.summary_tokens, self._summary_used) >= self.limit:
+            # The same rule as at construction: some room must stay for messages.
+            raise ContextOverflowError(
+                f"core memory would take {tokens} tokens: with the system prompt ({self._system_used}) "
+                f"and the summary reserve ({self.summary_tokens}) that leaves no room for messages in "
+                f"the {self.limit}-token limit of the window: edit undone. Condense the block with "
+                "core_memory_replace or move details to archival_memory_insert."
+            )
+        if fixed + self._summary_used + self._messages_used > self.limit:
+            plan = self._plan_flush(incoming=None, incoming_tokens=0, fixed=fixed, core_tokens=tokens)
+        new = self._set_core(tokens, version)
+        if plan is not None:
+            new += self._apply_flush(plan)
         self.events += new
         return new
 
@@ -196,7 +270,7 @@ class MainContext:
         if missing:
             raise ValueError(f"messages {missing[:5]} are not in recall storage; add them there first")
         queue = deque((m, self.message_tokens(m)) for m in messages)
-        summary_used = self.counter(summary) if summary else 0
+        summary_used = self.counter(_summary_piece(summary)) if summary else 0
         total = self._fixed + summary_used + sum(t for _, t in queue)
         if total > self.limit:
             raise ValueError(f"the restored context would use {total} tokens, over its {self.limit}-token limit")
@@ -205,17 +279,27 @@ class MainContext:
         self._warned = self.used >= self.warn_at * self.window
 
     def _refresh_core(self) -> list[Event]:
-        if self.core_memory is None:
-            return []
-        version = getattr(self.core_memory, "version", None)
+        state = self._core_state()
+        return self._set_core(*state) if state is not None else []
+
+    def _core_state(self):
+        """(tokens, version) of core memory now, or None if nothing changed since the last count."""
+        if self._core_memory is None:
+            if self._core_used:
+                return 0, None
+            return None
+        version = getattr(self._core_memory, "version", None)
         if version is not None and version == self._core_version:
-            return []
+            return None
+        return self.counter(_core_piece(self._core_memory.render())), version
+
+    def _set_core(self, tokens: int, version) -> list[Event]:
         before = self._core_used
-        self._core_used = self.counter(self.core_memory.render())
+        self._core_used = tokens
         self._core_version = version
-        if self._core_version is None or before == self._core_used:
+        if version is None or before == tokens:
             return []
-        return [self._event("core_edit", f"core memory {before} -> {self._core_used} tokens", None)]
+        return [self._event("core_edit", f"core memory {before} -> {tokens} tokens", None)]
 
     def _groups(self):
         """The queue cut into eviction units: a tool call travels with its results."""
@@ -228,7 +312,12 @@ class MainContext:
                 groups.append([item])
         return groups
 
-    def _flush(self, incoming: Message | None, incoming_tokens: int) -> list[Event]:
+    def _plan_flush(self, incoming: Message | None, incoming_tokens: int, fixed: int | None = None,
+                    core_tokens: int | None = None):
+        """What a flush would evict and the summary it would leave, computed without
+        changing anything (so a failure, e.g. a summarizer that raises, changes nothing).
+        `fixed` is system + core memory as they are about to be (a core edit)."""
+        fixed = self._fixed if fixed is None else fixed
         groups = self._groups()
         # A tool result must not be parted from its call: the call's group stays.
         protected = None
@@ -241,12 +330,20 @@ class MainContext:
         remaining = self._messages_used
         evict: list[list[tuple[Message, int]]] = []
         for group in groups:
-            if self._fixed + reserve + remaining + incoming_tokens <= target:
+            if fixed + reserve + remaining + incoming_tokens <= target:
                 break
             evict.append(group)
             remaining -= sum(t for _, t in group)
-        if self._fixed + max(reserve, self._summary_used) + remaining + incoming_tokens > self.limit:
+        if fixed + max(reserve, self._summary_used) + remaining + incoming_tokens > self.limit:
             kept = sum(t for _, t in protected) if protected else 0
+            if core_tokens is not None:
+                raise ContextOverflowError(
+                    f"core memory would take {core_tokens} tokens: with the system prompt "
+                    f"({self._system_used}) and the summary reserve ({reserve}) it cannot fit the "
+                    f"{self.limit}-token limit of the window even with every message evicted: edit "
+                    "undone. Condense the block with core_memory_replace or move details to "
+                    "archival_memory_insert."
+                )
             raise ContextOverflowError(
                 f"a message of {incoming_tokens} tokens cannot fit: the window is {self.window} "
                 f"tokens, system + core memory take {self._fixed}, the summary reserve "
@@ -254,37 +351,48 @@ class MainContext:
                 "archive it with archival_memory_insert, or use a bigger window."
             )
         if not evict:
+            return None
+        items = [item for group in evict for item in group]
+        return items, self._new_summary([m for m, _ in items])
+
+    def _apply_flush(self, plan) -> list[Event]:
+        """Carry out a plan from _plan_flush; nothing in here can fail."""
+        if plan is None:
             return []
+        items, (summary, tokens, note) = plan
         new: list[Event] = []
-        evicted_messages: list[Message] = []
-        for group in evict:
-            for message, tokens in group:
-                self._queue.popleft()
-                self._messages_used -= tokens
-                evicted_messages.append(message)
-                new.append(self._event("evict", f"{message.role} message #{message.id} -> recall storage", message))
-        summary_events = self._resummarize(evicted_messages)
-        new += summary_events
-        new.append(self._event("flush", f"evicted {len(evicted_messages)} messages, prompt now {self.used} tokens", None))
+        for message, tokens_of_message in items:
+            self._queue.popleft()
+            self._messages_used -= tokens_of_message
+            new.append(self._event("evict", f"{message.role} message #{message.id} -> recall storage", message))
+        if summary != self.summary or note:
+            self.summary, self._summary_used = summary, tokens
+            new.append(self._event("summarize", f"summary now {tokens} tokens{note}", None))
+        new.append(self._event("flush", f"evicted {len(items)} messages, prompt now {self.used} tokens", None))
         self._warned = False
         return new
 
-    def _resummarize(self, evicted: list[Message]) -> list[Event]:
-        summary = self.summarizer.summarize(self.summary, evicted, self.summary_tokens)
+    def _new_summary(self, evicted: list[Message]) -> tuple[str, int, str]:
+        """(summary, its tokens in the prompt, note) after folding in `evicted`."""
+        budget = max(0, self.summary_tokens - self._summary_frame)
+        summary = self.summarizer.summarize(self.summary, evicted, budget)
         if not isinstance(summary, str):
             raise TypeError(f"{self.summarizer!r} returned {type(summary).__name__}, expected a str")
-        tokens = self.counter(summary)
+        tokens = self._summary_piece_tokens(summary)
         note = ""
         if tokens > self.summary_tokens:
             # A summarizer that ignores its budget must not overflow the window:
             # keep its newest lines that fit, and say so in the event.
-            summary = fit_newest_lines(summary.splitlines(), self.summary_tokens)
-            note = f" (summarizer returned {tokens} tokens, over its {self.summary_tokens}; truncated)"
-            tokens = self.counter(summary)
-        if summary == self.summary and not note:
-            return []
-        self.summary, self._summary_used = summary, tokens
-        return [self._event("summarize", f"summary now {tokens} tokens{note}", None)]
+            returned = self.counter(summary)
+            summary = fit_newest_lines(summary.splitlines(), budget)
+            while summary and self._summary_piece_tokens(summary) > self.summary_tokens:
+                summary = summary.split("\n", 1)[1] if "\n" in summary else ""
+            note = f" (summarizer returned {returned} tokens, over its {budget}; truncated)"
+            tokens = self._summary_piece_tokens(summary)
+        return summary, tokens, note
+
+    def _summary_piece_tokens(self, summary: str) -> int:
+        return self.counter(_summary_piece(summary)) if summary else 0
 
     def _check_pressure(self) -> list[Event]:
         if self._warned or self.used < self.warn_at * self.window:
@@ -297,14 +405,17 @@ class MainContext:
 
     # -- the prompt ----------------------------------------------------------
     def render(self) -> str:
-        """The prompt as text: system, core memory, summary, then the queue."""
-        parts = [f"<system>\n{self.system_prompt}\n</system>"]
-        if self.core_memory is not None:
-            parts.append(f"<core_memory>\n{self.core_memory.render()}\n</core_memory>")
+        """The prompt as text: system, core memory, summary, then the queue.
+
+        Its token count is exactly `used`.
+        """
+        parts = [_system_piece(self.system_prompt)]
+        if self._core_memory is not None:
+            parts.append(_core_piece(self._core_memory.render()))
         if self.summary:
-            parts.append(f"<summary>\n{self.summary}\n</summary>")
-        parts += [f"[{m.role}] {m.content}" for m, _ in self._queue]
-        return "\n".join(parts)
+            parts.append(_summary_piece(self.summary))
+        parts += [_message_line(m) for m, _ in self._queue]
+        return "".join(parts)
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -312,3 +423,36 @@ class MainContext:
     def __repr__(self) -> str:
         return (f"MainContext({self.used}/{self.window} tokens, {len(self._queue)} messages, "
                 f"summary {self._summary_used} tokens, {len(self.recall)} in recall)")
+
+
+# -- the pieces of the prompt ---------------------------------------------------
+# Each starts with a non-space character and ends with a newline, so their token
+# counts add up exactly to the count of the rendered prompt (see the module docstring).
+
+
+def _system_piece(system_prompt: str) -> str:
+    return f"<system>\n{system_prompt}\n</system>\n"
+
+
+def _core_piece(core_text: str) -> str:
+    return f"<core_memory>\n{core_text}\n</core_memory>\n"
+
+
+def _summary_piece(summary: str) -> str:
+    return f"<summary>\n{summary}\n</summary>\n"
+
+
+def _message_line(message: Message) -> str:
+    return f"[{message.role}] {message.content}\n"
+
+
+def _attach(core_memory, context: MainContext) -> None:
+    attach = getattr(core_memory, "attach", None)
+    if callable(attach):
+        attach(context)
+
+
+def _detach(core_memory, context: MainContext) -> None:
+    detach = getattr(core_memory, "detach", None)
+    if callable(detach):
+        detach(context)
