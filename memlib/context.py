@@ -175,6 +175,10 @@ class Event:
 class MainContext:
     """The prompt as memory: fixed window, segments, pressure and eviction.
 
+    `profile` picks a paging policy from `PROFILES` ("paper", "memgpt",
+    "letta") or takes a `PagingProfile`; without one, `warn_at`, `flush_at`
+    and `evict_to` describe a paper-shaped policy (the paper's numbers by default).
+
     Example:
         >>> ctx = MainContext(window=600)
         >>> for i in range(40):
