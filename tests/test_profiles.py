@@ -206,6 +206,10 @@ def test_profile_figure_and_table_come_from_real_replays():
     ex = ProfileExplorer(messages, window=400)
     rows = ex.goto(50)
     assert [r["profile"] for r in rows] == ["paper", "memgpt", "letta"] and rows[2]["warnings"] == 0
+    assert ex.step(3)[0]["tokens used"] == h["paper"][53].used and ex.position == 53
+    assert ex.back(100) and ex.position == 0
+    with pytest.raises(ValueError, match="upto must be an int from 0 to 120"):
+        profile_comparison(h, upto=121)
     assert "<td" in table_html(rows)
     r = evaluate_profile("letta")
     assert r.profile == "letta" and r.warnings == 0 and r.evictions > 0 and 0 < r.retained < 1

@@ -157,12 +157,17 @@ class ProfileExplorer(_Explorer):
             raise ValueError("ProfileExplorer needs at least one message")
         self.position = self.turns
         self._slider = w.IntSlider(value=self.turns, min=0, max=self.turns, description="turn",
-                                   continuous_update=False, layout=w.Layout(width="70%"))
+                                   continuous_update=False, layout=w.Layout(width="60%"))
+        self._back_button = w.Button(description="◀ back", tooltip="one turn back")
+        self._step_button = w.Button(description="step ▶", tooltip="one turn forward")
         self._table = w.HTML()
         self._out = w.Output()
         self._slider.observe(lambda change: self.goto(change["new"]) if change["new"] != self.position else None,
                              names="value")
-        self._container = w.VBox([self._slider, self._out, self._table])
+        self._back_button.on_click(lambda _button: self.back())
+        self._step_button.on_click(lambda _button: self.step())
+        self._container = w.VBox([w.HBox([self._slider, self._back_button, self._step_button]),
+                                  self._out, self._table])
         self._render()
 
     def goto(self, turn: int) -> list[dict]:
@@ -171,6 +176,18 @@ class ProfileExplorer(_Explorer):
         self._slider.value = self.position
         self._render()
         return profile_state_rows(self.histories, self.position)
+
+    def step(self, n: int = 1) -> list[dict]:
+        """`n` turns forward (stops at the end)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        return self.goto(min(self.position + n, self.turns))
+
+    def back(self, n: int = 1) -> list[dict]:
+        """`n` turns back (stops at turn 0)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        return self.goto(max(self.position - n, 0))
 
     def _render(self) -> None:
         self._show(profile_comparison(self.histories, upto=self.position))
