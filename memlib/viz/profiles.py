@@ -119,7 +119,8 @@ def profile_comparison(histories: Mapping[str, list[Snapshot]], *, upto: int | N
     fig.update_yaxes(range=[0, window * 1.08], row=1, col=1, title=dict(text="tokens"))
     fig.update_layout(
         template=TEMPLATE, height=height, hovermode="closest",
-        title=dict(text=title or f"one conversation, three paging profiles ({window}-token window)", x=0.01),
+        title=dict(text=title or (f"one conversation, three paging profiles ({window}-token window)"
+                                  + ("" if upto == last_turn else f", up to turn {upto} of {last_turn}")), x=0.01),
         legend=dict(orientation="h", y=-0.2, x=0), margin=dict(l=50, r=20, t=80, b=40),
     )
     return fig
