@@ -2,10 +2,14 @@
 
 The window holds, in order, the system prompt, core memory, the recursive
 summary and a FIFO queue of messages. Appending counts only the new message
-(running totals, never a re-tokenisation of the whole prompt). The policy is
-MemGPT's: a warning at 70 % of the window, and when the next message would
-pass 100 %, a flush that evicts the oldest messages until the prompt is back
-near 50 %, folds them into the summary and leaves them in recall storage.
+(running totals, never a re-tokenisation of the whole prompt). The default
+policy uses the MemGPT paper's example numbers: a warning at 70 % of the
+window, and when the next message would pass 100 %, a flush that evicts the
+oldest messages until the prompt is back near 50 %, folds them into the
+summary and leaves them in recall storage. `PROFILES` holds that policy and
+the two its authors actually shipped (MemGPT's research code and the last
+Letta server), each with the source of its numbers; `MainContext(window,
+profile="memgpt")` picks one.
 This module decides what is evicted; it does not decide what to remember
 (that is the agent's job when it sees the warning).
 
@@ -31,7 +35,8 @@ from memlib.recall import RecallStore
 from memlib.summarize import NoSummarizer, Summarizer, fit_newest_lines
 from memlib.tokens import count
 
-__all__ = ["MainContext", "ContextOverflowError", "Event", "DEFAULT_SYSTEM_PROMPT", "MESSAGE_OVERHEAD"]
+__all__ = ["MainContext", "ContextOverflowError", "Event", "DEFAULT_SYSTEM_PROMPT", "MESSAGE_OVERHEAD",
+           "PagingProfile", "PROFILES", "select_eviction"]
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with a small main context and a large external memory. "
@@ -43,6 +48,121 @@ DEFAULT_SYSTEM_PROMPT = (
 MESSAGE_OVERHEAD = 3
 # Marks core memory as not counted yet (a version no core memory has).
 _UNCOUNTED = object()
+
+
+@dataclass(frozen=True)
+class PagingProfile:
+    """Whose paging policy: when the agent is warned, when eviction starts, how much goes.
+
+    - `warn_at`: share of the window at which the agent gets one memory-pressure
+      warning per period (a period ends with an eviction); None: never warned.
+    - `trigger`: "before_append" evicts when the next message would push the
+      prompt past `trigger_at` x window; "after_append" evicts once the prompt
+      has passed `trigger_at` x window.
+    - `evict`: "to_share" evicts the oldest messages until the prompt is at
+      `amount` x window; "token_share" evicts the oldest `amount` of the
+      message tokens; "count_share" evicts the oldest `amount` of the messages
+      by count. `keep_last` newest messages are never chosen by the profile.
+    - `source`: where the numbers come from, so the course can say whose they are.
+
+    Whatever the profile, a tool call is never parted from its result, and if
+    the profile's share leaves no room for the next message, more of the
+    oldest messages go (memlib never overflows and never drops a message).
+    """
+
+    name: str
+    source: str
+    warn_at: float | None
+    trigger: str
+    trigger_at: float
+    evict: str
+    amount: float
+    keep_last: int = 0
+
+    def __post_init__(self):
+        if self.trigger not in ("before_append", "after_append"):
+            raise ValueError(f"trigger must be 'before_append' or 'after_append', got {self.trigger!r}")
+        if self.evict not in ("to_share", "token_share", "count_share"):
+            raise ValueError(f"evict must be 'to_share', 'token_share' or 'count_share', got {self.evict!r}")
+        if not 0 < self.amount < 1 or not 0 < self.trigger_at <= 1:
+            raise ValueError(f"need 0 < amount < 1 and 0 < trigger_at <= 1, got {self.amount}, {self.trigger_at}")
+        if self.warn_at is not None and not 0 < self.warn_at <= 1:
+            raise ValueError(f"warn_at must be in (0, 1] or None, got {self.warn_at}")
+        if not isinstance(self.keep_last, int) or self.keep_last < 0:
+            raise ValueError(f"keep_last must be an int >= 0, got {self.keep_last!r}")
+
+    def __repr__(self) -> str:
+        warn = "no warning" if self.warn_at is None else f"warn {self.warn_at:.0%}"
+        how = {"to_share": f"evict to {self.amount:.0%} of the window",
+               "token_share": f"evict oldest {self.amount:.0%} of message tokens",
+               "count_share": f"evict oldest {self.amount:.0%} of messages by count"}[self.evict]
+        keep = f", keep last {self.keep_last}" if self.keep_last else ""
+        when = "next message would pass" if self.trigger == "before_append" else "usage passes"
+        return f"PagingProfile({self.name}: {warn}; when {when} {self.trigger_at:.0%}, {how}{keep})"
+
+
+#: The three paging policies the course compares; `source` says whose numbers they are.
+PROFILES = {
+    "paper": PagingProfile(
+        "paper", "MemGPT paper, arXiv:2310.08560 v2, section 2 (example values, 'e.g.')",
+        warn_at=0.7, trigger="before_append", trigger_at=1.0, evict="to_share", amount=0.5),
+    "memgpt": PagingProfile(
+        "memgpt", "MemGPT research code 0.3.25, memgpt/constants.py: MESSAGE_SUMMARY_WARNING_FRAC, "
+        "MESSAGE_SUMMARY_TRUNC_TOKEN_FRAC, MESSAGE_SUMMARY_TRUNC_KEEP_N_LAST",
+        warn_at=0.75, trigger="before_append", trigger_at=1.0, evict="token_share", amount=0.75, keep_last=3),
+    "letta": PagingProfile(
+        "letta", "last Letta server (letta-ai/letta 56ba9c25): SUMMARIZATION_TRIGGER_MULTIPLIER, "
+        "partial_evict_summarizer_percentage, send_memory_warning_message=False",
+        warn_at=None, trigger="after_append", trigger_at=0.9, evict="count_share", amount=0.30),
+}
+
+
+def select_eviction(profile: PagingProfile, group_sizes: list[tuple[int, int]], *, fixed: int,
+                    incoming: int, window: int, limit: int) -> int:
+    """How many of the oldest eviction units the profile evicts.
+
+    `group_sizes` lists each unit (a message, or a tool call with its results)
+    oldest first as (messages, tokens). `fixed` is what cannot be evicted
+    (system prompt, core memory, summary reserve), `incoming` the tokens of the
+    message about to be added, `limit` the hard ceiling the prompt must stay under.
+
+    Example:
+        >>> units = [(1, 100)] * 10                       # ten messages of 100 tokens
+        >>> select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1100, limit=1100)
+        3
+        >>> select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1100, limit=1100)
+        7
+    """
+    tokens = [t for _, t in group_sizes]
+    total = sum(tokens)
+    n = 0
+    if profile.evict == "to_share":
+        target, remaining = int(profile.amount * window), total
+        while n < len(tokens) and fixed + remaining + incoming > target:
+            remaining -= tokens[n]
+            n += 1
+    else:
+        # Units holding one of the newest keep_last messages are not candidates.
+        candidates, kept = len(group_sizes), 0
+        while candidates and kept < profile.keep_last:
+            candidates -= 1
+            kept += group_sizes[candidates][0]
+        if profile.evict == "token_share":
+            goal, freed = profile.amount * total, 0
+            while n < candidates and freed < goal:
+                freed += tokens[n]
+                n += 1
+        else:
+            goal, gone = max(1, round(profile.amount * sum(c for c, _ in group_sizes))), 0
+            while n < candidates and gone < goal:
+                gone += group_sizes[n][0]
+                n += 1
+    # The profile's share may leave no room for the next message: take more, oldest first.
+    remaining = total - sum(tokens[:n])
+    while n < len(tokens) and fixed + remaining + incoming > limit:
+        remaining -= tokens[n]
+        n += 1
+    return n
 
 
 class ContextOverflowError(ValueError):
@@ -69,6 +189,10 @@ class Event:
 class MainContext:
     """The prompt as memory: fixed window, segments, pressure and eviction.
 
+    `profile` picks a paging policy from `PROFILES` ("paper", "memgpt",
+    "letta") or takes a `PagingProfile`; without one, `warn_at`, `flush_at`
+    and `evict_to` describe a paper-shaped policy (the paper's numbers by default).
+
     Example:
         >>> ctx = MainContext(window=600)
         >>> for i in range(40):
@@ -81,12 +205,29 @@ class MainContext:
                  core_memory=None, summarizer: Summarizer | None = None,
                  recall: RecallStore | None = None, warn_at: float = 0.7,
                  flush_at: float = 1.0, evict_to: float = 0.5,
-                 summary_tokens: int | None = None, counter: Callable[[str], int] = count):
+                 summary_tokens: int | None = None, counter: Callable[[str], int] = count,
+                 profile: str | PagingProfile | None = None):
         if not isinstance(window, int) or isinstance(window, bool) or window < 64:
             raise ValueError(f"window must be an int of at least 64 tokens, got {window!r}")
+        # A profile sets the thresholds itself; explicit thresholds build a paper-shaped policy.
+        if profile is not None:
+            if (warn_at, flush_at, evict_to) != (0.7, 1.0, 0.5):
+                raise ValueError("pass either profile= or explicit warn_at/flush_at/evict_to, not both")
+            if isinstance(profile, str):
+                if profile not in PROFILES:
+                    raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
+                profile = PROFILES[profile]
+            if not isinstance(profile, PagingProfile):
+                raise TypeError(f"profile must be a name in PROFILES or a PagingProfile, got {type(profile).__name__}")
+            warn_at = profile.warn_at
+            flush_at = profile.trigger_at if profile.trigger == "before_append" else 1.0
+            evict_to = profile.amount if profile.evict == "to_share" else None
+        elif 0 < evict_to < warn_at <= flush_at <= 1.0:
+            profile = PagingProfile("custom", "explicit thresholds", warn_at=warn_at, trigger="before_append",
+                                    trigger_at=flush_at, evict="to_share", amount=evict_to)
         if not isinstance(system_prompt, str):
             raise TypeError("system_prompt must be a str")
-        if not 0 < evict_to < warn_at <= flush_at <= 1.0:
+        if profile is None:
             raise ValueError(
                 f"need 0 < evict_to < warn_at <= flush_at <= 1, got evict_to={evict_to}, "
                 f"warn_at={warn_at}, flush_at={flush_at}"
@@ -99,6 +240,7 @@ class MainContext:
         self.summarizer = summarizer if summarizer is not None else NoSummarizer()
         self.recall = recall if recall is not None else RecallStore()
         self.warn_at, self.flush_at, self.evict_to = warn_at, flush_at, evict_to
+        self.profile = profile
         self.counter = counter
         # The summary gets a fixed slice of the window, reserved up front, so a
         # flush is planned once and can never be undone by a growing summary.
@@ -202,9 +344,11 @@ class MainContext:
         new: list[Event] = []
         new += self._refresh_core()
         tokens = self.message_tokens(message)
-        plan = None
+        plan = after = None
         if self.used + tokens > self.limit:
             plan = self._plan_flush(incoming=message, incoming_tokens=tokens)
+        elif self.profile.trigger == "after_append" and self.used + tokens > self.profile.trigger_at * self.window:
+            after = self._plan_after_append(message, tokens)
         # The durable write comes before any change here: if recall storage (or
         # the summarizer, above) fails, the context is exactly as it was.
         stored = self.recall.add(message)
@@ -213,6 +357,8 @@ class MainContext:
         self._queue.append((stored, tokens))
         self._messages_used += tokens
         new.append(self._event("append", f"{stored.role} message #{stored.id} ({tokens} tokens)", stored))
+        if after is not None:
+            new += self._apply_flush(after)
         new += self._check_pressure()
         self.events += new
         return new
@@ -276,7 +422,7 @@ class MainContext:
             raise ValueError(f"the restored context would use {total} tokens, over its {self.limit}-token limit")
         self._queue, self._messages_used = queue, total - self._fixed - summary_used
         self.summary, self._summary_used = summary, summary_used
-        self._warned = self.used >= self.warn_at * self.window
+        self._warned = self.warn_at is not None and self.used >= self.warn_at * self.window
 
     def _refresh_core(self) -> list[Event]:
         state = self._core_state()
@@ -326,14 +472,11 @@ class MainContext:
             if head.tool_call_id == incoming.tool_call_id:
                 protected = groups.pop()
         reserve = self.summary_tokens
-        target = int(self.evict_to * self.window)
-        remaining = self._messages_used
-        evict: list[list[tuple[Message, int]]] = []
-        for group in groups:
-            if fixed + reserve + remaining + incoming_tokens <= target:
-                break
-            evict.append(group)
-            remaining -= sum(t for _, t in group)
+        sizes = [(len(g), sum(t for _, t in g)) for g in groups]
+        n = select_eviction(self.profile, sizes, fixed=fixed + reserve, incoming=incoming_tokens,
+                            window=self.window, limit=self.limit)
+        evict = groups[:n]
+        remaining = self._messages_used - sum(t for _, t in sizes[:n])
         if fixed + max(reserve, self._summary_used) + remaining + incoming_tokens > self.limit:
             kept = sum(t for _, t in protected) if protected else 0
             if core_tokens is not None:
@@ -354,6 +497,17 @@ class MainContext:
             return None
         items = [item for group in evict for item in group]
         return items, self._new_summary([m for m, _ in items])
+
+    def _plan_after_append(self, message: Message, tokens: int):
+        """The flush a profile that evicts *after* appending (Letta's) would make once `message` is in,
+        planned before anything changes, so a summarizer that raises leaves the context as it was."""
+        self._queue.append((message, tokens))
+        self._messages_used += tokens
+        try:
+            return self._plan_flush(incoming=None, incoming_tokens=0)
+        finally:
+            self._queue.pop()
+            self._messages_used -= tokens
 
     def _apply_flush(self, plan) -> list[Event]:
         """Carry out a plan from _plan_flush; nothing in here can fail."""
@@ -395,7 +549,7 @@ class MainContext:
         return self.counter(_summary_piece(summary)) if summary else 0
 
     def _check_pressure(self) -> list[Event]:
-        if self._warned or self.used < self.warn_at * self.window:
+        if self._warned or self.warn_at is None or self.used < self.warn_at * self.window:
             return []
         self._warned = True
         return [self._event("pressure", f"memory pressure: {self.pressure:.0%} of the window in use", None)]

@@ -373,7 +373,7 @@ class CoreMemory:
 
     def _swap(self, block: Block, new_value: str, action: str) -> None:
         # Check the limit before building anything, so a failed edit leaves
-        # memory exactly as it was (Letta once saved over-limit values).
+        # memory exactly as it was (Letta once saved over-limit values: letta-ai/letta issues 1567, 1636).
         if len(new_value) > block.limit:
             raise CoreMemoryError(
                 f"{action} would make block {block.label!r} {len(new_value)}/{block.limit} characters, "

@@ -47,7 +47,7 @@ HARD_NEGATIVE_CATEGORIES = (
 )
 BENIGN_CATEGORIES = ("ordinary",) + HARD_NEGATIVE_CATEGORIES
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
-QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09")
+QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10")
 
 
 def _short(text: str, n: int = 50) -> str:

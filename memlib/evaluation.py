@@ -30,6 +30,7 @@ __all__ = [
     "KeywordGuard", "RetrievalResult", "RetentionResult", "GuardResult", "Measurements",
     "evaluate_retrieval", "evaluate_retention", "evaluate_guard", "measure",
     "format_table", "write_readme_table", "main",
+    "ProfileResult", "evaluate_profile",
 ]
 
 TABLE_START = "<!-- measured-table:start -->"
@@ -396,6 +397,71 @@ def write_readme_table(table: str, readme: Path | None = None) -> Path:
     new = pattern.sub(lambda _: f"{TABLE_START}\n{table}\n{TABLE_END}", text, count=1)
     path.write_text(new, encoding="utf-8", newline="\n")
     return path
+
+
+@dataclass(frozen=True)
+class ProfileResult:
+    """What one paging profile kept of the bundled conversation, and what summarising cost.
+
+    `retained`: share of all the conversation's facts still in the prompt at
+    the end (summary or in-window messages). `early_answerable`: share of the
+    questions about the first sessions whose answer is still in the prompt.
+    `summary_tokens_in` / `summary_tokens_out`: tokens sent to the summarizer
+    (previous summary + evicted messages) and written by it, over all evictions:
+    what a model-written summary would cost.
+    """
+
+    profile: str
+    window: int
+    warnings: int
+    evictions: int
+    evicted_messages: int
+    retained: float
+    early_answerable: float
+    summary_tokens_in: int
+    summary_tokens_out: int
+
+    def __repr__(self) -> str:
+        return (f"ProfileResult({self.profile}: {self.evictions} evictions, retained={self.retained:.3f}, "
+                f"early={self.early_answerable:.3f}, summary tokens in/out {self.summary_tokens_in}/"
+                f"{self.summary_tokens_out})")
+
+
+def evaluate_profile(profile, summarizer=None, window: int = RETENTION_WINDOW,
+                     summary_tokens: int = RETENTION_SUMMARY_TOKENS, turns=None) -> ProfileResult:
+    """Play the conversation through MainContext(profile=...) and measure what the prompt kept.
+
+    Same window, summary budget and summarizer (default `ExtractiveSummarizer`)
+    for every profile, so the differences are the profile's alone.
+    """
+    from memlib import datasets
+    from memlib.context import MainContext
+    from memlib.summarize import ExtractiveSummarizer
+    from memlib.tokens import count
+
+    turns = datasets.load("conversation") if turns is None else turns
+    questions = datasets.load("conversation_questions")
+    summarizer = ExtractiveSummarizer() if summarizer is None else summarizer
+    ctx = MainContext(window=window, summarizer=summarizer, summary_tokens=summary_tokens, profile=profile)
+    warnings = evictions = evicted = tokens_in = tokens_out = 0
+    for turn in turns:
+        previous = ctx.summary
+        events = ctx.append(turn.to_message())
+        gone = [e.message for e in events if e.kind == "evict" and e.message is not None]
+        warnings += sum(e.kind == "pressure" for e in events)
+        if gone:
+            evictions += 1
+            evicted += len(gone)
+            tokens_in += (count(previous) if previous else 0) + sum(ctx.message_tokens(m) for m in gone)
+            tokens_out += count(ctx.summary) if ctx.summary else 0
+    prompt = "\n".join([ctx.summary] + [m.content for m in ctx.messages])
+    facts = [p for t in turns for p in t.facts]
+    return ProfileResult(
+        profile=ctx.profile.name, window=window, warnings=warnings, evictions=evictions,
+        evicted_messages=evicted, retained=fact_retention(prompt, facts),
+        early_answerable=fact_retention(prompt, [q.key_phrase for q in questions]),
+        summary_tokens_in=tokens_in, summary_tokens_out=tokens_out,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

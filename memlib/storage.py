@@ -1187,11 +1187,21 @@ def _context_dict(context) -> dict:
         "warn_at": context.warn_at,
         "flush_at": context.flush_at,
         "evict_to": context.evict_to,
+        "profile": getattr(context, "profile", None) and context.profile.name,
         "summary_tokens": context.summary_tokens,
         "summarizer": f"{summarizer.__module__}:{summarizer.__qualname__}",
         "summary": context.summary,
         "messages": [m.to_dict() for m in context.messages],
     }
+
+
+def _paging_kwargs(state) -> dict:
+    """A named profile (memlib.context.PROFILES) comes back by name, anything else by its thresholds."""
+    from memlib.context import PROFILES
+
+    if state.get("profile") in PROFILES:
+        return {"profile": state["profile"]}
+    return {"warn_at": state["warn_at"], "flush_at": state["flush_at"], "evict_to": state["evict_to"]}
 
 
 def save_agent(directory, *, core_memory=None, context=None, archival=None, recall=None,
@@ -1499,8 +1509,7 @@ def _restore_context(state: dict, core_memory, recall, summarizer, counter):
     kwargs = {"counter": counter} if counter is not None else {}
     context = MainContext(window=state["window"], system_prompt=state["system_prompt"],
                           core_memory=core_memory, summarizer=summarizer, recall=recall,
-                          warn_at=state["warn_at"], flush_at=state["flush_at"],
-                          evict_to=state["evict_to"], summary_tokens=state["summary_tokens"], **kwargs)
+                          summary_tokens=state["summary_tokens"], **_paging_kwargs(state), **kwargs)
     messages = [Message.from_dict(m) for m in state["messages"]]
     if recall is not None:
         for m in messages:

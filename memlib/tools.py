@@ -1,7 +1,9 @@
 """The memory tools: what an agent calls to page facts in and out (MemGPT's interrupts).
 
-`TOOL_SCHEMAS` describes the seven MemGPT tools in the OpenAI function-calling
-format; `dispatch` runs one call against a `MemorySystem` and always returns a
+`TOOL_SCHEMAS` describes MemGPT's six memory tools and `send_message` (which
+talks to the user and is not a memory tool) in the OpenAI function-calling
+format, and `tool_schemas(profile)` gives MemGPT 0.3's and Letta's surfaces
+for comparison; `dispatch` runs one call against a `MemorySystem` and always returns a
 `ToolResult` (status "OK" or "Failed" plus a message that says what to do
 next): bad names, bad arguments and refused edits never raise. This module
 does not decide which tool to call; policies in `memlib.agent` do.
@@ -43,6 +45,10 @@ __all__ = [
     "dispatch",
     "RESULT_CHAR_LIMIT",
     "result_message",
+    "SCHEMA_PROFILES",
+    "tool_schemas",
+    "memgpt_return",
+    "MAX_PAUSE_HEARTBEATS",
 ]
 
 #: Longest string any tool accepts; longer text must be split (it matches the archival limit).
@@ -673,3 +679,129 @@ def result_message(result: ToolResult, call_id: str, name: str | None = None,
         else:
             hi = mid - 1
     return cut(lo)
+
+
+# -- other tool surfaces, for comparison ------------------------------------------
+# memlib's surface above is the one `dispatch` runs. The two below reproduce the
+# shapes of MemGPT's research code (0.3.25) and of the last Letta server
+# (letta-ai/letta 56ba9c25), from the course's fact sheet, so the notebooks can
+# show what changed. The descriptions are memlib's words; names, parameters,
+# types and what is required are theirs. They are schemas only: nothing runs them.
+
+#: The tool surfaces `tool_schemas` knows.
+SCHEMA_PROFILES = ("memlib", "memgpt-0.3", "letta")
+#: MemGPT 0.3's cap on pause_heartbeats(minutes).
+MAX_PAUSE_HEARTBEATS = 360
+
+_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+
+
+def _function(name: str, description: str, params: list[tuple], heartbeat: bool) -> dict[str, Any]:
+    """A function schema from (name, JSON type, description, required) tuples."""
+    properties = {p: {**kind, "description": text} for p, kind, text, _ in params}
+    required = [p for p, _, _, needed in params if needed]
+    if heartbeat:
+        # MemGPT adds this to every tool but send_message and pause_heartbeats, as a required parameter.
+        properties["request_heartbeat"] = {**_B, "description": (
+            "Ask for control back right after this call, to send a follow-up message or run a follow-up function.")}
+        required.append("request_heartbeat")
+    return {"type": "function", "function": {"name": name, "description": description,
+                                             "parameters": {"type": "object", "properties": properties,
+                                                            "required": required}}}
+
+
+def _memgpt_schemas() -> list[dict[str, Any]]:
+    page = ("page", _I, "Which page of results to show, 0 for the first.", False)
+    return [
+        _function("send_message", "Send a message to the user.",
+                  [("message", _S, "The text the user will read.", True)], heartbeat=False),
+        _function("pause_heartbeats", "Stop heartbeats (timed wake-ups) for a while.",
+                  [("minutes", _I, f"How long to pause, at most {MAX_PAUSE_HEARTBEATS} minutes.", True)],
+                  heartbeat=False),
+        _function("conversation_search", "Search past messages by text.",
+                  [("query", _S, "Text to look for.", True), page], heartbeat=True),
+        _function("conversation_search_date", "List past messages between two dates.",
+                  [("start_date", _S, "First day, YYYY-MM-DD.", True),
+                   ("end_date", _S, "Last day, YYYY-MM-DD.", True), page], heartbeat=True),
+        _function("archival_memory_insert", "Add a passage to archival memory.",
+                  [("content", _S, "The text to store.", True)], heartbeat=True),
+        _function("archival_memory_search", "Search archival memory.",
+                  [("query", _S, "Text to look for.", True), page], heartbeat=True),
+        _function("core_memory_append", "Append to a core memory section.",
+                  [("name", _S, "Section to edit: persona or human.", True),
+                   ("content", _S, "Text to add.", True)], heartbeat=True),
+        _function("core_memory_replace", "Replace text in a core memory section (every occurrence).",
+                  [("name", _S, "Section to edit: persona or human.", True),
+                   ("old_content", _S, "Text to replace, exactly as it appears.", True),
+                   ("new_content", _S, "Replacement text; empty deletes.", True)], heartbeat=True),
+    ]
+
+
+def _letta_schemas() -> list[dict[str, Any]]:
+    label = ("label", _S, "The block to edit.", True)
+    return [
+        _function("send_message", "Send a message to the user.",
+                  [("message", _S, "The text the user will read.", True)], heartbeat=False),
+        _function("core_memory_append", "Append a line to a memory block; returns the new value.",
+                  [label, ("content", _S, "Text to add.", True)], heartbeat=False),
+        _function("core_memory_replace", "Replace every occurrence of a text in a block; fails if absent.",
+                  [label, ("old_content", _S, "Text to replace.", True),
+                   ("new_content", _S, "Replacement text.", True)], heartbeat=False),
+        _function("memory_replace", "Replace text that occurs exactly once in a block; otherwise fails.",
+                  [label, ("old_string", _S, "Text to replace, occurring once.", True),
+                   ("new_string", _S, "Replacement text.", True)], heartbeat=False),
+        _function("memory_insert", "Insert text at a line of a block (-1: at the end).",
+                  [label, ("new_string", _S, "Text to insert.", True),
+                   ("insert_line", _I, "Line to insert after, -1 for the end.", False)], heartbeat=False),
+        _function("memory_rethink", "Rewrite a whole block.",
+                  [label, ("new_memory", _S, "The block's new value.", True)], heartbeat=False),
+        _function("memory_finish_edits", "Say that memory editing is done.", [], heartbeat=False),
+        _function("archival_memory_insert", "Add a passage to archival memory, with optional tags.",
+                  [("content", _S, "The text to store.", True), ("tags", _STRINGS, "Tags for the passage.", False)],
+                  heartbeat=False),
+        _function("archival_memory_search", "Hybrid (embedding + full-text) search of archival memory.",
+                  [("query", _S, "What to look for.", True), ("tags", _STRINGS, "Only passages with these tags.", False),
+                   ("tag_match_mode", {"type": "string", "enum": ["any", "all"]}, "Match any or all tags.", False),
+                   ("top_k", _I, "How many results.", False),
+                   ("start_datetime", _S, "Earliest time, ISO 8601.", False),
+                   ("end_datetime", _S, "Latest time, ISO 8601.", False)], heartbeat=False),
+        _function("conversation_search", "Hybrid search of past messages.",
+                  [("query", _S, "What to look for.", True), ("roles", _STRINGS, "Only messages of these roles.", False),
+                   ("limit", _I, "How many results.", False), ("start_date", _S, "Earliest day.", False),
+                   ("end_date", _S, "Latest day.", False)], heartbeat=False),
+    ]
+
+
+def tool_schemas(profile: str = "memlib") -> list[dict[str, Any]]:
+    """The tool surface of `profile` in the function-calling format (a fresh list each call).
+
+    "memlib" is `TOOL_SCHEMAS` (what `dispatch` runs). "memgpt-0.3": MemGPT
+    0.3.25, `request_heartbeat` required on every tool but send_message and
+    pause_heartbeats, `name` for the section. "letta": the last Letta server's
+    base and memory tools as its newest agent type sees them (no heartbeats:
+    tool rules decide when the loop continues), `label` for the block.
+
+    Example:
+        >>> [f["function"]["name"] for f in tool_schemas("memgpt-0.3")][:2]
+        ['send_message', 'pause_heartbeats']
+    """
+    builders = {"memlib": lambda: json.loads(json.dumps(TOOL_SCHEMAS)), "memgpt-0.3": _memgpt_schemas,
+                "letta": _letta_schemas}
+    if profile not in builders:
+        raise ValueError(f"unknown tool profile {profile!r}; choose one of {', '.join(SCHEMA_PROFILES)}")
+    return builders[profile]()
+
+
+def memgpt_return(result: ToolResult, now: datetime | None = None) -> str:
+    """A result in MemGPT 0.3's envelope: JSON {"status": "OK" | "Failed", "message": ..., "time": ...}.
+
+    Example:
+        >>> memgpt_return(ToolResult("OK", "None"), datetime(2024, 5, 1, 9, 30))
+        '{"status": "OK", "message": "None", "time": "2024-05-01 09:30:00 AM"}'
+    """
+    if not isinstance(result, ToolResult):
+        raise TypeError(f"memgpt_return takes a ToolResult, got {type(result).__name__}")
+    now = datetime.now() if now is None else now
+    return json.dumps({"status": result.status, "message": result.message,
+                       "time": now.strftime("%Y-%m-%d %I:%M:%S %p")}, ensure_ascii=False)

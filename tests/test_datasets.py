@@ -77,7 +77,7 @@ def test_readme_detail_numbers_match_files():
 def test_minimum_sizes():
     c = actual_counts()
     assert c["facts"] >= 300 and c["queries"] >= 100 and c["conversation"] >= 400
-    assert c["conversation_questions"] >= 40 and c["poisoning"] >= 150 and c["quizzes"] == 10
+    assert c["conversation_questions"] >= 40 and c["poisoning"] >= 150 and c["quizzes"] == len(datasets.QUIZ_NOTEBOOKS)
 
 
 # -- facts -------------------------------------------------------------------------

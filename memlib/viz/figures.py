@@ -50,12 +50,13 @@ def _go():
 
 
 def _thresholds(window: int, warn_at: float, flush_at: float, evict_to: float) -> list[tuple[str, float, str, str]]:
-    """(name, tokens, dash, label) for the three lines of the paging policy."""
-    return [
-        ("evict target", evict_to * window, "dot", f"{evict_to:.0%} evict target"),
-        ("warning", warn_at * window, "dash", f"{warn_at:.0%} warning"),
-        ("flush", flush_at * window, "solid", f"{flush_at:.0%} flush"),
+    """(name, tokens, dash, label) for the lines of the paging policy (None: a profile without that line)."""
+    lines = [
+        ("evict target", evict_to, "dot", "evict target"),
+        ("warning", warn_at, "dash", "warning"),
+        ("flush", flush_at, "solid", "flush"),
     ]
+    return [(name, at * window, dash, f"{at:.0%} {label}") for name, at, dash, label in lines if at is not None]
 
 
 def _threshold_lines(fig, window, warn_at, flush_at, evict_to, *, vertical: bool,
