@@ -37,16 +37,6 @@ __all__ = [
 ]
 
 QUERY_KINDS = ("paraphrase", "morphology", "distractor", "lexical")
-INJECTION_CATEGORIES = (
-    "instruction_override", "role_tokens", "exfiltration_link",
-    "hidden_unicode", "encoded_payload", "quiet_directive",
-)
-# Benign notes in these categories look suspicious to a naive filter on purpose.
-HARD_NEGATIVE_CATEGORIES = (
-    "imperative_reminder", "mentions_instructions", "security_talk",
-    "technical_text", "unicode_text", "ordinary_link",
-)
-BENIGN_CATEGORIES = ("ordinary",) + HARD_NEGATIVE_CATEGORIES
 #: The injection families of ../shared/facts/injection-taxonomy.md, as the poisoning splits label them.
 INJECTION_FAMILIES = (
     "output_task", "code_injection", "override", "prompt_extraction", "persona_hijack",
@@ -59,6 +49,11 @@ BENIGN_KINDS = (
 )
 #: How a note reached memory in the poisoning splits (the wrapper around its payload).
 CARRIERS = ("plain", "email", "web_page", "chat_turn", "code_comment", "table_row")
+# The older names, kept for code written before the families.
+INJECTION_CATEGORIES = INJECTION_FAMILIES
+BENIGN_CATEGORIES = BENIGN_KINDS
+#: Benign notes in these kinds look suspicious to a naive filter on purpose.
+HARD_NEGATIVE_CATEGORIES = BENIGN_KINDS[1:]
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
 QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "06", "07", "08", "09")
 
@@ -279,7 +274,8 @@ def _load_conversation_questions() -> tuple:
 
 
 def _load_poisoning() -> tuple:
-    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"]) for r in _jsonl("poisoning.jsonl"))
+    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"])
+                 for r in _jsonl("poisoning.jsonl"))
 
 
 def _load_poisoning_heldout() -> tuple:
@@ -344,7 +340,7 @@ _DESCRIPTIONS = {
     "queries": "list[Query]: questions over facts with relevant fact ids",
     "conversation": "list[Turn]: one multi-session chat",
     "conversation_questions": "list[ConversationQuestion]: questions answered only in early sessions",
-    "poisoning": "list[PoisonNote]: injected and benign memory notes",
+    "poisoning": "list[PoisonNote]: the development poisoning split: injected and benign memory notes to tune a guard on",
     "poisoning_heldout": "list[PoisonNote]: the held-out poisoning split, for measuring a guard, never for tuning it",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
     "quiz": "Quiz: the self-check quiz of one notebook (needs notebook=, one of QUIZ_NOTEBOOKS)",
