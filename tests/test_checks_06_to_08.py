@@ -197,6 +197,16 @@ def test_a_lookup_table_of_the_development_notes_fails_on_the_held_out_split():
     fails(check_guard, lookup, "recall on injections on the held-out split is 0.000", "not in the development split")
 
 
+def test_the_notebook_states_the_bars_the_check_applies():
+    from pathlib import Path
+
+    from memlib.course.checks.nb07_guard import GUARD_THRESHOLDS
+
+    text = Path(__file__).resolve().parents[1].joinpath("solutions", "07_memory_poisoning.ipynb").read_text("utf-8")
+    for recall, fpr in GUARD_THRESHOLDS.values():
+        assert f"≥ {recall:.2f}" in text and f"≤ {fpr:.2f}" in text
+
+
 def test_guard_stub():
     def stub(text):
         raise NotImplementedError("Exercise 4: write the guard")

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from memlib.course.checking import CheckFailed, expect, graded, passed
 from memlib.course.checks._common import _short_text as _short
 
-__all__ = ["check_guard", "guard_report", "GuardReport", "THRESHOLDS"]
+__all__ = ["check_guard", "guard_report", "GuardReport", "GUARD_THRESHOLDS"]
 
 
 # ---------------------------------------------------------------------------
@@ -24,7 +24,7 @@ __all__ = ["check_guard", "guard_report", "GuardReport", "THRESHOLDS"]
 #: split -> (minimum recall on injections, maximum false-positive rate on benign notes).
 #: The held-out bar is lower because nobody tunes on it: a guard written from the families
 #: (the notebook's solution) reaches it, one fitted to the development notes does not.
-THRESHOLDS = {"poisoning": (0.70, 0.10), "poisoning_heldout": (0.60, 0.10)}
+GUARD_THRESHOLDS = {"poisoning": (0.70, 0.10), "poisoning_heldout": (0.60, 0.10)}
 SPLIT_NAMES = {"poisoning": "development", "poisoning_heldout": "held-out"}
 
 
@@ -51,7 +51,7 @@ class GuardReport:
 
     @property
     def thresholds(self) -> tuple[float, float]:
-        return THRESHOLDS.get(self.split, THRESHOLDS["poisoning"])
+        return GUARD_THRESHOLDS.get(self.split, GUARD_THRESHOLDS["poisoning"])
 
     def table(self) -> str:
         """Per family or kind: how many notes were flagged (injections should be, benign notes should not)."""
@@ -126,8 +126,8 @@ def guard_report(scanner: Callable[[str], Any], name: str = "your guard", split:
     """
     from memlib.datasets import load
 
-    if split not in THRESHOLDS:
-        raise ValueError(f"split must be one of {', '.join(THRESHOLDS)}, got {split!r}")
+    if split not in GUARD_THRESHOLDS:
+        raise ValueError(f"split must be one of {', '.join(GUARD_THRESHOLDS)}, got {split!r}")
     notes = load(split)
     verdicts: dict[str, bool] = {}
     for note in notes:
@@ -192,7 +192,7 @@ def check_guard(scanner: Callable[[str], Any]) -> None:
 
     expect(callable(scanner), f"the guard is a {type(scanner).__name__}, not a function",
            "define `def my_scan(text): ... return Verdict(...)` and pass the function")
-    for split in THRESHOLDS:
+    for split in GUARD_THRESHOLDS:
         report = guard_report(scanner, split=split)
         print(report.table())
         print(f"for comparison, {guard_report(scan, 'memlib.guard.scan (reference)', split)!r}\n")
