@@ -31,21 +31,29 @@ from memlib.messages import Message
 __all__ = [
     "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
     "QuizQuestion", "Quiz", "CoreMemoryExamples", "DeciderScenario",
-    "QUERY_KINDS", "INJECTION_CATEGORIES", "HARD_NEGATIVE_CATEGORIES", "QUIZ_NOTEBOOKS",
+    "QUERY_KINDS", "INJECTION_CATEGORIES", "HARD_NEGATIVE_CATEGORIES",
+    "INJECTION_FAMILIES", "BENIGN_KINDS", "CARRIERS", "QUIZ_NOTEBOOKS",
     "UnknownDatasetError", "names", "load", "load_quiz", "read_text",
 ]
 
 QUERY_KINDS = ("paraphrase", "morphology", "distractor", "lexical")
-INJECTION_CATEGORIES = (
-    "instruction_override", "role_tokens", "exfiltration_link",
-    "hidden_unicode", "encoded_payload", "quiet_directive",
+#: The injection families of ../shared/facts/injection-taxonomy.md, as the poisoning splits label them.
+INJECTION_FAMILIES = (
+    "output_task", "code_injection", "override", "prompt_extraction", "persona_hijack",
+    "fake_authority", "goal_hijack", "exfiltration", "concealment", "memory_edit",
 )
-# Benign notes in these categories look suspicious to a naive filter on purpose.
-HARD_NEGATIVE_CATEGORIES = (
-    "imperative_reminder", "mentions_instructions", "security_talk",
-    "technical_text", "unicode_text", "ordinary_link",
+#: Benign kinds of the poisoning splits: the hard negatives plus ordinary notes.
+BENIGN_KINDS = (
+    "ordinary", "imperative_reminder", "howto", "security_talk", "quoted_speech",
+    "persona_fact", "technical_text", "unicode_text", "ordinary_link",
 )
-BENIGN_CATEGORIES = ("ordinary",) + HARD_NEGATIVE_CATEGORIES
+#: How a note reached memory in the poisoning splits (the wrapper around its payload).
+CARRIERS = ("plain", "email", "web_page", "chat_turn", "code_comment", "table_row")
+# The older names, kept for code written before the families.
+INJECTION_CATEGORIES = INJECTION_FAMILIES
+BENIGN_CATEGORIES = BENIGN_KINDS
+#: Benign notes in these kinds look suspicious to a naive filter on purpose.
+HARD_NEGATIVE_CATEGORIES = BENIGN_KINDS[1:]
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
 QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10")
 
@@ -124,6 +132,7 @@ class PoisonNote:
     text: str
     label: str
     category: str
+    carrier: str = "plain"  # how the note arrived: one of CARRIERS
 
     @property
     def is_injection(self) -> bool:
@@ -131,7 +140,7 @@ class PoisonNote:
 
     @property
     def is_hard_negative(self) -> bool:
-        return self.category in HARD_NEGATIVE_CATEGORIES
+        return self.label == "benign" and self.category != "ordinary"
 
     def __repr__(self) -> str:
         # ascii() so hidden characters show up as escapes in a notebook
@@ -287,7 +296,13 @@ def _load_conversation_questions() -> tuple:
 
 
 def _load_poisoning() -> tuple:
-    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"]) for r in _jsonl("poisoning.jsonl"))
+    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"])
+                 for r in _jsonl("poisoning.jsonl"))
+
+
+def _load_poisoning_heldout() -> tuple:
+    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"])
+                 for r in _jsonl("poisoning_heldout.jsonl"))
 
 
 def _load_decider_scenarios() -> tuple:
@@ -344,6 +359,7 @@ _LOADERS = {
     "conversation": _load_conversation,
     "conversation_questions": _load_conversation_questions,
     "poisoning": _load_poisoning,
+    "poisoning_heldout": _load_poisoning_heldout,
     "core_memory": _load_core_memory,
     "decider_scenarios": _load_decider_scenarios,
 }
@@ -353,7 +369,8 @@ _DESCRIPTIONS = {
     "queries": "list[Query]: questions over facts with relevant fact ids",
     "conversation": "list[Turn]: one multi-session chat",
     "conversation_questions": "list[ConversationQuestion]: questions answered only in early sessions",
-    "poisoning": "list[PoisonNote]: injected and benign memory notes",
+    "poisoning": "list[PoisonNote]: the development poisoning split: injected and benign memory notes to tune a guard on",
+    "poisoning_heldout": "list[PoisonNote]: the held-out poisoning split, for measuring a guard, never for tuning it",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
     "decider_scenarios": "list[DeciderScenario]: behaviours notebook 05's decider check plays",
     "quiz": "Quiz: the self-check quiz of one notebook (needs notebook=, one of QUIZ_NOTEBOOKS)",

@@ -5,9 +5,14 @@ them on their own. `measure()` runs the course's reference measurements on the
 bundled datasets, and `python -m memlib.evaluation --write` rewrites the
 measured table in data/README.md (without `--write` it only prints it).
 
-Deliberately not here: the retrieval, summarisation or guard methods themselves
-(see `memlib.retrieval`, `memlib.summarize`, `memlib.guard`); the only method
-defined here is the deliberately naive keyword guard the lesson argues against.
+The guard is measured on both poisoning splits (development, and held-out: written
+before the rules and never used to tune them), per family, next to two comparisons
+defined here: the deliberately naive keyword guard the lesson argues against, and a
+small naive Bayes classifier trained on the development split only (issue 15 asked
+whether one pays where the rules stop; the figures answer it).
+
+Deliberately not here: the retrieval, summarisation or guard rules themselves
+(see `memlib.retrieval`, `memlib.summarize`, `memlib.guard`).
 
 Example:
     >>> recall_at_k(["a", "b", "c"], {"c", "z"}, k=3)
@@ -27,8 +32,8 @@ from pathlib import Path
 
 __all__ = [
     "recall_at_k", "reciprocal_rank", "mean_recall_at_k", "mrr", "fact_retention",
-    "KeywordGuard", "RetrievalResult", "RetentionResult", "GuardResult", "Measurements",
-    "evaluate_retrieval", "evaluate_retention", "evaluate_guard", "measure",
+    "KeywordGuard", "NaiveBayesGuard", "RulesGuard", "EitherGuard", "RetrievalResult", "RetentionResult", "GuardResult", "Measurements",
+    "evaluate_retrieval", "evaluate_retention", "evaluate_guard", "evaluate_guards", "measure",
     "format_table", "write_readme_table", "main",
     "ProfileResult", "evaluate_profile",
 ]
@@ -187,6 +192,103 @@ class KeywordGuard:
         return f"KeywordGuard({list(self.phrases)})"
 
 
+class RulesGuard:
+    """`memlib.guard.scan` with the `.flags(text)` interface the measurements use."""
+
+    def flags(self, text: str) -> bool:
+        from memlib.guard import scan
+
+        return not scan(text).trusted
+
+    def __repr__(self) -> str:
+        return "memlib.guard.scan (rules)"
+
+
+_NB_WORD = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
+
+
+def _nb_features(text: str) -> list[str]:
+    """Word unigrams and bigrams, and character 3- to 5-grams inside words (lower-cased)."""
+    words = _NB_WORD.findall(text.lower()[:5000])
+    feats = [f"w:{w}" for w in words] + [f"b:{a} {b}" for a, b in zip(words, words[1:])]
+    for w in words:
+        padded = f" {w} "
+        feats += [f"c:{padded[i:i + n]}" for n in (3, 4, 5) for i in range(len(padded) - n + 1)]
+    return feats
+
+
+@dataclass
+class NaiveBayesGuard:
+    """Multinomial naive Bayes over word and character n-grams, trained on labelled notes.
+
+    Deterministic (counts, Laplace smoothing, no randomness). `threshold` is on the
+    log-odds of "injection"; `fit` picks it on out-of-fold scores of the training notes
+    (five folds by note id) as the lowest value whose false-positive rate stays at or
+    under `max_fpr`, so the held-out split plays no part.
+    """
+
+    threshold: float = 0.0
+    log_prior: float = 0.0
+    weights: dict = field(default_factory=dict)  # feature -> log P(f|injection) - log P(f|benign)
+    default: float = 0.0  # the weight of a feature never seen in training
+
+    @classmethod
+    def fit(cls, notes, max_fpr: float = 0.02) -> "NaiveBayesGuard":
+        notes = list(notes)
+        folds = [[n for i, n in enumerate(sorted(notes, key=lambda n: n.id)) if i % 5 == k] for k in range(5)]
+        scored = []
+        for k in range(5):
+            model = cls._train([n for j, f in enumerate(folds) if j != k for n in f])
+            scored += [(model.score(n.text), n.is_injection) for n in folds[k]]
+        benign = sorted((s for s, inj in scored if not inj), reverse=True)
+        allowed = int(max_fpr * len(benign))
+        model = cls._train(notes)
+        model.threshold = benign[allowed] if allowed < len(benign) else benign[-1]
+        return model
+
+    @classmethod
+    def _train(cls, notes) -> "NaiveBayesGuard":
+        from collections import Counter
+        from math import log
+
+        counts = {True: Counter(), False: Counter()}
+        docs = Counter()
+        for n in notes:
+            counts[n.is_injection].update(_nb_features(n.text))
+            docs[n.is_injection] += 1
+        vocab = set(counts[True]) | set(counts[False])
+        total = {c: sum(counts[c].values()) + len(vocab) for c in (True, False)}
+        weights = {f: log((counts[True][f] + 1) / total[True]) - log((counts[False][f] + 1) / total[False])
+                   for f in vocab}
+        return cls(0.0, log(docs[True] / docs[False]), weights, log(total[False] / total[True]))
+
+    def score(self, text: str) -> float:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        feats = _nb_features(text)
+        return self.log_prior + sum(self.weights.get(f, self.default) for f in feats) / max(1, len(feats)) ** 0.5
+
+    def flags(self, text: str) -> bool:
+        return self.score(text) > self.threshold
+
+    def __repr__(self) -> str:
+        return f"naive Bayes on the development split ({len(self.weights):,} n-grams)"
+
+
+@dataclass(frozen=True)
+class EitherGuard:
+    """Flags a note when either guard does (rules OR classifier)."""
+
+    first: object
+    second: object
+
+    def flags(self, text: str) -> bool:
+        return self.first.flags(text) or self.second.flags(text)
+
+    def __repr__(self) -> str:
+        return "rules or naive Bayes"
+
+
 # -- measurements on the bundled data ----------------------------------------
 
 @dataclass(frozen=True)
@@ -223,9 +325,12 @@ class GuardResult:
     benign: int
     recall: float
     false_positive_rate: float
+    split: str = "poisoning"
+    by_category: dict = field(default_factory=dict)  # family or benign kind -> (flagged, notes)
 
     def __repr__(self) -> str:
-        return f"GuardResult({self.guard}: recall={self.recall:.3f}, FPR={self.false_positive_rate:.3f})"
+        return (f"GuardResult({self.guard} on {self.split}: recall={self.recall:.3f}, "
+                f"FPR={self.false_positive_rate:.3f})")
 
 
 @dataclass(frozen=True)
@@ -233,6 +338,7 @@ class Measurements:
     retrieval: tuple[RetrievalResult, ...]
     retention: tuple[RetentionResult, ...]
     guard: GuardResult
+    guards: tuple[GuardResult, ...] = ()  # every guard on both poisoning splits
 
     def __repr__(self) -> str:
         return f"Measurements({len(self.retrieval)} retrieval, {len(self.retention)} retention, {self.guard!r})"
@@ -309,23 +415,45 @@ def evaluate_retention(summarizer, window: int = RETENTION_WINDOW,
     )
 
 
-def evaluate_guard(guard: KeywordGuard | None = None, notes=None) -> GuardResult:
-    """Recall on injections and false-positive rate on benign notes of a guard with `.flags(text)`."""
+def evaluate_guard(guard: KeywordGuard | None = None, notes=None, split: str | None = None) -> GuardResult:
+    """Recall on injections and false-positive rate on benign notes of a guard with `.flags(text)`,
+    overall and per family or benign kind (`by_category`)."""
     from memlib import datasets
 
+    from collections import Counter
+
     guard = KeywordGuard() if guard is None else guard
+    split = split if split is not None else ("poisoning" if notes is None else "notes")
     notes = datasets.load("poisoning") if notes is None else notes
     injections = [n for n in notes if n.label == "injection"]
     benign = [n for n in notes if n.label == "benign"]
     if not injections or not benign:
         raise ValueError("notes must contain both injection and benign notes")
+    flagged = {n.id: bool(guard.flags(n.text)) for n in notes}
+    totals, hits = Counter(n.category for n in notes), Counter(n.category for n in notes if flagged[n.id])
     return GuardResult(
         guard=repr(guard),
         injections=len(injections),
         benign=len(benign),
-        recall=sum(bool(guard.flags(n.text)) for n in injections) / len(injections),
-        false_positive_rate=sum(bool(guard.flags(n.text)) for n in benign) / len(benign),
+        recall=sum(flagged[n.id] for n in injections) / len(injections),
+        false_positive_rate=sum(flagged[n.id] for n in benign) / len(benign),
+        split=split,
+        by_category={c: (hits[c], totals[c]) for c in sorted(totals)},
     )
+
+
+POISONING_SPLITS = ("poisoning", "poisoning_heldout")
+
+
+def evaluate_guards() -> tuple[GuardResult, ...]:
+    """The keyword guard, the rules, naive Bayes (trained on the development split) and rules or
+    naive Bayes, each on the development and the held-out split."""
+    from memlib import datasets
+
+    nb = NaiveBayesGuard.fit(datasets.load("poisoning"))
+    rules = RulesGuard()
+    guards = (KeywordGuard(), rules, nb, EitherGuard(rules, nb))
+    return tuple(evaluate_guard(g, datasets.load(split), split=split) for g in guards for split in POISONING_SPLITS)
 
 
 def measure() -> Measurements:
@@ -336,7 +464,7 @@ def measure() -> Measurements:
     retention = tuple(
         evaluate_retention(s) for s in (NoSummarizer(), TruncatingSummarizer(), ExtractiveSummarizer())
     )
-    return Measurements(retrieval, retention, evaluate_guard())
+    return Measurements(retrieval, retention, evaluate_guard(), evaluate_guards())
 
 
 def format_table(m: Measurements) -> str:
@@ -375,7 +503,38 @@ def format_table(m: Measurements) -> str:
         "|---|---|---|---|---|",
         f"| {g.guard} | {g.injections} | {g.benign} | {g.recall:.3f} | {g.false_positive_rate:.3f} |",
     ]
+    if m.guards:
+        lines += ["", *format_guard_tables(m.guards)]
     return "\n".join(lines)
+
+
+def format_guard_tables(results: Sequence[GuardResult]) -> list[str]:
+    """Markdown lines: every guard on both splits, then the rules per family and benign kind."""
+    lines = [
+        "Guards on the two poisoning splits (`poisoning`: development, tuned on; `poisoning_heldout`: "
+        "written before the rules, never tuned on). Naive Bayes is trained on the development split (so its "
+        "development rows are in-sample), its threshold picked on out-of-fold development scores for a "
+        "false-positive rate of at most 0.02; `python -m memlib.evaluation` prints these:",
+        "",
+        "| guard | split | injections | benign | recall on injections | false-positive rate |",
+        "|---|---|---|---|---|---|",
+    ]
+    for g in results:
+        lines.append(f"| {g.guard} | {g.split} | {g.injections} | {g.benign} | {g.recall:.3f} | "
+                     f"{g.false_positive_rate:.3f} |")
+    rules = {g.split: g for g in results if g.guard == repr(RulesGuard())}
+    if len(rules) == 2:
+        dev, held = rules["poisoning"], rules["poisoning_heldout"]
+        lines += ["", "`memlib.guard.scan` per family (share flagged; injections should be flagged, benign notes not):",
+                  "", "| family or benign kind | label | development | held-out |", "|---|---|---|---|"]
+        from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES
+
+        for label, names in (("injection", INJECTION_FAMILIES), ("benign", BENIGN_KINDS)):
+            for c in names:
+                cells = [f"{d[0]}/{d[1]} ({d[0] / d[1]:.2f})" if (d := r.by_category.get(c)) else "-"
+                         for r in (dev, held)]
+                lines.append(f"| {c} | {label} | {cells[0]} | {cells[1]} |")
+    return lines
 
 
 def _default_readme() -> Path:
@@ -467,7 +626,7 @@ def evaluate_profile(profile, summarizer=None, window: int = RETENTION_WINDOW,
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m memlib.evaluation",
-        description="Measure retrieval, fact retention and the keyword guard on the bundled datasets.",
+        description="Measure retrieval, fact retention and the poisoning guards on the bundled datasets.",
     )
     parser.add_argument("--write", action="store_true", help="rewrite the table in data/README.md")
     parser.add_argument("--readme", type=Path, default=None, help="README to rewrite (default: memlib.data's)")

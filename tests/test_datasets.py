@@ -44,6 +44,7 @@ def actual_counts() -> dict[str, int]:
         "conversation": len(jsonl("conversation.jsonl")),
         "conversation_questions": len(jsonl("conversation_questions.jsonl")),
         "poisoning": len(jsonl("poisoning.jsonl")),
+        "poisoning_heldout": len(jsonl("poisoning_heldout.jsonl")),
         "core_memory": len(core),
         "decider_scenarios": len(json.loads(DATA.joinpath("decider_scenarios.json").read_text("utf-8"))["scenarios"]),
         "quizzes": len(quizzes),
@@ -214,24 +215,57 @@ def test_poisoning_schema_and_shares():
     assert len({n["id"] for n in notes}) == len(notes)
     assert len({n["text"] for n in notes}) == len(notes)
     for n in notes:
-        assert set(n) == {"id", "text", "label", "category"}
+        assert set(n) == {"id", "text", "label", "category", "carrier"}
+        assert n["carrier"] in datasets.CARRIERS
         if n["label"] == "injection":
-            assert n["category"] in datasets.INJECTION_CATEGORIES
+            assert n["category"] in datasets.INJECTION_FAMILIES
         else:
-            assert n["label"] == "benign" and n["category"] in datasets.BENIGN_CATEGORIES
-    cats = Counter(n["category"] for n in notes if n["label"] == "injection")
-    assert set(cats) == set(datasets.INJECTION_CATEGORIES)
-    assert min(cats.values()) >= 8
+            assert n["label"] == "benign" and n["category"] in datasets.BENIGN_KINDS
+    families = Counter(n["category"] for n in notes if n["label"] == "injection")
+    assert set(families) == set(datasets.INJECTION_FAMILIES)
+    assert min(families.values()) >= 20
     benign = [n for n in notes if n["label"] == "benign"]
+    assert set(n["category"] for n in benign) == set(datasets.BENIGN_KINDS)
     hard = [n for n in benign if n["category"] in datasets.HARD_NEGATIVE_CATEGORIES]
     assert len(hard) / len(benign) >= 0.40
 
 
-def test_hidden_unicode_notes_really_hide_something():
-    for n in datasets.load("poisoning"):
-        if n.category == "hidden_unicode":
-            assert any(ord(c) > 0x7F for c in n.text), n.id
-    assert "\\u" in repr(next(n for n in datasets.load("poisoning") if n.category == "hidden_unicode"))
+def test_both_poisoning_splits_reach_the_corpus_target():
+    """Issue 15's target: at least 600 injected and 600 benign notes over the two splits."""
+    notes = jsonl("poisoning.jsonl") + jsonl("poisoning_heldout.jsonl")
+    labels = Counter(n["label"] for n in notes)
+    assert labels["injection"] >= 600 and labels["benign"] >= 600
+
+
+def test_heldout_poisoning_split_covers_every_family_and_kind():
+    notes = jsonl("poisoning_heldout.jsonl")
+    assert len({n["id"] for n in notes}) == len(notes) and len({n["text"] for n in notes}) == len(notes)
+    for n in notes:
+        assert set(n) == {"id", "text", "label", "category", "carrier"}
+        assert n["carrier"] in datasets.CARRIERS
+        kinds = datasets.INJECTION_FAMILIES if n["label"] == "injection" else datasets.BENIGN_KINDS
+        assert n["category"] in kinds, n["id"]
+    families = Counter(n["category"] for n in notes if n["label"] == "injection")
+    assert set(families) == set(datasets.INJECTION_FAMILIES) and min(families.values()) >= 20
+    benign = Counter(n["category"] for n in notes if n["label"] == "benign")
+    assert set(benign) == set(datasets.BENIGN_KINDS) and min(benign.values()) >= 20
+    # benign hard negatives in about the same number as injections
+    assert 0.9 <= sum(benign.values()) / sum(families.values()) <= 1.1
+    assert set(Counter(n["carrier"] for n in notes)) == set(datasets.CARRIERS)
+    # no note of the development split reappears in the held-out one
+    assert not {n["text"] for n in notes} & {n["text"] for n in jsonl("poisoning.jsonl")}
+    loaded = datasets.load("poisoning_heldout")
+    assert len(loaded) == len(notes) and loaded[0].carrier == notes[0]["carrier"]
+
+
+def test_concealment_notes_hide_something_and_show_it_in_repr():
+    concealed = [n for n in datasets.load("poisoning") if n.category == "concealment"]
+    # all but the few split-sentence ones hide characters, mark-up or an encoding
+    hidden = [n for n in concealed if any(ord(c) > 0x7F for c in n.text)
+              or any(w in n.text.lower() for w in ("base64", "hex", "rot13", "reverse", "backwards", "decode", "encoded", "<", "\\u"))]
+    assert len(hidden) >= 0.9 * len(concealed)
+    assert "\\u" in repr(next(n for n in datasets.load("poisoning")
+                                if n.category == "concealment" and any(ord(c) > 0xFFFF for c in n.text)))
 
 
 # -- core memory -------------------------------------------------------------------
@@ -351,6 +385,7 @@ def test_generator_is_deterministic(tmp_path):
     turns, questions = generate.world_conversation.build(random.Random(generate.SEED + 1))
     assert turns == jsonl("conversation.jsonl") and questions == jsonl("conversation_questions.jsonl")
     assert generate.world_poisoning.build(random.Random(generate.SEED + 2)) == jsonl("poisoning.jsonl")
+    assert generate.world_poisoning_heldout.build(random.Random(generate.SEED + 15)) == jsonl("poisoning_heldout.jsonl")
 
 
 def test_quiz_citation_example_matches_the_facts():
