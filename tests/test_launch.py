@@ -59,3 +59,25 @@ def test_config_prints_one_link_per_released_notebook(capsys, monkeypatch):
     assert config.main(["https://hub.example.edu"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(list((ROOT / "notebooks").glob("*.ipynb"))) and lines[0].startswith("00_welcome  https://")
+
+
+def test_grading_output_in_a_checkout_is_git_ignored():
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        import pytest
+
+        pytest.skip("not a git checkout")
+    paths = ["grading/grades.csv", "grading/feedback/ada.md", "grading/submissions/ada/03_archival_bm25.ipynb",
+             "grading/work/x.log", "submissions/ada.zip", "feedback/ada.md", "grades.csv", "out/grades.csv"]
+    answer = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=ROOT, capture_output=True, text=True)
+    assert sorted(answer.stdout.split()) == sorted(paths)
+    kept = subprocess.run(["git", "check-ignore", "--no-index", "notebooks/03_archival_bm25.ipynb",
+                           "memlib/course/grade.py"], cwd=ROOT, capture_output=True, text=True)
+    assert kept.stdout == ""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in readme.splitlines():
+        if line.startswith("python -m memlib grade") and "--out" in line:
+            out = line.split("--out ")[1].split()[0]
+            assert out.startswith(("grading/", "/out/")), line
