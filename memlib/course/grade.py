@@ -1230,7 +1230,7 @@ def _summary_text(report: GradeReport) -> str:
         "",
     ]
     if report.not_handed_in:
-        lines += [f"Nobody handed in {', '.join(report.not_handed_in)}: no rows for it "
+        lines += [f"Nobody handed in {', '.join(report.not_handed_in)}: no rows in the gradebook "
                   "(--all-assignments grades every released notebook)", ""]
     lines.append("Mean points per check:")
     for assignment in report.assignments:
