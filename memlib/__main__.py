@@ -196,16 +196,21 @@ def _help_without_extra(name: str, argv: list[str], line: str) -> int:
     """
     _, modules = EXTRAS[name]
     before = set(sys.modules)
-    stand_ins = [m for m in modules if importlib.util.find_spec(m) is None]
-    sys.modules.update({m: _StandIn(m) for m in stand_ins})
+    replaced = {m: sys.modules.get(m) for m in modules if importlib.util.find_spec(m) is None}
+    sys.modules.update({m: _StandIn(m) for m in replaced})
     try:
         return _run(name, SUBCOMMANDS[name][0], argv)
     except SystemExit as done:  # argparse leaves after printing the help
         return done.code if isinstance(done.code, int) else 0
     finally:
         for module in set(sys.modules) - before:
-            if module in stand_ins or module.startswith("memlib."):
+            if module.startswith("memlib."):
                 del sys.modules[module]
+        for module, previous in replaced.items():
+            if previous is None:
+                sys.modules.pop(module, None)
+            else:
+                sys.modules[module] = previous
         print(line, file=sys.stderr)
 
 

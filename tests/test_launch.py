@@ -81,3 +81,33 @@ def test_grading_output_in_a_checkout_is_git_ignored():
         if line.startswith("python -m memlib grade") and "--out" in line:
             out = line.split("--out ")[1].split()[0]
             assert out.startswith(("grading/", "/out/")), line
+
+
+def test_release_and_grade_without_the_course_extra(monkeypatch, capsys):
+    """As on a plain `pip install memlib`: one line naming the extra and exit 2; --help still works,
+    and the stand-ins used for the help leave nothing behind."""
+    import importlib.util
+    import sys
+
+    import memlib.__main__ as cli
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("nbformat", "nbval") else real_find_spec(name, *a))
+    for name in ("memlib.course.grade", "memlib.course.release"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert cli.main(["release", "solutions", "notebooks"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "needs the 'course' extra (nbformat not installed): pip install 'memlib[course]'" in captured.err
+    assert cli.main(["grade", "sub", "--release", "notebooks", "--out", "x.csv"]) == 2
+    assert "(nbformat, nbval not installed)" in capsys.readouterr().err
+    assert cli.main(["grade", "--help"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("usage: python -m memlib grade") and "--all-assignments" in captured.out
+    assert "pip install 'memlib[course]'" in captured.err
+    assert "memlib.course.grade" not in sys.modules and not isinstance(sys.modules.get("nbformat"), cli._StandIn)
+    monkeypatch.undo()
+    import nbformat
+
+    assert hasattr(nbformat, "v4")  # the real module, not the stand-in
