@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 #: `python -m memlib grade <tool>`: tools that read gradebooks (no notebooks run, no extra needed).
+#: (A submission folder with one of these names is passed as ./merge, ./items.)
 GRADE_TOOLS: dict[str, str] = {
     "merge": "memlib.course.shards",
     "items": "memlib.course.item_analysis",
