@@ -828,9 +828,11 @@ def update_readme(path: Path, results: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memlib bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for CI (under a minute)")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks") / "results",
+    parser.add_argument("--out", type=Path, default=None,
                         help="where to write results.json, report.md, search.svg, search.html "
-                             "(default: benchmarks/results, relative to the current directory)")
+                             "(default: benchmarks/results, relative to the current directory, for the "
+                             "full run; a folder under the system's temporary directory for --quick, "
+                             "so a smoke run never overwrites the committed results)")
     parser.add_argument("--notebooks", action=argparse.BooleanOptionalAction, default=None,
                         help="also time executing solutions/*.ipynb (default: on for the full run)")
     parser.add_argument("--readme", type=Path, default=None,
@@ -838,6 +840,8 @@ def main(argv: list[str] | None = None) -> int:
                              "e.g. benchmarks/README.md")
     args = parser.parse_args(argv)
     notebooks = (not args.quick) if args.notebooks is None else args.notebooks
+    if args.out is None:
+        args.out = Path(tempfile.gettempdir()) / "memlib-bench-quick" if args.quick else Path("benchmarks") / "results"
     try:
         results = run(args.quick, args.out, notebooks)
         if args.readme:

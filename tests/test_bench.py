@@ -94,3 +94,17 @@ def test_search_on_chosen_engines_and_its_figure(tmp_path):
     assert [t.name for t in fig.data] == only and list(fig.data[0].x) == [200, 400]
     with pytest.raises(ValueError, match="unknown engines"):
         bench.bench_search([200], 1, 5, tmp_path, log=lambda line: None, only=["elasticsearch"])
+
+
+def test_quick_run_never_writes_the_committed_results(monkeypatch, tmp_path):
+    """`--quick` without --out goes to a temporary folder; the full run keeps benchmarks/results."""
+    import tempfile
+    from pathlib import Path
+
+    seen = []
+    monkeypatch.setattr(bench, "run", lambda quick, out_dir, notebooks: seen.append(out_dir) or {})
+    monkeypatch.chdir(tmp_path)
+    assert bench.main(["--quick"]) == 0 and bench.main([]) == 0
+    quick, full = seen
+    assert quick == Path(tempfile.gettempdir()) / "memlib-bench-quick"
+    assert full == Path("benchmarks") / "results"

@@ -231,7 +231,7 @@ def test_memlib_ranges_admit_colabs_ipywidgets_and_plotly():
 def test_binder_runtime_names_a_python_memlib_supports():
     from packaging.specifiers import SpecifierSet
 
-    text = (ROOT / "runtime.txt").read_text(encoding="utf-8").strip()
+    text = (ROOT / "binder" / "runtime.txt").read_text(encoding="utf-8").strip()  # repo2docker reads binder/
     match = re.fullmatch(r"python-(3\.\d+)", text)
     assert match, f"runtime.txt should read like 'python-3.11' (repo2docker's format), not {text!r}"
     assert SpecifierSet(_pyproject()["project"]["requires-python"]).contains(match.group(1) + ".0")

@@ -78,6 +78,7 @@ from typing import Any, Callable, Iterable
 
 import nbformat
 
+from memlib.course import shards
 from memlib.course.release import TAG_GRADED, GradedCell, graded_cells, source_checksum
 
 __all__ = [
@@ -208,6 +209,8 @@ class GradeReport:
     seconds: float = 0.0
     jobs: int = 1
     notebooks_run: int = 0
+    shard: shards.Shard | None = None
+    not_handed_in: list[str] = field(default_factory=list)  # released, but nobody handed them in
 
     @property
     def rows(self) -> list[Row]:
@@ -1107,8 +1110,14 @@ def grade(
     assignments: Iterable[str] = (),
     progress: Callable[[int, int, NotebookResult], None] | None = None,
     keep_work: str | Path | None = None,
+    shard: shards.Shard | None = None,
+    all_assignments: bool = False,
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
+
+    Only the assignments someone in the class handed in get rows, unless
+    `all_assignments`; with `shard`, only that shard's students are run (the
+    class as a whole still decides what was handed in, so shards agree).
 
     Raises `GradeSetupError` only when grading cannot start; every problem
     with a submission becomes gradebook rows.
@@ -1125,6 +1134,10 @@ def grade(
         raise GradeSetupError(f"nbval is not installed ({error}); pip install nbval") from None
 
     planned = [job for submission in students for job in _plan(submission, released)]
+    handed_in = {job.assignment.name for job in planned if job.status_if_not_run != MISSING}
+    not_handed_in = [] if all_assignments else [a.name for a in released if a.name not in handed_in]
+    planned = [job for job in planned if job.assignment.name not in not_handed_in
+               and (shard is None or shard.holds(job.student))]
     if keep_work is not None:
         scratch = Path(keep_work)
         scratch.mkdir(parents=True, exist_ok=True)
@@ -1159,6 +1172,8 @@ def grade(
         seconds=time.monotonic() - started,
         jobs=max(1, int(jobs)),
         notebooks_run=sum(1 for job in planned if not job.status_if_not_run),
+        shard=shard,
+        not_handed_in=not_handed_in,
     )
 
 
@@ -1210,10 +1225,14 @@ def _summary_text(report: GradeReport) -> str:
     per_notebook = report.seconds / max(1, report.notebooks_run)
     lines = [
         f"Graded {len(report.students)} student(s): {report.notebooks_run} notebook run(s) in {report.seconds:.1f} s "
-        f"with -j {report.jobs} ({per_notebook:.1f} s per notebook)",
+        f"with -j {report.jobs} ({per_notebook:.1f} s per notebook)"
+        + (f", shard {report.shard}" if report.shard else ""),
         "",
-        "Mean points per check:",
     ]
+    if report.not_handed_in:
+        lines += [f"Nobody handed in {', '.join(report.not_handed_in)}: no rows in the gradebook "
+                  "(--all-assignments grades every released notebook)", ""]
+    lines.append("Mean points per check:")
     for assignment in report.assignments:
         for graded in assignment.graded:
             rows = [r for r in report.rows if r.grade_id == graded.grade_id]
@@ -1303,7 +1322,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--assignment", action="append", default=[], help="grade only this notebook (name, stem or number); repeatable")
     parser.add_argument("--keep-work", default=None, help="keep the prepared notebooks and nbval logs in this folder")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--shard", default=None, metavar="K/N",
+                        help="grade only shard K of N (K from 1), chosen by a hash of each student's name; "
+                             "join the shards with `python -m memlib grade merge`")
+    parser.add_argument("--all-assignments", action="store_true",
+                        help="rows for every released notebook, also those nobody handed in (as missing)")
     args = parser.parse_args(argv)
+    try:
+        shard = shards.parse_shard(args.shard) if args.shard is not None else None
+    except shards.ShardError as error:
+        parser.error(str(error))
     if args.jobs < 1 or args.timeout <= 0 or (args.cell_timeout is not None and args.cell_timeout <= 0):
         parser.error("-j, --timeout and --cell-timeout must be positive")
     try:
@@ -1320,6 +1348,8 @@ def main(argv: list[str] | None = None) -> int:
             assignments=args.assignment,
             progress=None if args.quiet else _Progress(),
             keep_work=args.keep_work,
+            shard=shard,
+            all_assignments=args.all_assignments,
         )
         report.write_csv(out)
         if args.feedback:
@@ -1331,7 +1361,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grading could not run: {error}", file=sys.stderr)
         return 2
     print(report.summary())
-    print(f"\nGradebook: {out}" + (f"; feedback: {args.feedback}/" if args.feedback else ""))
+    print(f"\nGradebook: {out}" + (f"; feedback: {Path(args.feedback)}{os.sep}" if args.feedback else ""))
     return 1 if report.grader_errors else 0
 
 

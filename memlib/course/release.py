@@ -378,8 +378,27 @@ def _assert_stub_parses(original: str, stubbed: str, where: str) -> None:
 
 
 def render_notebook(nb: dict) -> str:
-    """Stable JSON text of a notebook: sorted keys, one-space indent, trailing newline."""
+    """Stable JSON text of a notebook: sorted keys, one-space indent, trailing newline.
+
+    A Python notebook gets the kernel metadata JupyterLab would write when its
+    kernel starts (ipykernel's display name, the kernel's ``language_info`` for
+    `config.KERNEL_PYTHON`): JupyterLab rewrites exactly these on open and
+    marks the notebook modified when they differ. Everything else in the file
+    (key order, indent, ids, nbformat_minor, line lists) is already as it saves them.
+    """
     node = nbformat.from_dict(copy.deepcopy(dict(nb)))
+    metadata = node.setdefault("metadata", nbformat.NotebookNode())
+    if metadata.get("kernelspec", {}).get("name", "python3") == "python3":
+        metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+        metadata["language_info"] = {
+            "codemirror_mode": {"name": "ipython", "version": 3},
+            "file_extension": ".py",
+            "mimetype": "text/x-python",
+            "name": "python",
+            "nbconvert_exporter": "python",
+            "pygments_lexer": "ipython3",
+            "version": config.KERNEL_PYTHON,
+        }
     nbformat.validate(node)
     # nbformat stores multi-line strings as lists of lines; do the same so the
     # files diff nicely and match what Jupyter would save.
