@@ -149,7 +149,8 @@ def _describe_budget_case(label, messages, window, system_prompt, reserve) -> st
             f"{len(messages)} messages)")
 
 
-@graded("01-token-budget", "how_many_fit counts the newest messages that fit, with tiktoken and overheads")
+@graded("01-token-budget", "how_many_fit counts the newest messages that fit, with tiktoken and overheads",
+        references=("memlib.course.checks.nb01_token_budget:reference_how_many_fit",))
 def check_token_budget(how_many_fit: Callable) -> None:
     """Check `how_many_fit(messages, window, system_prompt="", reserve=0) -> int` (notebook 01)."""
     fn = _as_callable(how_many_fit, "how_many_fit")

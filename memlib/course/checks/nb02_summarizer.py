@@ -37,7 +37,8 @@ def _chunks(turns, sizes: Sequence[int]):
         at += size
 
 
-@graded("02-summarizer", "exercise 1: a recursive summarizer that stays within max_tokens and keeps facts")
+@graded("02-summarizer", "exercise 1: a recursive summarizer that stays within max_tokens and keeps facts",
+        references=("memlib.summarize:ExtractiveSummarizer",))
 def check_summarizer(summarizer: Any) -> None:
     """Check exercise 1: `summarizer.summarize(previous, evicted, max_tokens) -> str` (notebook 02)."""
     from memlib import datasets

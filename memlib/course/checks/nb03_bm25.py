@@ -193,7 +193,9 @@ def _bm25_example(cases: Sequence[_BM25Case], results, expected, wrong: Sequence
     return f"for {case.label}, {case.doc_names[j]} scores {got[j]:.4f}, expected {want[j]:.4f}"
 
 
-@graded("03-bm25", "exercise 2: BM25 okapi scores equal rank_bm25's on toy corpora and the course facts")
+@graded("03-bm25", "exercise 2: BM25 okapi scores equal rank_bm25's on toy corpora and the course facts",
+        references=("memlib.course.checks.nb03_bm25:reference_bm25_scores", "rank_bm25:BM25Okapi",
+                    "memlib.retrieval:BM25Index"))
 def check_bm25(bm25_scores: Callable) -> None:
     """Check exercise 2: `bm25_scores(query_tokens, docs_tokens, k1=1.5, b=0.75, epsilon=0.25) -> list[float]`."""
     fn = _as_callable(bm25_scores, "bm25_scores")

@@ -123,7 +123,8 @@ def _script_of(answer: Any) -> list:
     return calls
 
 
-@graded("04-page-fault", "the scripted agent pages the evicted fact in from archival memory and answers with a citation")
+@graded("04-page-fault", "the scripted agent pages the evicted fact in from archival memory and answers with a citation",
+        references=("memlib.course.checks.nb04_page_fault:reference_page_fault_calls",))
 def check_page_fault(page_fault_calls: Any) -> None:
     """Check the notebook-04 exercise: the calls that answer the scenario's question.
 

@@ -70,7 +70,8 @@ def _record_hint(store, record_id: str) -> str:
     return f"{record_id} ({_short(store.get(record_id).text, 45)})"
 
 
-@graded("06-citations", "every retrieval-backed answer cites real, supporting records; no support, no citation")
+@graded("06-citations", "every retrieval-backed answer cites real, supporting records; no support, no citation",
+        references=("memlib.citations:answer_from_store",))
 def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
     """Ask `answer_fn(question, store)` nine questions; check each CitedAnswer against the contract."""
     from memlib.citations import CitedAnswer, answer_from_store, verify

@@ -81,7 +81,8 @@ def _normalised(doc: dict) -> dict:
     return CoreMemory.from_dict(copy.deepcopy(doc)).to_dict()
 
 
-@graded("08-typed-core-memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip")
+@graded("08-typed-core-memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip",
+        references=("memlib.core_memory:CoreMemory", "memlib.core_memory:Block"))
 def check_typed_core_memory(cls: Any) -> None:
     """Check a TypedCoreMemory class against the schema, the examples in data/ and memlib's CoreMemory."""
     from memlib.core_memory import CoreMemory
