@@ -131,6 +131,8 @@ def run(kc, code: str) -> tuple[str, list[tuple[str, dict]]]:
     """(execute_reply status, [(iopub msg_type, content)]) of one cell, sent as Run All sends it."""
     msg_id = kc.execute(code, store_history=True, stop_on_error=True)
     reply = kc.get_shell_msg(timeout=120)
+    while reply["parent_header"].get("msg_id") != msg_id:  # a reply to the start-up handshake may come first
+        reply = kc.get_shell_msg(timeout=120)
     outputs = []
     while True:
         msg = kc.get_iopub_msg(timeout=120)

@@ -148,6 +148,12 @@ def _bm25_cases() -> list[_BM25Case]:
                "with a rehearsal in leeds before that", "cello", "allotment", "galway"]),
         small("a repeated query term", "sam sam rota",
               ["sam rota nights", "sam nurse", "rota change", "ada swimming", "biscuit"]),
+        # Boundaries: idf is exactly 0 for a term in exactly half the documents (kept, not floored),
+        # a single document, and no documents at all.
+        small("a term in exactly half of 4 documents", "heron plan",
+              ["heron plan review", "heron notes", "cello lesson", "biscuit walk"]),
+        small("a single document", "ines lisbon", ["ines flies to lisbon in june"]),
+        small("no documents", "ines", []),
         small("k1=1.2, b=0.5", "biscuit vet",
               ["biscuit vet otley road", "biscuit walk", "vet bill", "cello lesson", "biscuit biscuit food treats"],
               k1=1.2, b=0.5),
