@@ -370,7 +370,9 @@ def graded(grade_id: str, description: str = "", *,
                     problem = CheckFailed(
                         f"not solved yet: {stub}",
                         "replace the `raise NotImplementedError(...)` line with your solution, "
-                        "run that cell, then run this one again",
+                        "run that cell, then run this one again"
+                        + (f"; help({function.__name__}) says what is fixed and what is free"
+                           if "Fixed:" in (function.__doc__ or "") else ""),
                         grade_id)
                 else:
                     problem = _crash(stub, grade_id)

@@ -152,7 +152,13 @@ def _describe_budget_case(label, messages, window, system_prompt, reserve) -> st
 @graded("01-token-budget", "how_many_fit counts the newest messages that fit, with tiktoken and overheads",
         references=("memlib.course.checks.nb01_token_budget:reference_how_many_fit",))
 def check_token_budget(how_many_fit: Callable) -> None:
-    """Check `how_many_fit(messages, window, system_prompt="", reserve=0) -> int` (notebook 01)."""
+    """Check `how_many_fit(messages, window, system_prompt="", reserve=0) -> int` (notebook 01).
+
+    Fixed: an int; tokens counted with memlib.tokens.count; each message costs
+    count(text) + MESSAGE_OVERHEAD; the system prompt and `reserve` are used first; the
+    kept messages are the newest, contiguous, and a prompt of exactly `window` tokens fits;
+    the list given is not changed. Free: how you loop (reversed, indices, accumulate).
+    """
     fn = _as_callable(how_many_fit, "how_many_fit")
     cases = _budget_cases()
     got: list[Any] = []

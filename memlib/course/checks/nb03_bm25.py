@@ -203,7 +203,14 @@ def _bm25_example(cases: Sequence[_BM25Case], results, expected, wrong: Sequence
         references=("memlib.course.checks.nb03_bm25:reference_bm25_scores", "rank_bm25:BM25Okapi",
                     "memlib.retrieval:BM25Index"))
 def check_bm25(bm25_scores: Callable) -> None:
-    """Check exercise 2: `bm25_scores(query_tokens, docs_tokens, k1=1.5, b=0.75, epsilon=0.25) -> list[float]`."""
+    """Check exercise 2: `bm25_scores(query_tokens, docs_tokens, k1=1.5, b=0.75, epsilon=0.25) -> list[float]`.
+
+    Fixed: one score per document in order ([] for no documents), equal to
+    rank_bm25.BM25Okapi within 1e-6: okapi idf ln(N - n + 0.5) - ln(n + 0.5), a negative idf
+    replaced by epsilon x the mean idf (an idf of exactly 0 is kept), tf and length
+    normalisation with the given k1 and b; the token lists are not changed. Free: data
+    structures and loop order (term at a time, document at a time, numpy).
+    """
     fn = _as_callable(bm25_scores, "bm25_scores")
     cases = _bm25_cases()
     results: list[list[float]] = []

@@ -129,6 +129,10 @@ def check_page_fault(page_fault_calls: Any) -> None:
     """Check the notebook-04 exercise: the calls that answer the scenario's question.
 
     Accepts the student's function (called with no arguments) or its list of ToolCall.
+    Fixed: an archival_memory_search that returns the record, with request_heartbeat=True so
+    the next call runs; a send_message whose reply says 'chicken' and cites that record in
+    brackets ([arc-000001]). Free: the search words, the reply's wording, how the citation
+    is built.
     """
     from memlib.agent import ScriptedPolicyExhausted
     from memlib.citations import CITATION_PATTERN

@@ -89,7 +89,15 @@ def _record_hint(store, record_id: str) -> str:
 @graded("06-citations", "every retrieval-backed answer cites real, supporting records; no support, no citation",
         references=("memlib.citations:answer_from_store",))
 def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
-    """Ask `answer_fn(question, store)` nine questions; check each CitedAnswer against the contract."""
+    """Ask `answer_fn(question, store)` the CITATION_QUESTIONS; check each CitedAnswer against the contract.
+
+    Fixed: a CitedAnswer; citations built from store records (Citation.from_record or
+    cite), only of records that support the answer, never an extra one; the answer says
+    what the cited record says (ANSWER_FACTS) and passes memlib.citations.verify; with no
+    support, no citation and a plain statement that nothing was found. Free: the support
+    threshold (half of the question's content words is enough; the user's name alone is
+    not), the wording.
+    """
     from memlib.citations import CitedAnswer, answer_from_store, verify
 
     expect(callable(answer_fn), f"answer_with_citations is a {type(answer_fn).__name__}, not a function",

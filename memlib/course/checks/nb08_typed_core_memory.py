@@ -84,7 +84,17 @@ def _normalised(doc: dict) -> dict:
 @graded("08-typed-core-memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip",
         references=("memlib.core_memory:CoreMemory", "memlib.core_memory:Block"))
 def check_typed_core_memory(cls: Any) -> None:
-    """Check a TypedCoreMemory class against the schema, the examples in data/ and memlib's CoreMemory."""
+    """Check a TypedCoreMemory class against the schema, the examples in data/ and memlib's CoreMemory.
+
+    Fixed: from_legacy / from_document / to_document / to_json / from_json / render /
+    append / replace; every schema rule enforced (each on its own), labels unique, each
+    value within its own block's limit (exactly the limit fits); a refused edit raises
+    ValueError (CoreMemoryError), KeyError or jsonschema.ValidationError and changes
+    nothing; the caller's dicts are not changed; no state shared between instances; render
+    shows each block as <label ...> value </label> with its 'used/limit' and a read-only
+    marker inside the read-only blocks' sections only. Free: error wording, how
+    descriptions and attributes are rendered, how blocks are stored.
+    """
     from memlib.core_memory import CoreMemory
     from memlib.datasets import load
 
@@ -229,8 +239,8 @@ def check_typed_core_memory(cls: Any) -> None:
     reference.append("human", "y" * room)
     got = _document(memory, "after an append up to the limit")["blocks"][1]["value"]
     expect(got == reference.get("human").value,
-           f"append up to exactly the limit gave a {len(got)}-character value, expected "
-           f"{len(reference.get('human').value)}",
+           f"append up to exactly the limit gave a different value from memlib's CoreMemory: "
+           f"{_text_difference(got, reference.get('human').value)}",
            "a value of exactly `limit` characters is allowed (> limit is refused, not >=); "
            "append adds the text on a new line")
     before = _document(memory, "before an over-limit replace")
@@ -351,3 +361,11 @@ def _first_difference(got: dict, expected: dict) -> str:
         if extra:
             return f"block {e['label']!r} has extra fields {sorted(extra)}"
     return "the documents differ"
+
+
+def _text_difference(got: str, expected: str) -> str:
+    """Where two values first differ, both sides shown (never two equal lengths)."""
+    at = next((i for i, (x, y) in enumerate(zip(got, expected)) if x != y), min(len(got), len(expected)))
+    sizes = f"{len(got)} characters, expected {len(expected)}; " if len(got) != len(expected) else ""
+    return f"{sizes}first difference at character {at}: {got[max(0, at - 10):at + 10]!r} vs " \
+           f"{expected[max(0, at - 10):at + 10]!r}"
