@@ -95,6 +95,19 @@ def test_fallback_names_a_crashing_answer_as_crashed(capsys):
     assert "exercise 9 crashed (ZeroDivisionError" in out and "not solved" not in out
 
 
+def fit_by_hand(messages, window, system_prompt="", reserve=0):
+    from memlib.context import MESSAGE_OVERHEAD
+    from memlib.tokens import count
+
+    used, kept = count(system_prompt) + reserve, 0
+    for text in messages[::-1]:
+        used += count(text) + MESSAGE_OVERHEAD
+        if used > window:
+            break
+        kept += 1
+    return kept
+
+
 def test_a_reference_call_from_the_answer_is_noted(capsys):
     from memlib.course.checks import nb01_token_budget as nb01
 
@@ -105,7 +118,7 @@ def test_a_reference_call_from_the_answer_is_noted(capsys):
     out = capsys.readouterr().out
     assert checking.REFERENCE_NOTE + "memlib.course.checks.nb01_token_budget.reference_how_many_fit" in out
     assert checking.REFERENCE_CALLS["01-token-budget"]
-    check_token_budget(nb01.reference_how_many_fit)  # the check itself calling it is not the answer's doing
+    check_token_budget(fit_by_hand)  # the check calling its reference is not the answer's doing
     assert checking.REFERENCE_NOTE not in capsys.readouterr().out
     assert checking.REFERENCE_CALLS["01-token-budget"] == ()
 
@@ -176,3 +189,18 @@ def test_in_a_kernel_strict_until_the_setup_cell_runs_then_run_all_keeps_going(k
     assert status == "ok"
     text = next(c for t, c in outputs if t == "display_data")["data"]["text/plain"]
     assert "crashed with IndexError" in text and "in how_many_fit, line 2: return messages[99]" in text
+
+
+def test_an_answer_that_is_the_reference_or_inherits_it_is_noted(capsys):
+    from memlib.course.checks import check_summarizer
+    from memlib.summarize import ExtractiveSummarizer
+
+    class MySummarizer(ExtractiveSummarizer):
+        pass  # inherits memlib's reference summarize
+
+    check_summarizer(MySummarizer())
+    assert checking.REFERENCE_NOTE + "memlib.summarize.ExtractiveSummarizer" in capsys.readouterr().out
+    from memlib.course.checks import nb01_token_budget as nb01
+
+    check_token_budget(nb01.reference_how_many_fit)  # handing in the reference function itself
+    assert checking.REFERENCE_CALLS["01-token-budget"] == ("memlib.course.checks.nb01_token_budget.reference_how_many_fit",)

@@ -301,7 +301,23 @@ class _ReferenceWatch:
     def __init__(self, references: Iterable[str]) -> None:
         self.references = tuple(references)
         self.codes: dict[Any, str] = {}
+        self.classes: dict[type, str] = {}
         self.used: list[str] = []
+
+    def _note(self, name: str) -> None:
+        if name not in self.used:
+            self.used.append(name)
+
+    def inspect_answer(self, args: Iterable[Any]) -> None:
+        """Note an answer that *is* a reference: its function, its class, a subclass or an instance."""
+        for answer in args:
+            function = getattr(answer, "__func__", answer)
+            if getattr(function, "__code__", None) in self.codes:
+                self._note(self.codes[function.__code__])
+            cls = answer if isinstance(answer, type) else type(answer)
+            for base in getattr(cls, "__mro__", ()):
+                if base in self.classes:
+                    self._note(self.classes[base])
 
     def _resolve(self) -> None:
         for spec in self.references:
@@ -312,6 +328,8 @@ class _ReferenceWatch:
                     target = getattr(target, part)
             except (ImportError, AttributeError):
                 continue
+            if isinstance(target, type):
+                self.classes[target] = spec.replace(":", ".")
             functions = ([v for v in vars(target).values()] if isinstance(target, type) else [target])
             for function in functions:
                 function = getattr(function, "__func__", function)
@@ -323,9 +341,7 @@ class _ReferenceWatch:
         if event == "call" and frame.f_code in self.codes:
             caller = frame.f_back
             if caller is not None and not _is_library_file(caller.f_code.co_filename):
-                name = self.codes[frame.f_code]
-                if name not in self.used:
-                    self.used.append(name)
+                self._note(self.codes[frame.f_code])
 
     def __enter__(self) -> "_ReferenceWatch":
         self._resolve()
@@ -358,6 +374,7 @@ def graded(grade_id: str, description: str = "", *,
             watch = _ReferenceWatch(references)
             try:
                 with watch:
+                    watch.inspect_answer([*args, *kwargs.values()])
                     result = function(*args, **kwargs)
             except CheckFailed as failure:
                 if not failure.grade_id:
