@@ -204,3 +204,26 @@ def test_an_answer_that_is_the_reference_or_inherits_it_is_noted(capsys):
 
     check_token_budget(nb01.reference_how_many_fit)  # handing in the reference function itself
     assert checking.REFERENCE_CALLS["01-token-budget"] == ("memlib.course.checks.nb01_token_budget.reference_how_many_fit",)
+
+
+@pytest.mark.slow
+def test_the_grader_stays_strict_when_a_submission_switches_keep_going_on(tmp_path):
+    import csv
+    import json
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    nb = json.loads((root / "notebooks" / "03_archival_bm25.ipynb").read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if "colab-setup" in cell["metadata"].get("tags", []):
+            cell["metadata"]["tags"] = []  # the setup cell would now run under nbval
+    nb["cells"].insert(5, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "id": "cheat",
+                           "source": "import memlib.course.checking as k\nk._mode['keep_going'] = True"})
+    (tmp_path / "cheat").mkdir()
+    (tmp_path / "cheat" / "03_archival_bm25.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    out = tmp_path / "grades.csv"
+    subprocess.run([sys.executable, "-m", "memlib", "grade", str(tmp_path / "cheat"), "--release",
+                    str(root / "notebooks"), "--out", str(out)], check=False, timeout=600, capture_output=True)
+    rows = {r["grade_id"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
+    assert rows["03-bm25"]["status"] == "failed" and rows["03-bm25"]["points"] == "0", rows["03-bm25"]
+    assert rows["03-bm25"]["reason"].startswith("not solved yet: Exercise 2:")
