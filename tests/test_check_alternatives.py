@@ -317,6 +317,15 @@ def test_page_fault_accepts_other_correct_scripts(answer):
     accepts(check_page_fault, answer)
 
 
+@pytest.mark.parametrize("reply, fragment", [
+    ("Biscuit can eat chicken, no problem. [arc-000001]", "does not say Biscuit must avoid it"),
+    ("Chicken is fine for Biscuit [arc-000001]", "does not say Biscuit must avoid it"),
+    ("Biscuit must avoid chicken: he is allergic. [arc-000001] [arc-000002]", "also cites arc-000002"),
+])
+def test_page_fault_rejects_a_contradicting_reply_and_an_extra_citation(reply, fragment):
+    rejects(check_page_fault, [SEARCH, ToolCall("send_message", {"message": reply})], fragment)
+
+
 # -- 06 citations -------------------------------------------------------------------------
 
 STOP = {"what", "which", "who", "where", "when", "how", "is", "are", "the", "a", "of", "to", "does", "do", "s"}

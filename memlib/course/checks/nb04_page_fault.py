@@ -202,6 +202,12 @@ def check_page_fault(page_fault_calls: Any) -> None:
     expect(scenario.answer in reply.lower(),
            f"the reply does not say what Biscuit must avoid: {_short(reply, 100)}",
            "answer the question with what the archival record says")
+    text = reply.lower()
+    says_avoid = re.search(r"allerg|avoid|must not|mustn't|never|can ?not eat|can't eat|no chicken|keep .* away", text)
+    says_safe = re.search(r"not allergic|isn't allergic|no allerg|can eat|is (?:fine|safe|ok)|safe to eat", text)
+    expect(says_avoid and not says_safe,
+           f"the reply names chicken but does not say Biscuit must avoid it, as the record does: {_short(reply, 100)}",
+           "an answer must agree with the record it cites ('Biscuit is allergic to chicken')")
     cited = CITATION_PATTERN.findall(reply)
     bare_ids = re.findall(r"arc-\d{6}", reply)
     if not cited:
@@ -217,4 +223,7 @@ def check_page_fault(page_fault_calls: Any) -> None:
     expect(scenario.record_id in cited,
            f"the reply cites {', '.join(cited)}, not the record that holds the answer ({scenario.record_id})",
            "cite the record the answer comes from")
+    extra = sorted(set(cited) - {scenario.record_id})
+    expect(not extra, f"the reply also cites {', '.join(extra)}, which says nothing about Biscuit's food",
+           "cite only the record the answer comes from, not every record you have seen")
     passed(f"the reply answers and cites {scenario.record_id}: {_short(reply, 100)}")
