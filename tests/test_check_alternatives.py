@@ -655,10 +655,16 @@ def test_typed_core_memory_rejects_the_leak_classes(answer, fragment):
 _PROGRAM = """
 import contextlib, io
 from memlib.course.checks import CheckFailed, check_bm25, check_typed_core_memory, check_citation_contract
-from memlib.course.checks import nb03_bm25
+from memlib.course.checks import check_token_budget, check_summarizer, check_page_fault, nb01_token_budget, nb03_bm25
+from memlib.agent import ToolCall
 from memlib.citations import CitedAnswer
+from memlib.summarize import TruncatingSummarizer
 out = []
 for check, answer in [
+    (check_token_budget, nb01_token_budget._budget_variant("skip")),
+    (check_summarizer, TruncatingSummarizer()),
+    (check_page_fault, [ToolCall("archival_memory_search", {"query": "Biscuit", "request_heartbeat": True}),
+                        ToolCall("send_message", {"message": "Chicken [arc-000001] [arc-000003]"})]),
     (check_bm25, lambda q, d, **k: nb03_bm25._bm25_variant(q, d, **k, idf="cf")),
     (check_citation_contract, lambda q, s: CitedAnswer("no idea")),
     (check_typed_core_memory, type("T", (), {"from_legacy": classmethod(lambda c, f: c())})),
@@ -680,3 +686,4 @@ def test_messages_are_the_same_under_any_hash_seed():
         assert result.returncode == 0, result.stderr
         seen.add(result.stdout)
     assert len(seen) == 1, seen
+    assert seen.pop().count("[0") >= 6, "every check should have failed on its mistake"
