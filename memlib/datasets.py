@@ -27,6 +27,7 @@ from typing import Any
 
 from memlib.archival import ArchivalRecord
 from memlib.messages import Message
+from memlib.course import quiz as _quiz_model
 
 __all__ = [
     "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
@@ -147,32 +148,9 @@ class PoisonNote:
         return f"PoisonNote({self.id} {self.label}/{self.category}: {ascii(_short(self.text, 60))})"
 
 
-@dataclass(frozen=True)
-class QuizQuestion:
-    question: str
-    options: tuple[str, ...]
-    answer: int  # index into options
-    explanation: str
-
-    @property
-    def correct(self) -> str:
-        return self.options[self.answer]
-
-    def __repr__(self) -> str:
-        return f"QuizQuestion({_short(self.question)!r}, {len(self.options)} options, answer={self.answer})"
-
-
-@dataclass(frozen=True)
-class Quiz:
-    notebook: str
-    title: str
-    questions: tuple[QuizQuestion, ...]
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-    def __repr__(self) -> str:
-        return f"Quiz({self.notebook} {self.title!r}, {len(self.questions)} questions)"
+# The course's one quiz model (memlib.course.quiz): the quiz data loads into it directly.
+QuizQuestion = _quiz_model.Question
+Quiz = _quiz_model.Quiz
 
 
 @dataclass(frozen=True)
@@ -342,14 +320,9 @@ def _normalise_notebook(notebook: object) -> str:
     return notebook  # type: ignore[return-value]
 
 
-@functools.lru_cache(maxsize=None)
 def _load_quiz(notebook: str) -> Quiz:
-    raw = json.loads(read_text(f"quizzes/{notebook}.json"))
-    questions = tuple(
-        QuizQuestion(q["question"], tuple(q["options"]), q["answer"], q["explanation"])
-        for q in raw["questions"]
-    )
-    return Quiz(raw.get("notebook", notebook), raw["title"], questions)
+    # Not cached: a Quiz records the student's tries, so every caller gets its own.
+    return Quiz.from_data(json.loads(read_text(f"quizzes/{notebook}.json")), notebook)
 
 
 _LOADERS = {

@@ -183,7 +183,7 @@ def test_summarizer_reference_and_student_like_pass(capsys):
     (IgnoresPrevious(), "the previous summary said"),
     (ZeroBudgetLeaks(), "with max_tokens=0"),
     (Random(), "different summaries"),
-    (CrashesOnEmpty(), "raised IndexError"),
+    (CrashesOnEmpty(), "crashed with IndexError"),
     (PopsEvicted(), "changed the list of evicted messages"),
     (NoSummarizer(), "a fact stated in the evicted messages"),
     (TruncatingSummarizer(), "no better than no summary or keeping the newest text"),

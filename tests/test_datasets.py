@@ -306,7 +306,9 @@ def test_quiz_files(notebook):
     assert raw["notebook"] == notebook and raw["title"].strip()
     assert len(raw["questions"]) >= 5
     for q in raw["questions"]:
-        assert set(q) == {"question", "options", "answer", "explanation"}
+        assert {"question", "options", "answer", "explanation"} <= set(q) <= {"question", "options", "answer",
+                                                                            "explanation", "feedback"}
+        assert len(q.get("feedback", q["options"])) == len(q["options"])
         assert len(q["options"]) >= 3 and len(set(q["options"])) == len(q["options"])
         assert isinstance(q["answer"], int) and 0 <= q["answer"] < len(q["options"])
         assert q["explanation"].strip()

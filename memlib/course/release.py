@@ -32,7 +32,10 @@ Conventions for notebook authors (solutions/ is the source of truth):
   under any file name.
 * The first cell tagged ``colab-setup`` is stamped with the standard Colab
   install cell (it installs memlib only inside
-  ``if "google.colab" in sys.modules``, tagged ``nbval-skip``), and a markdown
+  ``if "google.colab" in sys.modules``, tagged ``nbval-skip``; it also calls
+  `memlib.course.checking.keep_going_after_failures`, so Run All in a
+  student's session continues past a failed graded cell while nbval and the
+  grader, which skip the cell, still fail it), and a markdown
   cell tagged ``colab-badge`` with the "Open in Colab" badge is stamped (or
   inserted just before it). Repository slug and branch come from
   `memlib.course.config`, the only place they are written down. The command
@@ -239,7 +242,12 @@ def _validate_graded(cell: dict, where: str) -> None:
 
 
 def colab_setup_source() -> str:
-    """The standard first code cell: installs memlib on Colab only."""
+    """The standard first code cell: installs memlib on Colab only, and lets Run All pass a failed check.
+
+    The cell is tagged ``nbval-skip``: interactive front ends run it, nbval
+    and the grader do not, which is what tells a student's Run All (keep
+    going) from grading (fail). See `memlib.course.checking`.
+    """
     return (
         "# Colab only: install memlib (locally and on Binder it is already installed).\n"
         "import sys\n"
@@ -250,7 +258,13 @@ def colab_setup_source() -> str:
         "    subprocess.run(\n"
         f'        [sys.executable, "-m", "pip", "install", "--quiet", {json.dumps(config.pip_requirement())}],\n'
         "        check=True,\n"
-        "    )"
+        "    )\n"
+        "\n"
+        "# Run All keeps going past an unsolved exercise: its graded cell shows what is wrong\n"
+        "# and the cells below still run. (nbval and the grader skip this cell: there it fails.)\n"
+        "from memlib.course.checking import keep_going_after_failures\n"
+        "\n"
+        "keep_going_after_failures()"
     )
 
 
