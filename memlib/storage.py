@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterator
 from memlib.archival import ArchivalRecord, ArchivalStore, Hit, check_page, utcnow
 from memlib.messages import Message
 from memlib.recall import RecallStore
-from memlib.retrieval import tokenize
+from memlib.retrieval import ANALYZER_ID, tokenize
 
 __all__ = [
     "SQLiteArchivalStore",
@@ -568,6 +568,8 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
             self._load(conn)
             fts_stale = initial and self.fts5 and (
                 db.meta("fts_stale") == "1"
+                # written by another analyzer (an older memlib): its terms would miss
+                or db.meta("fts_analyzer") != ANALYZER_ID
                 or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0] != len(self._seq_of))
         if fts_stale and not db.read_only:
             self._rebuild_fts()
@@ -606,6 +608,7 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
             conn.executemany("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)",
                              ((seq, _fts_terms(text)) for seq, text in rows))
             conn.execute("DELETE FROM memlib_meta WHERE key = 'fts_stale'")
+            conn.execute("INSERT OR REPLACE INTO memlib_meta VALUES ('fts_analyzer', ?)", (ANALYZER_ID,))
 
     def _retire_fts(self) -> None:
         # Opened with fts5=False over a file that has the mirror: our writes would
