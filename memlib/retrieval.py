@@ -18,7 +18,6 @@ for Thai, Lao or Khmer (their runs stay whole words), phrase or fuzzy matching, 
 
 from __future__ import annotations
 
-import functools
 import heapq
 import math
 import re
@@ -66,15 +65,16 @@ STOPWORDS: frozenset[str] = frozenset(
     """.split()
 )
 
-def _mark_class() -> str:
-    """A regex character class body holding every combining mark (categories Mn, Mc, Me).
+
+def _mark_class(below: int = 0x110000) -> str:
+    """A regex character class body holding every combining mark (Mn, Mc, Me) below `below`.
 
     Python's `\\w` leaves marks out, so without this "हिन्दी" (vowel signs and virama
     are marks) would fall apart into single letters. Marks only occur below U+20000
     and in plane 14 (variation selectors); scanning just those takes milliseconds.
     """
     spans, start, prev = [], None, -2
-    for lo, hi in ((0, 0x20000), (0xE0000, 0xE1000)):
+    for lo, hi in ((0, min(below, 0x20000)), (0xE0000, min(below, 0xE1000))):
         for cp in range(lo, hi):
             if unicodedata.category(chr(cp))[0] == "M":
                 if cp != prev + 1:
@@ -98,27 +98,36 @@ _CJK_RANGES = (
 _CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
 _MAX_STEM_LEN = 64  # longer "words" (hashes, base64, a 1 MB run of letters) are kept as they are
 
-_patterns: tuple[re.Pattern, re.Pattern] | None = None
+_patterns: tuple[re.Pattern, re.Pattern, re.Pattern] | None = None
 
 
-def _word_patterns() -> tuple[re.Pattern, re.Pattern]:
-    """(a run of word characters and marks starting with a word character, a run of marks).
+def _word_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """(word run for text within the BMP, word run for any text, a run of underscores and marks).
 
-    One character class repeated keeps `re` linear even on a 1 MB word; an
-    alternation inside the repeat does not. Underscores are word characters to `re`,
-    so runs are split on them afterwards.
+    A word run is a word character followed by word characters and marks. One
+    character class repeated keeps `re` linear even on a 1 MB word; an alternation
+    inside the repeat does not. Underscores are word characters to `re`, so runs are
+    split on them afterwards. A class with only BMP marks compiles to a fast lookup
+    table; the full one (marks of historic scripts above U+FFFF) is a list of ranges,
+    twice as slow, so it is used only for text that has characters above U+FFFF.
     """
     global _patterns
     if _patterns is None:  # built on first use: importing memlib stays instant
         marks = _mark_class()
-        _patterns = (re.compile(f"[^\\W_][\\w{marks}]*"), re.compile(f"[_{marks}]+"))
+        _patterns = (re.compile(f"[^\\W_][\\w{_mark_class(0x10000)}]*"),
+                     re.compile(f"[^\\W_][\\w{marks}]*"), re.compile(f"[_{marks}]+"))
     return _patterns
+
+
+def _word_run(text: str) -> re.Pattern:
+    bmp, full, _ = _word_patterns()
+    return full if text and max(text) > "\uffff" else bmp
 
 
 def _split_run(run: str) -> list[tuple[int, str]]:
     """A run with underscores -> (offset, word) pieces, each starting with a letter or digit."""
     out, pos = [], 0
-    leading = _word_patterns()[1]
+    leading = _word_patterns()[2]
     for piece in run.split("_"):
         start = pos
         pos += len(piece) + 1
@@ -136,8 +145,11 @@ def _words(text: str) -> list[str]:
     Underscores, punctuation, symbols (emoji) and whitespace separate words; `re`
     matches code points and never encodes, so any str works, lone surrogates included.
     """
+    runs = _word_run(text).findall(text)
+    if "_" not in text:  # the common case: every run is a word
+        return runs
     out: list[str] = []
-    for run in _word_patterns()[0].findall(text):
+    for run in runs:
         if "_" in run:
             out.extend(piece for _, piece in _split_run(run))
         else:
@@ -146,11 +158,11 @@ def _words(text: str) -> list[str]:
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every word of `text` as the analyzer splits it (before NFC and lowercasing)."""
+    """(start, end) of every word of `text` as the analyzer splits it (before NFKC and lowercasing)."""
     if not isinstance(text, str):
         raise TypeError(f"word_spans() needs a str, got {type(text).__name__}")
     spans: list[tuple[int, int]] = []
-    for m in _word_patterns()[0].finditer(text):
+    for m in _word_run(text).finditer(text):
         if "_" in m.group():
             spans.extend((m.start() + i, m.start() + i + len(w)) for i, w in _split_run(m.group()))
         else:
@@ -158,13 +170,23 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-@functools.lru_cache(maxsize=1 << 16)
+# word -> stem. Words repeat (Zipf), so the cache makes the ~25 us of an uncached
+# stem rare; a plain dict is faster to probe than functools.lru_cache, and emptying
+# it when full changes no result (a stem depends on its word only).
+_stem_cache: dict[str, str] = {}
+_STEM_CACHE_SIZE = 1 << 17
+
+
 def _english_stem(word: str) -> str:
     # Pure-Python Snowball, chosen explicitly: `snowballstemmer.stemmer()` silently
     # switches to PyStemmer when that is installed, and the tokens must not depend on
-    # what else happens to be installed. Words repeat (Zipf), so the cache makes the
-    # ~25 us per uncached word rare.
-    return _STEMMER.stemWord(word)
+    # what else happens to be installed.
+    stem = _stem_cache.get(word)
+    if stem is None:
+        if len(_stem_cache) >= _STEM_CACHE_SIZE:
+            _stem_cache.clear()
+        stem = _stem_cache[word] = _STEMMER.stemWord(word)
+    return stem
 
 
 def _cjk_bigrams(run: str) -> list[str]:
@@ -175,10 +197,12 @@ def _cjk_bigrams(run: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Analyzer:
-    """Text -> search tokens: NFC, lowercase, Unicode word split, optional stopwords and stemming.
+    """Text -> search tokens: NFKC, lowercase, Unicode word split, optional stopwords and stemming.
 
     Every step is linear in the text and deterministic, so the same text gives the
-    same tokens on every run and every machine with the same Python. Runs of Chinese,
+    same tokens on every run and every machine with the same Python. NFKC folds the
+    full-width letters and digits common in Chinese and Japanese text ("ＷｉＦｉ１２"
+    -> "wifi12") and composes accents, so "café" typed either way is one token. Runs of Chinese,
     Japanese or Korean characters (written without spaces) become overlapping
     character bigrams, as Lucene's CJK analyzer does: "花生过敏" -> 花生 生过 过敏,
     so a query "花生" finds it. Stemming is Snowball English (Porter 2).
@@ -200,28 +224,37 @@ class Analyzer:
                 "convert the value to text first (e.g. str(value))"
             )
         stop = STOPWORDS if self.stopwords else ()
+        stem = _english_stem if self.stem else None
+        cached = _stem_cache.get
         out: list[str] = []
-        for word in _words(unicodedata.normalize("NFC", text).lower()):
+        append = out.append
+        for word in _words(unicodedata.normalize("NFKC", text).lower()):
             if self.cjk_bigrams and not word.isascii() and _CJK_RUN.search(word):
                 # split the word into CJK runs (bigrams) and the rest (ordinary words)
                 pos = 0
                 for run in _CJK_RUN.finditer(word):
                     if run.start() > pos:
-                        out.extend(self._plain(word[pos:run.start()], stop))
+                        self._plain(word[pos:run.start()], stop, stem, append)
                     out.extend(_cjk_bigrams(run.group()))
                     pos = run.end()
                 if pos < len(word):
-                    out.extend(self._plain(word[pos:], stop))
-            else:
-                out.extend(self._plain(word, stop))
+                    self._plain(word[pos:], stop, stem, append)
+            elif word not in stop:  # the common case, inlined: it runs once per word
+                if stem is not None:
+                    known = cached(word)
+                    if known is not None:
+                        word = known
+                    elif len(word) <= _MAX_STEM_LEN and not word.isdigit():
+                        word = stem(word)
+                append(word)
         return out
 
-    def _plain(self, word: str, stop) -> list[str]:
-        if word in stop:
-            return []
-        if self.stem and len(word) <= _MAX_STEM_LEN and not word.isdigit():
-            word = _english_stem(word)
-        return [word]
+    @staticmethod
+    def _plain(word: str, stop, stem, append) -> None:
+        if word not in stop:
+            if stem is not None and len(word) <= _MAX_STEM_LEN and not word.isdigit():
+                word = stem(word)
+            append(word)
 
     def __repr__(self) -> str:
         return (f"Analyzer({self.name!r}, stem={self.stem}, stopwords={self.stopwords}, "
@@ -241,7 +274,7 @@ ANALYZERS: dict[str, Analyzer] = {
 DEFAULT_ANALYZER = ANALYZERS["stemmed"]
 #: What the default tokens depend on; stores that keep tokens on disk (the FTS5
 #: mirror in memlib.storage) rebuild them when this changes.
-ANALYZER_ID = f"{DEFAULT_ANALYZER!r} unicode {unicodedata.unidata_version} snowball-english"
+ANALYZER_ID = f"{DEFAULT_ANALYZER!r} nfkc unicode {unicodedata.unidata_version} snowball-english"
 
 
 def tokenize(text: str) -> list[str]:

@@ -66,8 +66,11 @@ def test_cjk_scripts_and_mixed_runs():
 def test_other_scripts_keep_their_combining_marks():
     assert tokenize("हिन्दी") == ["हिन्दी"]  # vowel signs and virama are marks, not separators
     assert tokenize("ไทย") == ["ไทย"]
-    # composed and decomposed forms are the same token (NFC first)
+    # composed and decomposed forms are the same token (NFKC first) ...
     assert tokenize("cafe\u0301") == tokenize("café") == ["café"]
+    # ... and full-width letters and digits, common in CJK text, are plain ones
+    assert tokenize("ＷｉＦｉ密码是１２３４") == ["wifi", "密码", "码是", "1234"]
+    assert tokenize("ｶﾀｶﾅ") == tokenize("カタカナ")
 
 
 def test_mark_class_covers_every_combining_mark():
