@@ -700,7 +700,8 @@ def report(results: dict) -> str:
     for name, by_n in med.items():
         cells = [_fmt_ms(by_n[n]) for n in sizes]
         ratio = by_n[sizes[-1]] / base[sizes[-1]]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio:.1f}x |")
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio:.1f}x |" if ratio >= 0.1 else
+                     f"| {name} | " + " | ".join(cells) + f" | {ratio:.3f}x (1/{1 / ratio:.0f}) |")
     if s.get("sqlite_open_s"):
         opens = ", ".join(f"{n:,}: {v:.2f} s" for n, v in s["sqlite_open_s"]["SQLiteArchivalStore (index)"].items())
         lines += ["", f"Opening a SQLiteArchivalStore (reading the table, rebuilding the in-memory index): {opens}."]
