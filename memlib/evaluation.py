@@ -297,9 +297,12 @@ class RetrievalResult:
     recall_at_10: float
     mrr_at_10: float
     recall_by_kind: dict = field(default_factory=dict)
+    analyzer: str = "stemmed"
+    mrr_by_kind: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return f"RetrievalResult({self.method}: recall@10={self.recall_at_10:.3f}, MRR@10={self.mrr_at_10:.3f})"
+        return (f"RetrievalResult({self.method}, {self.analyzer}: recall@10={self.recall_at_10:.3f}, "
+                f"MRR@10={self.mrr_at_10:.3f})")
 
 
 @dataclass(frozen=True)
@@ -344,17 +347,26 @@ class Measurements:
         return f"Measurements({len(self.retrieval)} retrieval, {len(self.retention)} retention, {self.guard!r})"
 
 
-RETRIEVAL_METHODS = ("overlap", "bm25-lucene", "bm25-okapi")
+def retrieval_methods() -> tuple[str, ...]:
+    """The scorers measured: every entry of `memlib.retrieval.SCORERS`, in registry order."""
+    from memlib.retrieval import SCORERS
+
+    return tuple(SCORERS)
 
 
-def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10) -> RetrievalResult:
-    """recall@k and MRR@k of `memlib.retrieval.make_scorer(method)` on the queries dataset."""
+def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10,
+                       analyzer: str | None = None) -> RetrievalResult:
+    """recall@k and MRR@k of `memlib.retrieval.make_scorer(method, analyzer)` on the queries dataset.
+
+    analyzer: a `memlib.retrieval.ANALYZERS` name (default: the default analyzer).
+    """
     from memlib import datasets
-    from memlib.retrieval import make_scorer
+    from memlib.retrieval import DEFAULT_ANALYZER, make_scorer
 
     facts = datasets.load("facts") if facts is None else facts
     queries = datasets.load("queries") if queries is None else queries
-    scorer = make_scorer(method)
+    analyzer = DEFAULT_ANALYZER.name if analyzer is None else analyzer
+    scorer = make_scorer(method, analyzer)
     for record in facts:
         scorer.add(record.id, record.text)
     runs, by_kind = [], {}
@@ -367,7 +379,16 @@ def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10) -> Re
         recall_at_10=mean_recall_at_k(runs, k),
         mrr_at_10=mrr(runs, k),
         recall_by_kind={kind: mean_recall_at_k(r, k) for kind, r in sorted(by_kind.items())},
+        analyzer=analyzer,
+        mrr_by_kind={kind: mrr(r, k) for kind, r in sorted(by_kind.items())},
     )
+
+
+def compare_analyzers(method: str = "bm25-lucene", **kwargs) -> tuple[RetrievalResult, ...]:
+    """`evaluate_retrieval` of one scorer under every analyzer in `memlib.retrieval.ANALYZERS`."""
+    from memlib.retrieval import ANALYZERS
+
+    return tuple(evaluate_retrieval(method, analyzer=name, **kwargs) for name in ANALYZERS)
 
 
 RETENTION_WINDOW = 1024
@@ -460,7 +481,11 @@ def measure() -> Measurements:
     """All reference measurements on the bundled data (a few seconds)."""
     from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
 
-    retrieval = tuple(evaluate_retrieval(m) for m in RETRIEVAL_METHODS)
+    from memlib.retrieval import DEFAULT_ANALYZER
+
+    # every scorer with the default analyzer, then the default scorer with each other analyzer
+    retrieval = tuple(evaluate_retrieval(m) for m in retrieval_methods()) + tuple(
+        r for r in compare_analyzers() if r.analyzer != DEFAULT_ANALYZER.name)
     retention = tuple(
         evaluate_retention(s) for s in (NoSummarizer(), TruncatingSummarizer(), ExtractiveSummarizer())
     )
@@ -471,14 +496,15 @@ def format_table(m: Measurements) -> str:
     """The measured results as Markdown (the block between the README markers)."""
     kinds = sorted({k for r in m.retrieval for k in r.recall_by_kind})
     lines = [
-        "Retrieval on `queries` over `facts` (recall@10 per query kind in the last columns):",
+        "Retrieval on `queries` over `facts` (recall@10 per query kind in the last columns; "
+        "analyzers in `memlib.retrieval.ANALYZERS`, `stemmed` is the default `tokenize`):",
         "",
-        "| method | recall@10 | MRR@10 | " + " | ".join(kinds) + " |",
-        "|---|---|---|" + "---|" * len(kinds),
+        "| method | analyzer | recall@10 | MRR@10 | " + " | ".join(kinds) + " |",
+        "|---|---|---|---|" + "---|" * len(kinds),
     ]
     for r in m.retrieval:
         per = " | ".join(f"{r.recall_by_kind.get(k, 0.0):.3f}" for k in kinds)
-        lines.append(f"| {r.method} | {r.recall_at_10:.3f} | {r.mrr_at_10:.3f} | {per} |")
+        lines.append(f"| {r.method} | {r.analyzer} | {r.recall_at_10:.3f} | {r.mrr_at_10:.3f} | {per} |")
     ret = m.retention[0]
     lines += [
         "",

@@ -46,7 +46,7 @@ from typing import Any, Callable, Iterator
 from memlib.archival import _GENERATED_ID, ArchivalRecord, ArchivalStore, Hit, check_page, utcnow
 from memlib.messages import Message
 from memlib.recall import RecallStore
-from memlib.retrieval import tokenize
+from memlib.retrieval import ANALYZER_ID, tokenize
 
 __all__ = [
     "SQLiteArchivalStore",
@@ -723,6 +723,8 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
             self._load(conn)
             fts_stale = initial and self.fts5 and (
                 db.meta("fts_stale") == "1"
+                # written by another analyzer (an older memlib): its terms would miss
+                or db.meta("fts_analyzer") != ANALYZER_ID
                 or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0]
                 != conn.execute("SELECT count(*) FROM archival_records").fetchone()[0])
         if fts_stale and not db.read_only:
@@ -781,6 +783,7 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
                              ((seq, _fts_terms(text.decode("utf-8", "replace") if isinstance(text, bytes)
                                            else str(text))) for seq, text in rows))
             conn.execute("DELETE FROM memlib_meta WHERE key = 'fts_stale'")
+            conn.execute("INSERT OR REPLACE INTO memlib_meta VALUES ('fts_analyzer', ?)", (ANALYZER_ID,))
 
     def _retire_fts(self) -> None:
         # Opened with fts5=False over a file that has the mirror: our writes would

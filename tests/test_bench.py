@@ -34,9 +34,16 @@ def test_quick_run_writes_results_report_and_charts(tmp_path):
     assert results["interleaved"]["total_s"]["memlib BM25Index"] > 0
     assert "rank-bm25 (re-index every round)" in results["interleaved"]["how"]
     assert results["context"]["late_median_us"] > 0
+    # issue 18: the analyzer against the previous tokenizer, tantivy in both tables
+    assert all(v > 0 for v in medians["memlib BM25Index (previous tokenizer)"].values())
+    assert all(v > 0 for v in medians["tantivy"].values())
+    assert "commit + reload" in results["interleaved"]["how"]["tantivy (commit + reload before every search)"]
+    per_record = results["analyzer"]["us_per_record"]
+    assert per_record["previous tokenizer"]["course facts"] > 0 and "analyzer 'stemmed'" in per_record
     assert results["import"]["import memlib"]["pulls_in_plotly_or_ipywidgets"] is False
     report = (tmp_path / "report.md").read_text()
     assert "### Top-10 search" in report and "### Targets (issue 8)" in report
+    assert "### Analyzer cost per record" in report
     svg = ET.fromstring((tmp_path / "search.svg").read_text())  # well-formed SVG
     assert svg.tag.endswith("svg")
     assert "plotly" in (tmp_path / "search.html").read_text().lower()

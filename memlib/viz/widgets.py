@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from memlib.archival import ArchivalRecord, Hit
+from memlib import retrieval
 from memlib.retrieval import make_scorer, tokenize
 from memlib.viz.figures import (LINE_COLORS, SEGMENT_COLORS, TRUST_COLORS, context_bar, score_bars,
                                 usage_bar)
@@ -26,7 +26,9 @@ from memlib.viz.replay import Snapshot, replay
 __all__ = ["ContextStepper", "RetrievalExplorer", "TraceViewer", "Interrupt", "interrupts_of", "mark_terms", "figure_bundle",
            "SCORERS", "DISPLAY_MODE"]
 
-SCORERS = ("overlap", "bm25-lucene", "bm25-okapi")
+# The scorer menu at import time; the explorer itself reads memlib.retrieval.SCORERS
+# when it is built, so a scorer registered later shows up too.
+SCORERS = tuple(retrieval.SCORERS)
 EVENT_COLORS = {
     "append": SEGMENT_COLORS["messages"], "pressure": LINE_COLORS["warning"], "evict": "#6c757d",
     "summarize": SEGMENT_COLORS["summary"], "flush": LINE_COLORS["flush"], "core_edit": SEGMENT_COLORS["core_memory"],
@@ -296,9 +298,6 @@ class ContextStepper(_Explorer):
 
 # -- RetrievalExplorer --------------------------------------------------------
 
-_WORD = re.compile(r"[^\W_]+")  # the word pattern of memlib.retrieval.tokenize
-
-
 def mark_terms(text: str, terms: Iterable[str]) -> str:
     """`text` as escaped HTML with every word whose token is in `terms` wrapped in <mark>.
 
@@ -308,11 +307,11 @@ def mark_terms(text: str, terms: Iterable[str]) -> str:
     """
     wanted = set(terms)
     out, pos = [], 0
-    for match in _WORD.finditer(text):
-        if wanted.intersection(tokenize(match.group())):
-            out.append(_esc(text[pos:match.start()]))
-            out.append(f"<mark>{_esc(match.group())}</mark>")
-            pos = match.end()
+    for start, end in retrieval.word_spans(text):
+        if wanted.intersection(tokenize(text[start:end])):
+            out.append(_esc(text[pos:start]))
+            out.append(f"<mark>{_esc(text[start:end])}</mark>")
+            pos = end
     out.append(_esc(text[pos:]))
     return "".join(out)
 
@@ -360,10 +359,8 @@ def _queries_of(queries) -> list[str]:
 
 
 def _scorer_name(name) -> str:
-    name = "bm25-lucene" if name == "bm25" else name
-    if name not in SCORERS:
-        raise ValueError(f"unknown scorer {name!r}; choose one of {', '.join(map(repr, SCORERS))}")
-    return name
+    """The registry name of a scorer name or alias ("bm25" -> "bm25-lucene")."""
+    return retrieval.scorer_entry(name).name
 
 
 class RetrievalExplorer(_Explorer):
@@ -395,7 +392,7 @@ class RetrievalExplorer(_Explorer):
         self._syncing = False
         self._text = w.Text(value=self.query, description="query", continuous_update=False,
                             placeholder="ask something, then press Enter", layout=w.Layout(width="60%"))
-        self._scorer = w.Dropdown(options=list(SCORERS), value=self.scorer_name, description="scorer")
+        self._scorer = w.Dropdown(options=list(retrieval.SCORERS), value=self.scorer_name, description="scorer")
         self._k = w.IntSlider(value=self.k, min=1, max=max(self.k, min(len(self.records), 20)), description="k")
         self._examples = w.Dropdown(options=[""] + self.queries, value="", description="examples")
         self._out = w.Output()
