@@ -38,7 +38,7 @@ from typing import Any
 from memlib.agent import AgentView, PolicyStopped, ToolCall, _cut, as_tool_call
 from memlib.citations import CITATION_PATTERN, Citation, cite
 from memlib.messages import Message
-from memlib.retrieval import tokenize
+from memlib.retrieval import ANALYZERS, tokenize
 
 __all__ = [
     "ScriptedPolicy",
@@ -104,6 +104,17 @@ _QUESTION_WORDS = frozenset(
     "tell told say said mention mentioned know remember recall earlier talk talked please "
     "again ever anything something happen happened about".split()
 )
+
+
+def _question_words(text: str) -> list[str]:
+    """The words of a question worth searching for, as the user wrote them (lowercased, once each).
+
+    The query a decider sends is these words, not their stems: the search
+    analyses it like every record, and a trace shows what a person would type.
+    """
+    return list(dict.fromkeys(w for w in ANALYZERS["unstemmed"](text) if w not in _QUESTION_WORDS))
+
+
 _QUESTION_START = re.compile(
     r"^(what|who|whom|whose|where|when|which|why|how|do|does|did|is|are|was|were|can|could|have|has)\b", re.I
 )
@@ -246,7 +257,8 @@ class RulePolicy:
     # -- answering ----------------------------------------------------------------
 
     def _answer(self, view: AgentView) -> ToolCall:
-        terms = [t for t in tokenize(view.user_text) if t not in _QUESTION_WORDS]
+        words = _question_words(view.user_text)
+        terms = tokenize(" ".join(words))
         if not terms:
             return _reply("Could you say what you would like me to recall?")
         about_conversation = bool(_ABOUT_CONVERSATION.search(view.user_text))
@@ -259,7 +271,7 @@ class RulePolicy:
             ["archival_memory_search", "conversation_search"]
         for tool in order:
             if tool not in searched:
-                return _call(tool, query=" ".join(terms))
+                return _call(tool, query=" ".join(words))
             found = self._best(searched[tool].records, terms, view.user_message.id)
             if found is not None:
                 return _reply(_cited(found))
@@ -405,7 +417,8 @@ class ReferenceDecider(RulePolicy):
         return _call("archival_memory_insert", content=_cut(" ".join(notes), 2000))
 
     def _answer(self, view: AgentView) -> ToolCall:
-        terms = list(dict.fromkeys(t for t in tokenize(view.user_text) if t not in _QUESTION_WORDS))
+        words = _question_words(view.user_text)
+        terms = list(dict.fromkeys(tokenize(" ".join(words))))
         if not terms:
             return _reply("Could you say what you would like me to recall?")
         about_conversation = bool(_ABOUT_CONVERSATION.search(view.user_text))
@@ -416,7 +429,7 @@ class ReferenceDecider(RulePolicy):
                 return _reply(known)
         if not self.memory_tools:
             return _reply("I could not find that in what I can see.")
-        query = " ".join(terms)
+        query = " ".join(words)
         order = ["conversation_search", "archival_memory_search"] if about_conversation else \
             ["archival_memory_search", "conversation_search"]
         # With no call left after this one, this one must be the reply.

@@ -47,6 +47,8 @@ CITATION_QUESTIONS = (
     ("What does Ines think of the Lisbon trams?", ()),
     # One informative word is enough when the record has it.
     ("Where is the allotment?", ("arc-000010",)),
+    # ...even when the question also names the user, whom that record never mentions.
+    ("Where is Ines's allotment?", ("arc-000010",)),
 )
 
 #: What a supported answer must say (a regular expression, case-insensitive): the cited record's fact.
@@ -59,6 +61,7 @@ ANSWER_FACTS = {
     "Where does the Heron design doc live?": r"wiki",
     "Which day is the PyData Lisbon talk?": r"second",
     "Where is the allotment?": r"potternewton|plot (?:number |no\.? ?)?14",
+    "Where is Ines's allotment?": r"potternewton|plot (?:number |no\.? ?)?14",
 }
 
 # An answer without support must say so; these are the ways of saying it we accept.
