@@ -145,9 +145,12 @@ class Sandbox:
 
     def _bwrap_args(self, ipc_dir: Path, support: list[Path]) -> list[str]:
         args = [*_unshare(), "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev"]
-        for path in _system_paths():
-            args += ["--ro-bind", path, path] if not os.path.islink(path) else ["--symlink", os.readlink(path), path]
         made: set[str] = set()
+        for path in _system_paths():
+            if os.path.dirname(path) != "/" and os.path.dirname(path) not in made:
+                made.add(os.path.dirname(path))
+                args += ["--perms", "0755", "--dir", os.path.dirname(path)]
+            args += ["--ro-bind", path, path] if not os.path.islink(path) else ["--symlink", os.readlink(path), path]
         for path in _python_paths():
             # bwrap would create the folders above a bind point mode 0700,
             # closed to the unprivileged kernel; make them 0755 first

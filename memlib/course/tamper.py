@@ -28,7 +28,7 @@ import copy
 import re
 from typing import Iterable
 
-__all__ = ["exercise_key", "release_exercises", "clean_notebook", "reaches_in"]
+__all__ = ["exercise_key", "release_exercises", "clean_notebook", "reaches_in", "check_modules"]
 
 EXERCISE_LINE_RE = re.compile(r"^[ \t]*### EXERCISE (?P<number>[0-9]+[a-z]?):", re.MULTILINE)
 
@@ -50,7 +50,7 @@ MODULES = {
 }
 ATTRIBUTES = {
     "modules": "sys.modules", "__code__": "__code__", "__wrapped__": "__wrapped__", "__globals__": "__globals__",
-    "__closure__": "__closure__", "__builtins__": "builtins", "__import__": "__import__", "__subclasses__": "__subclasses__",
+    "__closure__": "__closure__", "__module__": "__module__", "__builtins__": "builtins", "__import__": "__import__", "__subclasses__": "__subclasses__",
     "_getframe": "frames", "f_globals": "frames", "f_locals": "frames", "f_back": "frames", "settrace": "tracing",
     "setprofile": "tracing", "showtraceback": "IPython", "set_custom_exc": "IPython", "run_cell": "IPython",
     "do_execute": "IPython", "events": "IPython", "system": "subprocesses", "popen": "subprocesses",
@@ -135,6 +135,20 @@ def clean_notebook(release: dict, submission: dict) -> tuple[dict, list[str], di
     return nb, missing, used
 
 
+def check_modules(graded_sources: Iterable[str]) -> list[str]:
+    """The modules graded cells import their checks from (``from fixture_checks import check_add``)."""
+    found: list[str] = []
+    for source in graded_sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.module not in found:
+                found.append(node.module)
+    return found
+
+
 def _python_source(source: str) -> str:
     """IPython syntax (``!cmd``, ``%magic``) turned into the Python it runs, so it can be parsed."""
     try:
@@ -145,9 +159,14 @@ def _python_source(source: str) -> str:
         return source
 
 
-def reaches_in(source: str) -> list[str]:
-    """What `source` touches of the checking machinery, as short labels (empty when nothing)."""
+def reaches_in(source: str, check_modules: Iterable[str] = ()) -> list[str]:
+    """What `source` touches of the checking machinery, as short labels (empty when nothing).
+
+    `check_modules` are the modules the graded cells import their checks from;
+    an exercise has no reason to import them either.
+    """
     found: list[str] = []
+    checks = {m for m in check_modules if m}
 
     def add(label: str) -> None:
         if label not in found:
@@ -165,8 +184,12 @@ def reaches_in(source: str) -> list[str]:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 _module(alias.name, add)
+                if alias.name in checks:
+                    add(alias.name)
         elif isinstance(node, ast.ImportFrom) and node.module:
             _module(node.module, add)
+            if node.module in checks:
+                add(node.module)
             if node.module == "memlib" and any(a.name == "course" for a in node.names):
                 add("memlib.course")
             if node.module == "os":
