@@ -560,3 +560,19 @@ def test_without_bwrap_the_grader_says_how_to_install_it_and_what_is_missing(mon
         sandboxing.resolve("bwrap")
     sandbox, warning = sandboxing.resolve("none")
     assert sandbox.kind == "none" and warning.startswith("warning: grading without a sandbox")
+
+
+def test_an_endless_flood_below_the_streams_still_times_out(tmp_path: Path) -> None:
+    from memlib.course.kernel_run import TIMEOUT, run_notebook
+
+    sandbox, _ = sandboxing.resolve("auto")
+    flood = "import os\nwhile True:\n    os.write(1, b'z' * 65536)"
+    nb = {"cells": [{"cell_type": "code", "source": flood, "metadata": {}},
+                    {"cell_type": "code", "source": "print('after')", "metadata": {}}]}
+    started = time.monotonic()
+    run = run_notebook(nb, sandbox, tmp_path, [], cell_timeout=3, timeout=60, output_cap=100_000)
+    assert time.monotonic() - started < 30
+    first, second = run.cells
+    assert first.status == TIMEOUT and first.output_chars > 100_000
+    assert sum(len(o.get("text", "")) for o in first.outputs if o["output_type"] == "stream") <= 100_000 + 100
+    assert second.status == "ok" and second.stdout == "after\n"

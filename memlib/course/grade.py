@@ -873,7 +873,7 @@ def _is_grader_cell(cell: dict) -> bool:
 
 def _executed_sources(nb: dict) -> list[str]:
     return [c.get("source", "") for c in nb.get("cells", [])
-            if c.get("cell_type") == "code" and not kernel_run._skipped(c)]
+            if c.get("cell_type") == "code" and not kernel_run.is_skipped(c)]
 
 
 def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings) -> NotebookRun:

@@ -38,7 +38,7 @@ from typing import Any
 
 from memlib.course.sandbox import Sandbox
 
-__all__ = ["CellRun", "NotebookRun", "run_notebook", "OUTPUT_CAP_CHARS"]
+__all__ = ["CellRun", "NotebookRun", "run_notebook", "is_skipped", "OUTPUT_CAP_CHARS"]
 
 #: Characters of output kept per cell (all streams and displays together); the rest is read and dropped.
 OUTPUT_CAP_CHARS = 1_000_000
@@ -83,7 +83,8 @@ class NotebookRun:
         return next((c for c in self.cells if c.index == index), None)
 
 
-def _skipped(cell: dict) -> bool:
+def is_skipped(cell: dict) -> bool:
+    """nbval does not run this cell (tag ``nbval-skip`` or a first line ``# NBVAL_SKIP``)."""
     tags = cell.get("metadata", {}).get("tags", [])
     first = cell.get("source", "").lstrip().splitlines()[:1]
     return (isinstance(tags, list) and "nbval-skip" in tags) or bool(first and first[0].strip().upper() == "# NBVAL_SKIP")
@@ -211,7 +212,7 @@ def run_notebook(
         for index, cell in enumerate(cells):
             if cell.get("cell_type") != "code":
                 continue
-            if _skipped(cell):
+            if is_skipped(cell):
                 result.cells.append(CellRun(index, SKIPPED))
                 continue
             if dead_since is not None or result.notebook_timed_out:
@@ -294,7 +295,7 @@ def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cel
                 idle = True
             else:
                 output.add(kind, msg.get("content", {}))
-            continue  # keep draining while messages arrive
+        # (the time limits are checked after every message: a flood of output must not stop the clock)
         if reply is None:
             try:
                 candidate = client.get_shell_msg(timeout=0)

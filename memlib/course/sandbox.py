@@ -145,7 +145,10 @@ class Sandbox:
 
     def _bwrap_args(self, ipc_dir: Path, support: list[Path]) -> list[str]:
         args = [*_unshare(), "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev"]
-        made: set[str] = set()
+        # /tmp first: a virtualenv or the grader's scratch folder may live under it
+        args += ["--perms", "1777", "--size", str(self.limits.tmp_size), "--tmpfs", SANDBOX_TMP,
+                 "--dir", SANDBOX_WORK]
+        made: set[str] = {SANDBOX_TMP}
         for path in _system_paths():
             if os.path.dirname(path) != "/" and os.path.dirname(path) not in made:
                 made.add(os.path.dirname(path))
@@ -159,8 +162,6 @@ class Sandbox:
                     made.add(str(parent))
                     args += ["--perms", "0755", "--dir", str(parent)]
             args += ["--ro-bind", path, path]
-        args += ["--perms", "1777", "--size", str(self.limits.tmp_size), "--tmpfs", SANDBOX_TMP,
-                 "--dir", SANDBOX_WORK]
         for file in support:
             args += ["--ro-bind", str(file.resolve()), f"{SANDBOX_WORK}/{file.name}"]
         args += ["--bind", str(ipc_dir), str(ipc_dir), "--chdir", SANDBOX_WORK]

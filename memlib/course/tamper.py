@@ -56,9 +56,11 @@ ATTRIBUTES = {
     "do_execute": "IPython", "events": "IPython", "system": "subprocesses", "popen": "subprocesses",
     "fork": "subprocesses", "kill": "signals", "killpg": "signals", "_exit": "os._exit", "spawnv": "subprocesses",
     "execv": "subprocesses", "execve": "subprocesses", "posix_spawn": "subprocesses",
+    "tb_frame": "frames", "gi_frame": "frames", "cr_frame": "frames", "f_code": "frames",
 }
 NAMES = {"get_ipython": "get_ipython", "__builtins__": "builtins", "__import__": "__import__", "eval": "eval/exec",
-         "exec": "eval/exec", "compile": "eval/exec", "breakpoint": "breakpoint"}
+         "exec": "eval/exec", "compile": "eval/exec", "breakpoint": "breakpoint", "globals": "globals()",
+         "vars": "vars()"}
 STRING_HINTS = ("memlib.course", "get_ipython", "sys.modules", "__code__", "__wrapped__", "__globals__",
                 "__builtins__", "__import__", "importlib", "ctypes", "showtraceback", "set_custom_exc")
 
