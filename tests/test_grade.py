@@ -514,3 +514,17 @@ def test_course_notebooks_grade_full_marks_for_solutions_and_zero_for_the_releas
                 assert (row.status, row.points) == ("failed", 0), row
                 assert row.reason.startswith("not solved yet: Exercise"), row
     assert not any(result.other_errors for result in report.results)  # nothing but graded cells failed
+
+
+def test_without_the_sandbox_grading_still_works_and_says_what_is_missing(course, tmp_path: Path) -> None:
+    _write(tmp_path / "complete", _solved(course))
+    _write(tmp_path / "blank", _blank(course))
+    warnings: list[str] = []
+    report = grading.grade([tmp_path / "blank", tmp_path / "complete"], course["release"], jobs=2,
+                           sandbox="none", warn=warnings.append)
+    assert [(r.student, r.grade_id, r.points, r.status) for r in report.rows] == [
+        ("blank", "fixture-add", 0, F), ("blank", "fixture-words", 0, F),
+        ("complete", "fixture-add", 2, P), ("complete", "fixture-words", 3, P),
+    ]
+    assert report.sandbox == "no sandbox"
+    assert len(warnings) == 1 and "student code runs with your permissions" in warnings[0]
