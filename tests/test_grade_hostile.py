@@ -205,7 +205,8 @@ def _probes(solution_path: Path, release_dir: Path) -> list[str]:
         f"for path in {files!r}:\n    try:\n        open(path).read(10)\n        print('READ', path)\n"
         "    except OSError as error:\n        print('NOREAD', path, type(error).__name__)",
         f"import os\nprint('SECRET-SEEN' if {SECRET!r} in os.environ else 'SECRET-HIDDEN')\n"
-        "print('PIDS', len([p for p in os.listdir('/proc') if p.isdigit()]))\nprint('UID', os.getuid())",
+        "print('PIDS', len([p for p in os.listdir('/proc') if p.isdigit()]))\nprint('UID', os.getuid())\n"
+        "print('STRICT', os.environ.get('MEMLIB_STRICT_CHECKS'))",
         "import resource\nfor name in ('RLIMIT_AS', 'RLIMIT_NPROC', 'RLIMIT_FSIZE'):\n"
         "    print('LIMIT', name, resource.getrlimit(getattr(resource, name))[0])",
         "import threading, time\nstarted, stop = 0, threading.Event()\ntry:\n    for _ in range(400):\n"
@@ -465,7 +466,7 @@ def test_inside_the_sandbox_the_kernel_sees_nothing_of_the_machine(hostile) -> N
     out = _outputs(hostile, "probes")
     assert "NET-BLOCKED" in out and "NET-OPEN" not in out
     assert not any(line.startswith("READ ") for line in out.splitlines()) and out.count("NOREAD ") == 5
-    assert "SECRET-HIDDEN" in out
+    assert "SECRET-HIDDEN" in out and "STRICT 1" in out  # only the grader's own variables
     assert int(out.split("PIDS ")[1].split()[0]) <= 5  # bwrap's init and the kernel
     assert ("UID 65534" in out) == (os.geteuid() == 0)
     limits = sandboxing.Limits()

@@ -14,7 +14,8 @@ Debian's `bubblewrap` (``bwrap``) when it is installed and works:
   are bound read-only into it); a folder for the kernel's sockets. The
   checkout (solutions, tests, .git), the release folder, home directories, the
   gradebook and every other submission are simply not there;
-* an environment of a few fixed variables (none of the grader's);
+* an environment of a few fixed variables (none of the grader's), among
+  them ``MEMLIB_STRICT_CHECKS=1`` so a failed check raises;
 * when the grader runs as root, the kernel drops to the unprivileged
   ``nobody`` user (uid 65534) before it starts, with no capabilities;
 * resource limits set before the kernel starts: address space (memory),
@@ -49,6 +50,8 @@ MISSING_PROTECTION = (
 SANDBOX_TMP = "/tmp"
 SANDBOX_WORK = "/tmp/work"
 NOBODY = 65534
+#: Tells memlib's checks that they are being graded: a failed check raises (never only displays).
+STRICT_CHECKS_ENV = "MEMLIB_STRICT_CHECKS"
 
 
 class SandboxError(RuntimeError):
@@ -221,12 +224,14 @@ def _sandbox_env(python: str) -> dict[str, str]:
         "JUPYTER_DATA_DIR": f"{SANDBOX_TMP}/.jupyter-data",
         "MPLCONFIGDIR": f"{SANDBOX_TMP}/.matplotlib",
         "MPLBACKEND": "agg",
+        STRICT_CHECKS_ENV: "1",
     }
 
 
 def _plain_env(work: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env[STRICT_CHECKS_ENV] = "1"
     env.pop("PYTEST_ADDOPTS", None)
     return env
 
