@@ -11,7 +11,6 @@ outside the grader's work and output folders changed.
 
 from __future__ import annotations
 
-import copy
 import csv
 import hashlib
 import json
