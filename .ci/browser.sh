@@ -5,7 +5,7 @@
 #   bash .ci/browser.sh      # from anywhere; uses $PYTHON, the active virtualenv, or .venv
 #
 # Installs Debian's chromium with apt-get when /usr/bin/chromium is absent, and
-# Playwright with pip (the pin in requirements.txt when there is one). It never
+# Playwright with pip (the pin in requirements-test.txt when there is one). It never
 # runs `playwright install`: that downloads a browser build, which this
 # network refuses. Screenshots land in artifacts/screenshots/ (git-ignored).
 set -euo pipefail
@@ -42,7 +42,7 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 /usr/bin/chromium --version 2>/dev/null  # its wrapper script complains on stderr; harmless
 
-pin="$(grep -E '^playwright==' requirements.txt 2>/dev/null || echo 'playwright==1.65.2')"
+pin="$(grep -E '^playwright==' requirements-test.txt 2>/dev/null || echo 'playwright==1.65.2')"
 if ! "$PY" -c "import playwright.sync_api" 2>/dev/null; then
     "$PY" -m pip install -q "$pin" 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
 fi

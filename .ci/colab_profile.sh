@@ -1,22 +1,37 @@
 #!/usr/bin/env bash
-# A Colab-like profile: a second virtualenv with what Colab ships (ipywidgets
-# 7.7.1, plotly 5.24.1, Python 3.12 when this machine has it) and memlib's own
-# loose ranges for everything else, memlib installed NON-editable from the
-# repository (as the notebooks' Colab setup cell does). Then memlib's tests
-# (not the browser ones) and every solution notebook under nbval, against the
-# installed package.
+# A Colab-like profile: a second virtualenv with Colab's Python (3.13 when this
+# machine has it) and Colab's own versions of the packages memlib's notebooks
+# touch (COLAB_PINS below, copied from Colab's published pip-freeze.txt of the
+# "Upgrade to Python 3.13" runtime), memlib's own loose ranges for everything
+# else, memlib installed NON-editable from the repository (as the notebooks'
+# Colab setup cell does). Then memlib's tests (not the browser ones) and every
+# solution notebook under nbval, against the installed package.
 #
 #   bash .ci/colab_profile.sh            # from anywhere; prints what it measured
-#   COLAB_PYTHON=python3.11 bash .ci/colab_profile.sh
+#   COLAB_PYTHON_VERSION=3.12 bash .ci/colab_profile.sh   # Colab's older runtime, same pins
+#   COLAB_PYTHON=/path/to/python bash .ci/colab_profile.sh
 #
 # It does not touch the CI virtualenv (.venv) and it does not run the browser
 # tests (JupyterLab 4 cannot load ipywidgets 7's front end; Colab has its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
+# ipykernel 6's debugger warns about Python 3.13's frozen modules on every kernel start.
+export PYDEVD_DISABLE_FILE_VALIDATION=1
 # Outside the work tree: nothing to git-ignore, and the CI venv (.venv) is left alone.
 VENV="${COLAB_VENV:-${TMPDIR:-/tmp}/memlib-colab-venv}"
-COLAB_PINS=("ipywidgets==7.7.1" "plotly==5.24.1")
+# From Colab's pip-freeze.txt (googlecolab/backend-info, 2026-08-19, Python 3.13.15).
+# The first nine are what memlib's widgets, figures and kernels meet on Colab (openai, last,
+# is the client ChatPolicy meets there); the
+# rest keep pip from pulling newer front-end packages (ipywidgets 7 wants
+# widgetsnbextension 3, whose `notebook` would otherwise be notebook 7 and JupyterLab).
+COLAB_PINS=(
+    "ipywidgets==7.7.1" "plotly==5.24.1" "ipykernel==6.17.1" "ipython==7.34.0" "traitlets==5.7.1"
+    "jupyter_client==7.4.9" "numpy==2.1.3" "jsonschema==4.26.0" "nbformat==5.11.1"
+    "widgetsnbextension==3.6.10" "jupyterlab_widgets==3.0.16" "notebook==6.5.7" "nbclient==0.10.4"
+    "tornado==6.5.7" "pyzmq==26.2.1" "jupyter_core==5.9.1" "tiktoken==0.14.0" "pytest==8.4.2"
+    "openai==2.54.0"
+)
 
 # pip's own chatter (this machine's pip config names local indexes that may be
 # absent) goes to a log, shown only when a step fails.
@@ -29,15 +44,18 @@ quiet_pip() {
     fi
 }
 
+# Colab's Python: 3.13 (COLAB_PYTHON_VERSION=3.12 for its older runtime, which Colab
+# still offers), found on PATH or in pyenv (a shim may exist without being active).
+PY_VERSION="${COLAB_PYTHON_VERSION:-3.13}"
 find_python() {
     if [ -n "${COLAB_PYTHON:-}" ]; then echo "$COLAB_PYTHON"; return; fi
-    # Colab runs Python 3.12; a pyenv shim may exist without being active.
-    if python3.12 --version >/dev/null 2>&1; then command -v python3.12; return; fi
+    if "python$PY_VERSION" --version >/dev/null 2>&1; then command -v "python$PY_VERSION"; return; fi
     if command -v pyenv >/dev/null 2>&1; then
-        for candidate in "$(pyenv root)"/versions/3.12*/bin/python3.12; do
+        for candidate in "$(pyenv root)"/versions/"$PY_VERSION"*/bin/"python$PY_VERSION"; do
             if [ -x "$candidate" ]; then echo "$candidate"; return; fi
         done
     fi
+    echo "colab profile: no Python $PY_VERSION found, using python3 ($(python3 --version 2>&1))" >&2
     echo "python3"
 }
 
@@ -53,7 +71,7 @@ quiet_pip --upgrade pip
 constraints="$(mktemp)"
 trap 'rm -f "$constraints" "$pip_log"' EXIT
 printf '%s\n' "${COLAB_PINS[@]}" >"$constraints"
-quiet_pip -c "$constraints" "${COLAB_PINS[@]}" ".[test]" ipykernel
+quiet_pip -c "$constraints" "${COLAB_PINS[@]}" ".[course,test,llm]"
 t_install=$(date +%s)
 
 "$VENV/bin/python" - "${COLAB_PINS[@]}" <<'PY'
@@ -62,8 +80,8 @@ import sys
 
 wanted = dict(pin.split("==") for pin in sys.argv[1:])
 got = {name: md.version(name) for name in wanted}
-print("installed:", ", ".join(f"{n} {v}" for n, v in got.items()),
-      "| memlib", md.version("memlib"), "| tiktoken", md.version("tiktoken"), "| nbval", md.version("nbval"))
+print(f"Python {sys.version.split()[0]}; installed:", ", ".join(f"{n} {v}" for n, v in got.items()),
+      "| memlib", md.version("memlib"), "| nbval", md.version("nbval"))
 bad = {n: v for n, v in got.items() if v != wanted[n]}
 if bad:
     sys.exit(f"colab profile: expected {wanted}, pip installed {bad}")
@@ -114,6 +132,8 @@ tests_status=0
 "$VENV/bin/python" -m pytest "$repo/tests" -m "not browser" -q -p no:cacheprovider \
     --ignore "$repo/tests/test_notebooks.py" --ignore "$repo/tests/test_grade.py" \
     --ignore "$repo/tests/test_storage_crash.py" --ignore "$repo/tests/test_bench.py" \
+    --ignore "$repo/tests/test_shards.py" \
+    -k "not test_notebook_05_runs_its_model_section_against_the_test_server" \
     --rootdir "$repo" -c "$repo/pyproject.toml" --durations=5 \
     -W "ignore::DeprecationWarning:ipywidgets.widgets.widget" || tests_status=$?
 t_tests=$(date +%s)

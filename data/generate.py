@@ -18,11 +18,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 try:  # run as `python -m memlib.data.generate`
-    from . import world_conversation, world_facts, world_poisoning, world_queries
+    from . import world_conversation, world_facts, world_poisoning, world_poisoning_heldout, world_queries
 except ImportError:  # run as `python data/generate.py`: the script's folder is importable
     import world_conversation  # type: ignore[no-redef]
     import world_facts  # type: ignore[no-redef]
     import world_poisoning  # type: ignore[no-redef]
+    import world_poisoning_heldout  # type: ignore[no-redef]
     import world_queries  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
@@ -200,8 +201,11 @@ def main() -> None:
     write_jsonl("conversation.jsonl", turns)
     write_jsonl("conversation_questions.jsonl", questions)
     write_jsonl("poisoning.jsonl", notes)
+    # The held-out split has its own seed so growing the development split never reshuffles it.
+    heldout = world_poisoning_heldout.build(random.Random(SEED + 15))
+    write_jsonl("poisoning_heldout.jsonl", heldout)
     print(f"facts {len(facts)}, queries {len(queries)}, turns {len(turns)}, "
-          f"conversation questions {len(questions)}, poisoning notes {len(notes)}")
+          f"conversation questions {len(questions)}, poisoning notes {len(notes)}, held-out poisoning notes {len(heldout)}")
 
 
 if __name__ == "__main__":

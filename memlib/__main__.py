@@ -6,13 +6,19 @@ evicts, an evicted fact answered from archival memory with a citation, an
 evicted turn found by conversation_search). The other subcommands belong to
 other modules and are imported only when asked for, so a missing optional
 part never breaks `demo`.
+
+`release` and `grade` need the `memlib[course]` extra (nbformat, nbval). Without
+it they print one line naming the extra and exit 2; their `--help` still works.
+`grade merge` and `grade items` read gradebooks only and need no extra.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
+import types
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -21,8 +27,22 @@ __all__ = ["main", "run_demo", "build_parser", "SUBCOMMANDS"]
 #: Subcommands implemented elsewhere: name -> (module whose `main(argv)` runs it, help).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "release": ("memlib.course.release", "generate the student notebooks from solutions/"),
-    "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook"),
+    "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
+              "(`grade merge` joins shards, `grade items` analyses the checks)"),
     "bench": ("memlib.bench", "run the performance comparisons"),
+}
+
+#: `python -m memlib grade <tool>`: tools that read gradebooks (no notebooks run, no extra needed).
+#: (A submission folder with one of these names is passed as ./merge, ./items.)
+GRADE_TOOLS: dict[str, str] = {
+    "merge": "memlib.course.shards",
+    "items": "memlib.course.item_analysis",
+}
+
+#: Subcommand -> (the extra that provides its dependencies, the modules it needs from it).
+EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "release": ("course", ("nbformat",)),
+    "grade": ("course", ("nbformat", "nbval")),
 }
 
 DEMO_WINDOW = 700
@@ -54,7 +74,8 @@ class _Clock:
 
 def run_demo(write: Callable[[str], None] = print) -> int:
     """Play the lesson's scenario with a RulePolicy agent and write the trace line by line."""
-    from memlib.agent import Agent, RulePolicy
+    from memlib.agent import Agent
+    from memlib.policies import RulePolicy
     from memlib.citations import CITATION_PATTERN, Citation, CitedAnswer, strip_citations, verify
     from memlib.tools import MemorySystem
 
@@ -151,8 +172,64 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _missing_extra(name: str) -> str | None:
+    """The one line to print when `name` needs an extra that is not installed, else None."""
+    extra, modules = EXTRAS.get(name, ("", ()))
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if not missing:
+        return None
+    return (f"python -m memlib {name} needs the '{extra}' extra ({', '.join(missing)} not installed): "
+            f"pip install 'memlib[{extra}]'")
+
+
+class _StandIn(types.ModuleType):
+    """Takes the place of a missing module while only `--help` runs: importing works, using it fails."""
+
+    def __getattr__(self, attribute: str):
+        raise ModuleNotFoundError(f"{self.__name__} is not installed", name=self.__name__)
+
+
+def _help_without_extra(name: str, argv: list[str], line: str) -> int:
+    """`--help` of a subcommand whose extra is missing: its own argparse help, then the line.
+
+    The module imports its dependencies at the top, so stand-ins fill in for
+    them until argparse has printed the help; then they and the memlib modules
+    imported meanwhile are removed again, so nothing later uses a stand-in.
+    """
+    _, modules = EXTRAS[name]
+    before = set(sys.modules)
+    replaced = {m: sys.modules.get(m) for m in modules if importlib.util.find_spec(m) is None}
+    sys.modules.update({m: _StandIn(m) for m in replaced})
+    try:
+        return _run(name, SUBCOMMANDS[name][0], argv)
+    except SystemExit as done:  # argparse leaves after printing the help
+        return done.code if isinstance(done.code, int) else 0
+    finally:
+        for module in set(sys.modules) - before:
+            if module.startswith("memlib."):
+                del sys.modules[module]
+        for module, previous in replaced.items():
+            if previous is None:
+                sys.modules.pop(module, None)
+            else:
+                sys.modules[module] = previous
+        print(line, file=sys.stderr)
+
+
 def _delegate(name: str, argv: list[str]) -> int:
     module_name, _ = SUBCOMMANDS[name]
+    if name == "grade" and argv and argv[0] in GRADE_TOOLS:
+        return _run(f"grade {argv[0]}", GRADE_TOOLS[argv[0]], argv[1:])
+    line = _missing_extra(name)
+    if line is not None:
+        if "-h" in argv or "--help" in argv:
+            return _help_without_extra(name, argv, line)
+        print(line, file=sys.stderr)
+        return 2
+    return _run(name, module_name, argv)
+
+
+def _run(name: str, module_name: str, argv: list[str]) -> int:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:

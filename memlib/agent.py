@@ -3,12 +3,18 @@
 Each `Agent.step` appends the user's message to the main context, then asks a
 `Policy` for tool calls until one does not request a heartbeat (or the hard
 cap is hit). Every call and its result enter the context as a pair of
-messages sharing a `tool_call_id`, so eviction never separates them. Two
-policies need no language model: `ScriptedPolicy` replays a list of calls and
-`RulePolicy` is a small deterministic agent. Every step returns a `Trace`.
-This module does not talk to any model endpoint.
+messages sharing a `tool_call_id`, so eviction never separates them; the call
+message keeps its full arguments as data. Whatever a policy does (raise,
+return garbage, call a tool that does not exist, never stop) becomes a Failed
+observation or a capped step in the `Trace`; nothing crashes the loop.
+
+This module holds the loop, the `AgentView` a policy reads, the `Policy`
+protocol and the trace. The policies themselves (`ScriptedPolicy`,
+`RulePolicy`, notebook 05's reference decider) live in `memlib.policies`. It
+does not talk to any model endpoint.
 
 Example:
+    >>> from memlib.policies import RulePolicy
     >>> from memlib.tools import MemorySystem
     >>> agent = Agent(RulePolicy(), MemorySystem.create(window=2048))
     >>> agent.step("My name is Ada.").reply
@@ -19,35 +25,30 @@ Example:
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from memlib.citations import Citation, cite
 from memlib.context import ContextOverflowError, MainContext
 from memlib.messages import Message
-from memlib.retrieval import tokenize
-from memlib.tools import MemorySystem, ToolResult, dispatch
+from memlib.tools import MemorySystem, ToolResult, dispatch, result_message
 
 __all__ = [
     "Agent",
     "AgentView",
     "Policy",
-    "RulePolicy",
-    "ScriptedPolicy",
-    "ScriptedPolicyExhausted",
+    "PolicyStopped",
     "ToolCall",
     "Trace",
     "TraceEvent",
     "TRACE_KINDS",
     "PRESSURE_ALERT",
+    "as_tool_call",
 ]
 
 TRACE_KINDS = (
-    "append", "pressure", "alert", "evict", "summarize", "flush", "core_edit",
-    "tool_call", "tool_result", "heartbeat", "send_message",
+    "append", "pressure", "alert", "evict", "summarize", "flush", "core_edit", "thought",
+    "tool_call", "tool_result", "heartbeat", "send_message", "policy_error",
 )
 
 #: The system alert the loop adds to the context when memory pressure is reported (paper §2).
@@ -76,6 +77,8 @@ class ToolCall:
 
     name: str
     arguments: Any = field(default_factory=dict)
+    #: inner monologue: what the decider said to itself before this call (a model's text)
+    thought: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -111,13 +114,17 @@ class AgentView:
     """What a policy sees when it chooses the next call.
 
     `calls` are the (call, result) pairs made so far in this step; `alerts` are
-    system alerts raised since the policy last looked (memory pressure).
+    system alerts raised since the policy last looked (memory pressure);
+    `calls_left` is how many more calls the heartbeat cap allows in this step
+    after the one being chosen (None: no cap known), so a policy can plan a
+    chain that still ends with its reply.
     """
 
     user_message: Message
     memory: MemorySystem
     calls: tuple[tuple[ToolCall, ToolResult], ...] = ()
     alerts: tuple[str, ...] = ()
+    calls_left: int | None = None
 
     @property
     def user_text(self) -> str:
@@ -154,48 +161,8 @@ class Policy(Protocol):
     def next_call(self, view: AgentView) -> ToolCall: ...
 
 
-# -- scripted policy ----------------------------------------------------------------
-
-
-class ScriptedPolicyExhausted(RuntimeError):
-    """A ScriptedPolicy was asked for more calls than its script holds."""
-
-
-class ScriptedPolicy:
-    """Replays a fixed list of calls, one per request: the lesson's page-fault script.
-
-    Calls may be ToolCall objects, `(name, arguments)` pairs or
-    `{"name": ..., "arguments": ...}` dicts.
-    """
-
-    def __init__(self, calls: Iterable[Any]) -> None:
-        if isinstance(calls, (str, bytes, Mapping)):
-            raise TypeError(
-                "ScriptedPolicy takes a list of calls, e.g. [ToolCall('send_message', {'message': 'hi'})]"
-            )
-        self._calls = [_as_call(call) for call in calls]
-        self._next = 0
-
-    @property
-    def remaining(self) -> int:
-        return len(self._calls) - self._next
-
-    def next_call(self, view: AgentView) -> ToolCall:
-        if self._next >= len(self._calls):
-            raise ScriptedPolicyExhausted(
-                f"ScriptedPolicy ran out after {len(self._calls)} calls (asked again while handling "
-                f"{_cut(view.user_text, 40)!r}); add calls to the script, or end the step with "
-                "send_message or request_heartbeat=False"
-            )
-        call = self._calls[self._next]
-        self._next += 1
-        return call
-
-    def __repr__(self) -> str:
-        return f"ScriptedPolicy({len(self._calls)} calls, {self.remaining} left)"
-
-
-def _as_call(value: Any) -> ToolCall:
+def as_tool_call(value: Any) -> ToolCall:
+    """Read a tool call from a ToolCall, a `(name, arguments)` pair or a `{"name", "arguments"}` dict."""
     if isinstance(value, ToolCall):
         return value
     if isinstance(value, Mapping) and "name" in value:
@@ -205,220 +172,12 @@ def _as_call(value: Any) -> ToolCall:
     raise TypeError(f"cannot read a tool call from {_cut(repr(value), 60)}; use ToolCall(name, arguments)")
 
 
-# -- rule policy --------------------------------------------------------------------
+class PolicyStopped(RuntimeError):
+    """Raised by a policy that has nothing left to decide (an exhausted script).
 
-# Facts about the user that belong in core memory (always in view); other "my X is Y"
-# facts go to archival memory.
-CORE_KEYS = frozenset({"name", "job", "age", "birthday", "pronouns", "hometown", "occupation", "email", "city"})
-
-# Words that say what kind of question it is rather than what it is about.
-_QUESTION_WORDS = frozenset(
-    "tell told say said mention mentioned know remember recall earlier talk talked please "
-    "again ever anything something happen happened about".split()
-)
-_QUESTION_START = re.compile(
-    r"^(what|who|whom|whose|where|when|which|why|how|do|does|did|is|are|was|were|can|could|have|has)\b", re.I
-)
-_ABOUT_CONVERSATION = re.compile(
-    r"\b(did i (say|mention|tell)|what did i|have i (said|mentioned|told)|earlier|we talk)", re.I
-)
-_PERSONA = re.compile(r"^\s*(?:you are|your name is)\s+(?P<what>.+?)[.!]*\s*$", re.I)
-_REMEMBER = re.compile(r"^\s*(?:please\s+)?remember(?:\s+that)?[,:]?\s+(?P<fact>.+?)[.!]*\s*$", re.I)
-_MY_X_IS = re.compile(r"^\s*my\s+(?P<key>[a-z][a-z ]{0,30}?)\s+(?:is|are)\s+(?P<value>.+?)[.!]*\s*$", re.I)
-_FIRST_PERSON = re.compile(r"\b(i|i'm|my|me|mine)\b", re.I)
-
-# Rewrites between the user's words and a note about the user, applied in order.
-_TO_THIRD = [(r"\bmy\b", "the user's"), (r"\bmine\b", "the user's"), (r"\bme\b", "the user")]
-_TO_SECOND = [(r"\bthe user's\b", "your"), (r"\bthe user said\b", "you said"), (r"\bthe user\b", "you")]
-_SUBJECT_I = re.compile(r"\bI\b|\bI'\w+")
-
-
-def _rewrite(text: str, rules: list[tuple[str, str]]) -> str:
-    for pattern, replacement in rules:
-        text = re.sub(pattern, replacement, text, flags=re.I)
-    return text[:1].upper() + text[1:]
-
-
-def _note_about_user(text: str) -> str:
-    """A self-contained note: "my sister ..." becomes "The user's sister ...".
-
-    Sentences with "I" as subject are quoted instead: turning "I have" into
-    "the user has" needs grammar that a few rules would get wrong.
+    Unlike any other exception a policy raises, it propagates out of
+    `Agent.step`: it is a problem with the script, not a decision to observe.
     """
-    text = text.strip()
-    if _SUBJECT_I.search(text):
-        return f'The user said: "{_sentence(text)}"'
-    return _sentence(_rewrite(text, _TO_THIRD))
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."
-
-
-def is_question(text: str) -> bool:
-    text = text.strip()
-    return text.endswith("?") or bool(_QUESTION_START.match(text))
-
-
-class RulePolicy:
-    """A small deterministic agent: what a language model would do, written as rules.
-
-    - "You are X" / "your name is X" goes into the `persona` block.
-    - "My name is Ada" (and other CORE_KEYS) goes into the `human` block,
-      replacing an older value; other "my X is Y" and "remember (that) ..." go
-      to archival memory as a self-contained note.
-    - A question it cannot answer from main context (core memory and the
-      messages in view) makes it search archival memory, then the conversation
-      (questions about what was said search the conversation first), and it
-      answers with a citation; if nothing matches it says so.
-    - On a memory-pressure alert it first archives what the user said about
-      themselves that is still only in the context.
-    - After a Failed tool result it tells the user what went wrong.
-    """
-
-    def __init__(self, human_label: str = "human", persona_label: str = "persona") -> None:
-        self.human_label, self.persona_label = human_label, persona_label
-        self._queue: list[ToolCall] = []
-        self._ack = ""
-        self._saved: set[int] = set()  # ids of user messages already stored somewhere
-
-    def __repr__(self) -> str:
-        return f"RulePolicy(saved {len(self._saved)} user messages)"
-
-    # -- the decision -------------------------------------------------------------
-
-    def next_call(self, view: AgentView) -> ToolCall:
-        if not view.calls:  # a new step: plan what to store from this message
-            self._queue, self._ack = self._plan(view)
-        if view.alerts:
-            save = self._save_under_pressure(view)
-            if save is not None:
-                return save
-        last = view.last_result
-        if last is not None and not last.ok:
-            return _reply(f"Sorry, a memory operation failed: {last.message}")
-        if self._queue:
-            return self._queue.pop(0)
-        if self._ack:
-            return _reply(self._ack)
-        if is_question(view.user_text):
-            return self._answer(view)
-        return _reply("Noted.")
-
-    # -- storing ------------------------------------------------------------------
-
-    def _plan(self, view: AgentView) -> tuple[list[ToolCall], str]:
-        text = view.user_text
-        if match := _PERSONA.match(text):
-            what = match["what"]
-            self._saved.add(view.user_message.id)
-            return [_call("core_memory_append", label=self.persona_label, content=_sentence(f"I am {what}"))], \
-                "Understood: I updated my persona."
-        if match := _REMEMBER.match(text):
-            self._saved.add(view.user_message.id)
-            note = _note_about_user(match["fact"])
-            return [_call("archival_memory_insert", content=note)], "Got it: I saved that to archival memory."
-        if (match := _MY_X_IS.match(text)) and not is_question(text):
-            self._saved.add(view.user_message.id)
-            key, value = match["key"].strip().lower(), match["value"].strip()
-            if key in CORE_KEYS:
-                return [self._core_fact(view, key, value)], f"Got it: I noted your {key} in core memory."
-            note = _note_about_user(text.strip().rstrip(".!"))
-            return [_call("archival_memory_insert", content=note)], "Got it: I saved that to archival memory."
-        return [], ""
-
-    def _core_fact(self, view: AgentView, key: str, value: str) -> ToolCall:
-        line = f"{key.capitalize()}: {value}"
-        if self.human_label in view.memory.core:
-            for old in view.memory.core.get(self.human_label).value.splitlines():
-                if old.lower().startswith(f"{key}:"):
-                    return _call("core_memory_replace", label=self.human_label, old_content=old, new_content=line)
-        return _call("core_memory_append", label=self.human_label, content=line)
-
-    def _save_under_pressure(self, view: AgentView) -> ToolCall | None:
-        """Archive, in one note, what the user said about themselves that only the context holds."""
-        context = view.context
-        if context is None:
-            return None
-        unsaved = [
-            m for m in context.messages
-            if m.role == "user" and m.id not in self._saved and m.id != view.user_message.id
-            and not is_question(m.content) and _FIRST_PERSON.search(m.content)
-        ]
-        if not unsaved:
-            return None
-        self._saved.update(m.id for m in unsaved)
-        notes = " ".join(_note_about_user(m.content) for m in unsaved)
-        turns = ", ".join(str(m.id) for m in unsaved)
-        label = "turn" if len(unsaved) == 1 else "turns"
-        note = f"Saved under memory pressure ({label} {turns}): {notes}"
-        return _call("archival_memory_insert", content=_cut(note, 2000))
-
-    # -- answering ----------------------------------------------------------------
-
-    def _answer(self, view: AgentView) -> ToolCall:
-        terms = [t for t in tokenize(view.user_text) if t not in _QUESTION_WORDS]
-        if not terms:
-            return _reply("Could you say what you would like me to recall?")
-        about_conversation = bool(_ABOUT_CONVERSATION.search(view.user_text))
-        searched = {call.name: result for call, result in view.calls}
-        if not searched and not about_conversation:
-            known = self._from_main_context(view, terms)
-            if known:
-                return _reply(known)
-        order = ["conversation_search", "archival_memory_search"] if about_conversation else \
-            ["archival_memory_search", "conversation_search"]
-        for tool in order:
-            if tool not in searched:
-                return _call(tool, query=" ".join(terms))
-            found = self._best(searched[tool].records, terms, view.user_message.id)
-            if found is not None:
-                return _reply(_cited(found))
-        return _reply("I could not find that in my memory.")
-
-    def _from_main_context(self, view: AgentView, terms: list[str]) -> str | None:
-        need = max(1, math.ceil(len(terms) / 2))
-        for block in view.memory.core:
-            for line in block.value.splitlines():
-                if len(set(terms) & set(tokenize(line))) >= need:
-                    return f"From core memory: {_sentence(line)}"
-        if view.context is not None:
-            for m in reversed(view.context.messages):
-                if m.role == "user" and m.id != view.user_message.id and not is_question(m.content):
-                    if len(set(terms) & set(tokenize(m.content))) >= need:
-                        return f'You told me: "{m.content.strip()}"'
-        return None
-
-    @staticmethod
-    def _best(records: tuple, terms: list[str], current_id: int) -> Any:
-        """The first result (best ranked) that shares the most terms with the question."""
-        best, best_overlap = None, 0
-        for item in records:
-            if isinstance(item, Message) and (item.id == current_id or is_question(item.content)):
-                continue  # the question itself, or another question, answers nothing
-            text = item.content if isinstance(item, Message) else item.text
-            overlap = len(set(terms) & set(tokenize(text)))
-            if overlap > best_overlap:
-                best, best_overlap = item, overlap
-        return best
-
-
-def _call(name: str, **arguments: Any) -> ToolCall:
-    if name != "send_message":
-        arguments["request_heartbeat"] = True
-    return ToolCall(name, arguments)
-
-
-def _reply(text: str) -> ToolCall:
-    return ToolCall("send_message", {"message": text})
-
-
-def _cited(item: Any) -> str:
-    if isinstance(item, Message):
-        quote = " ".join(item.content.split())
-        return f'You told me in turn {item.id}: "{quote}" {Citation.from_message(item).format()}'
-    return cite(_sentence(_rewrite(item.text, _TO_SECOND)), [item]).render()
 
 
 # -- trace --------------------------------------------------------------------------
@@ -464,6 +223,8 @@ class Trace:
         self.user_text = user_text
         self.step = step
         self.events: list[TraceEvent] = []
+        #: exceptions the policy raised during the step (each also a `policy_error` event)
+        self.policy_errors: list[Exception] = []
 
     def add(self, kind: str, detail: str, **extra: Any) -> TraceEvent:
         event = TraceEvent(kind, detail, **extra)
@@ -542,9 +303,14 @@ class Agent:
 
     `max_heartbeats` is the hard cap on follow-up calls within one step, so a
     step makes at most 1 + max_heartbeats calls however the policy behaves.
-    Whatever a policy *returns* is survivable (a malformed call becomes a
-    Failed observation); an exception *raised* by a policy is a bug in that
-    policy and propagates, so the student sees its traceback.
+    Whatever a policy returns is survivable: a malformed call, an unknown tool
+    or wrong arguments become a Failed observation it can read and correct. An
+    exception it raises becomes a `policy_error` event and a Failed
+    observation, and ends the step (a policy that crashed once would crash
+    again); the exception is kept on `Trace.policy_errors` so a notebook or a
+    check can show its traceback. Two exceptions propagate instead:
+    NotImplementedError (an unsolved exercise says so) and `PolicyStopped` (a
+    script that ran out).
     """
 
     def __init__(
@@ -589,8 +355,16 @@ class Agent:
         heartbeats = 0
         while True:
             alerts = self._deliver_alert(trace)
-            view = AgentView(user_message, self.memory, tuple(calls), alerts)
-            call, result = self._run(self.policy.next_call(view), trace)
+            view = AgentView(user_message, self.memory, tuple(calls), alerts, self.max_heartbeats - heartbeats)
+            try:
+                output = self.policy.next_call(view)
+            except (NotImplementedError, PolicyStopped):
+                raise
+            except Exception as exc:  # a bug in the policy: observed, never a crash of the loop
+                call, result = self._policy_error(exc, trace)
+                calls.append((call, result))
+                break
+            call, result = self._run(output, trace)
             calls.append((call, result))
             if not result.heartbeat:
                 break
@@ -604,15 +378,35 @@ class Agent:
 
     # -- internals ----------------------------------------------------------------
 
+    def _policy_error(self, exc: Exception, trace: Trace) -> tuple[ToolCall, ToolResult]:
+        """A policy that raised: record what it raised as a Failed observation, and end the step."""
+        where = ""
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        if tb is not None:
+            where = f" (in {tb.tb_frame.f_code.co_name}, line {tb.tb_lineno})"
+        text = f"{type(exc).__name__}: {exc}{where}"
+        trace.policy_errors.append(exc)
+        trace.add("policy_error", f"the policy raised {text}; the step ends here")
+        call = ToolCall("policy_error", {"exception": type(exc).__name__, "message": _cut(str(exc), 200)})
+        result = ToolResult("Failed", f"the policy raised {text}")
+        trace.add("tool_call", call.render(), call=call)
+        trace.add("tool_result", f"{result.status}: {result.message}", call=call, result=result)
+        self._append_pair(call, result, trace)
+        return call, result
+
     def _run(self, output: Any, trace: Trace) -> tuple[ToolCall, ToolResult]:
         """Run what the policy returned; anything malformed becomes a Failed result."""
         try:
-            call = _as_call(output)
+            call = as_tool_call(output)
         except TypeError as exc:
             call = ToolCall("invalid_call", {"policy_output": _cut(repr(output), 200)})
             result = ToolResult("Failed", f"the policy returned no usable tool call: {exc}", heartbeat=True)
         else:
             result = None
+        if call.thought:
+            trace.add("thought", call.thought, call=call)
         trace.add("tool_call", call.render(), call=call)
         if result is None:
             context = self.memory.context
@@ -635,11 +429,12 @@ class Agent:
             said = self.memory.outbox[-1]  # the words the user read, so conversation_search finds them
         else:
             said = call.render()
-        call_msg = Message.assistant(said, tool_call_id=call_id, name=call.name)
+        # The prompt shows a shortened rendering; the message keeps the exact arguments
+        # as data, so a later reader (a decider, a model, a check) sees what was called.
+        call_msg = Message.assistant(said, tool_call_id=call_id, name=call.name, arguments=call.arguments,
+                                     thought=call.thought)
         self._append(call_msg, trace, fallback=call_msg.replace(content=_cut(said, 80)))
-        result_msg = Message.tool(result.to_content(), call_id, name=call.name)
-        short = ToolResult(result.status, _cut(result.message, 200) + " (cut to fit the context window)")
-        self._append(result_msg, trace, fallback=result_msg.replace(content=short.to_content()))
+        self._append(result_message(result, call_id, call.name, self.memory.context), trace)
 
     def _append(self, message: Message, trace: Trace, fallback: Message | None = None) -> Message:
         context = self.memory.context
@@ -671,3 +466,17 @@ class Agent:
         message = self._append(Message.system(text), trace)
         trace.add("alert", text, message=message)
         return (text,)
+
+
+# The policies moved to memlib.policies; these names still import from here
+# (memlib.guard and older notebooks use them), loaded on first use because
+# memlib.policies itself imports this module.
+_MOVED = ("RulePolicy", "ScriptedPolicy", "ScriptedPolicyExhausted", "is_question", "CORE_KEYS")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        from memlib import policies
+
+        return getattr(policies, name)
+    raise AttributeError(f"module 'memlib.agent' has no attribute {name!r}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Iterator
 
-__all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "TRUST_LEVELS", "MAX_TEXT_CHARS"]
+__all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "TRUST_LEVELS", "MAX_TEXT_CHARS", "matching_docs"]
 
 TRUST_LEVELS = ("trusted", "unverified", "untrusted")
 _GENERATED_ID = re.compile(r"arc-(\d{6,})")
@@ -118,6 +118,25 @@ def _check_text(text) -> None:
         )
 
 
+def matching_docs(index, query: str) -> set:
+    """Every document of `index` sharing a token with `query`: what a search ranks, unranked.
+
+    Reads the scorer's postings when it has them (memlib's scorers do), so counting
+    the matches of a long query costs a set union, not a ranking of all of them.
+    """
+    from memlib.retrieval import tokenize
+
+    postings = getattr(index, "_postings", None)
+    if not isinstance(postings, dict):
+        return {doc for doc, _ in index.search(query, k=max(len(index), 1))}
+    found: set = set()
+    for term in dict.fromkeys(tokenize(query)):
+        docs = postings.get(term)
+        if docs:
+            found.update(docs)
+    return found
+
+
 def check_page(top_k, page, default_k, name="top_k"):
     """Validate (top_k, page) for a paged search; returns top_k."""
     top_k = default_k if top_k is None else top_k
@@ -168,13 +187,17 @@ class ArchivalStore:
 
     def insert(self, text: str, *, tags=(), session_id=None, turn_id=None, source_url=None,
                created_at=None, trust="unverified", id=None) -> ArchivalRecord:
-        """Archive `text` with its provenance; returns the stored record."""
-        record = ArchivalRecord(
-            id=self._new_id() if id is None else id, text=text, tags=tuple(tags) if not isinstance(tags, str) else tags,
-            session_id=session_id, turn_id=turn_id, source_url=source_url,
-            created_at=self._clock() if created_at is None else created_at, trust=trust,
-        )
-        return self.add_record(record)
+        """Archive `text` with its provenance; returns the stored record.
+
+        Everything is checked before an id is taken: a refused insert burns none.
+        """
+        fields = dict(text=text, tags=tuple(tags) if not isinstance(tags, str) else tags,
+                      session_id=session_id, turn_id=turn_id, source_url=source_url,
+                      created_at=self._clock() if created_at is None else created_at, trust=trust)
+        ArchivalRecord(id="arc-check", **fields)
+        if id is not None and id in self._records:
+            raise ValueError(f"record id {id!r} already exists; delete it first or pick a new id")
+        return self.add_record(ArchivalRecord(id=self._new_id() if id is None else id, **fields))
 
     def add_record(self, record: ArchivalRecord) -> ArchivalRecord:
         """Store a ready-made record (from a dataset or a save); its id must be new."""
@@ -198,6 +221,12 @@ class ArchivalStore:
         ranked = self._index.search(query, k=start + top_k)
         return [Hit(self._records[doc_id], score, start + i)
                 for i, (doc_id, score) in enumerate(ranked[start:])]
+
+    def matching(self, query: str) -> set:
+        """Every record sharing a word with `query` (counted, not ranked: cheap)."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        return matching_docs(self._index, query)
 
     def get(self, id: str) -> ArchivalRecord:
         try:

@@ -3,11 +3,13 @@
 `python -m memlib bench` (full) or `python -m memlib bench --quick` (a CI smoke run,
 under a minute) measures, on a deterministic synthetic corpus:
 
-- top-10 search latency at 1k / 10k / 100k records: memlib `BM25Index`,
-  `rank_bm25.BM25Okapi.get_top_n`, bm25s, SQLite FTS5 `bm25()`, memlib
-  `TokenOverlap`, and `SQLiteArchivalStore` (index and FTS5-candidate modes);
+- top-10 search latency at 1k / 10k / 100k records: memlib `BM25Index` (with the
+  default analyzer and with the tokenizer it replaced), `rank_bm25.BM25Okapi.get_top_n`,
+  bm25s, SQLite FTS5 `bm25()`, tantivy, memlib `TokenOverlap`, and
+  `SQLiteArchivalStore` (index and FTS5-candidate modes);
 - the agent's pattern: inserts with a search after every 10 (rank-bm25 and bm25s
-  must re-index to see new records, and that is counted);
+  must re-index to see new records, tantivy must commit and reload: all counted);
+- the analyzer's cost per record, against the previous tokenizer;
 - `MainContext.append` cost early and late in a long conversation;
 - `import memlib` time in a fresh interpreter; optionally, executing every
   solution notebook.
@@ -96,7 +98,7 @@ def make_corpus(n_docs: int, seed: int = 1, vocabulary: int = 50_000, n_queries:
 
     import numpy as np
 
-    from memlib.retrieval import tokenize
+    from memlib.retrieval import STOPWORDS, tokenize
 
     rng = random.Random(seed)
     words = np.array(_vocabulary(vocabulary, rng))
@@ -112,7 +114,8 @@ def make_corpus(n_docs: int, seed: int = 1, vocabulary: int = 50_000, n_queries:
     tokens = [tokenize(t) for t in texts]
     queries = []
     while len(queries) < n_queries:
-        source = tokens[rng.randrange(n_docs)]
+        # words as written (not stems), so every analyzer gets the text a user would type
+        source = [w for w in texts[rng.randrange(n_docs)].lower().rstrip(".").split() if w not in STOPWORDS]
         if len(source) >= 2:
             queries.append(" ".join(rng.sample(source, min(len(source), rng.randint(2, 5)))))
     return Corpus(texts, tokens, queries, [tokenize(q) for q in queries], vocabulary, seed)
@@ -146,10 +149,25 @@ def _time_each(fn: Callable[[object], object], items, repeats: int) -> list[floa
 # engines: build once, then one callable per query
 
 
-def _build_memlib(corpus: Corpus, kind: str = "lucene"):
+_PREVIOUS_WORD = None
+
+
+def previous_tokenize(text: str) -> list[str]:
+    """The tokenizer memlib had before its analyzer (no stemming, no CJK bigrams), for comparison."""
+    import re
+
+    from memlib.retrieval import STOPWORDS
+
+    global _PREVIOUS_WORD
+    if _PREVIOUS_WORD is None:
+        _PREVIOUS_WORD = re.compile(r"[^\W_]+")
+    return [t for t in _PREVIOUS_WORD.findall(text.lower()) if t not in STOPWORDS]
+
+
+def _build_memlib(corpus: Corpus, kind: str = "lucene", analyzer=None):
     from memlib.retrieval import BM25Index
 
-    index = BM25Index(kind)
+    index = BM25Index(kind, analyzer=analyzer)
     for i, text in enumerate(corpus.texts):
         index.add(i, text)
     return lambda q: index.search(q, k=10)
@@ -229,9 +247,47 @@ def _build_fts5(corpus: Corpus):
     conn = sqlite3.connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE docs USING fts5(text)")
     with conn:
-        conn.executemany("INSERT INTO docs(rowid, text) VALUES (?, ?)", enumerate(corpus.texts))
+        # memlib's tokens (stems), so FTS5 matches the same terms as every other engine
+        conn.executemany("INSERT INTO docs(rowid, text) VALUES (?, ?)",
+                         ((i, " ".join(t)) for i, t in enumerate(corpus.tokens)))
     sql = "SELECT rowid, bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 10"
     return lambda q: conn.execute(sql, (_fts5_match(q),)).fetchall()
+
+
+def _tantivy_index():
+    """An in-RAM tantivy index over pre-analyzed text (whitespace tokenizer), one writer thread."""
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("body", stored=False, tokenizer_name="whitespace")
+    builder.add_integer_field("id", stored=True, indexed=False)
+    schema = builder.build()
+    index = tantivy.Index(schema)
+    # one indexing thread, like every other engine here (the machine has 2 cores)
+    return tantivy, schema, index, index.writer(heap_size=15_000_000, num_threads=1)
+
+
+def _tantivy_search(tantivy, schema, searcher, query: str) -> list[int]:
+    from memlib.retrieval import tokenize
+
+    terms = dict.fromkeys(tokenize(query))
+    if not terms:
+        return []
+    q = tantivy.Query.boolean_query(
+        [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", t)) for t in terms])
+    # the ids, as every other engine returns them
+    return [searcher.doc(addr)["id"][0] for _, addr in searcher.search(q, 10).hits]
+
+
+def _build_tantivy(corpus: Corpus):
+    tantivy, schema, index, writer = _tantivy_index()
+    for i, tokens in enumerate(corpus.tokens):
+        writer.add_document(tantivy.Document(id=i, body=" ".join(tokens)))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    searcher = index.searcher()
+    return lambda q: _tantivy_search(tantivy, schema, searcher, q)
 
 
 def _build_sqlite_store(corpus: Corpus, folder: Path, candidates: str):
@@ -250,10 +306,12 @@ def _build_sqlite_store(corpus: Corpus, folder: Path, candidates: str):
 
 ENGINES = {
     "memlib BM25Index": _build_memlib,
+    "memlib BM25Index (previous tokenizer)": lambda c: _build_memlib(c, analyzer=previous_tokenize),
     "memlib BM25Index (string ids)": _build_memlib_str_ids,
     "rank-bm25 BM25Okapi": _build_rank_bm25,
     "bm25s": _build_bm25s,
     "SQLite FTS5 bm25()": _build_fts5,
+    "tantivy": _build_tantivy,
     "memlib TokenOverlap": _build_overlap,
 }
 
@@ -279,6 +337,11 @@ def bench_search(sizes: list[int], repeats: int, n_queries: int, folder: Path, l
             engines["SQLiteArchivalStore (FTS5 candidates)"] = lambda c: _build_sqlite_store(c, folder, "fts5")
         else:
             engines.pop("SQLite FTS5 bm25()")
+        try:
+            import tantivy  # noqa: F401  (a benchmark anchor, never a memlib dependency)
+        except ImportError:
+            engines.pop("tantivy")
+            log("  tantivy not installed: skipped (pip install tantivy)")
         if only is not None:
             unknown = set(only) - set(engines)
             if unknown:
@@ -291,7 +354,7 @@ def bench_search(sizes: list[int], repeats: int, n_queries: int, folder: Path, l
             if name.startswith("SQLiteArchivalStore"):
                 out["sqlite_open_s"].setdefault(name, {})[n] = _build_sqlite_store.open_seconds
             # rank-bm25 and TokenOverlap are linear in the corpus: fewer repeats at 100k
-            reps = repeats if n <= 10_000 or name.startswith(("memlib BM25", "bm25s", "SQLite")) else 1
+            reps = repeats if n <= 10_000 or name.startswith(("memlib BM25", "bm25s", "SQLite", "tantivy")) else 1
             ms = _median_ms(_time_each(search, corpus.queries, reps))
             out["median_ms"].setdefault(name, {})[n] = ms
             log(f"  {name:<40} {ms:9.3f} ms  (build {out['build_s'][name][n]:.2f} s)")
@@ -310,7 +373,7 @@ def bench_interleaved(n_inserts: int, every: int, sample_points: int, folder: Pa
     """
     import sqlite3
 
-    from memlib.retrieval import BM25Index
+    from memlib.retrieval import BM25Index, tokenize
     from memlib.storage import SQLiteArchivalStore, fts5_available
 
     corpus = make_corpus(n_inserts, seed=2, n_queries=max(1, n_inserts // every))
@@ -354,10 +417,41 @@ def bench_interleaved(n_inserts: int, every: int, sample_points: int, folder: Pa
             conn = sqlite3.connect(":memory:", isolation_level=None)
             conn.execute("CREATE VIRTUAL TABLE docs USING fts5(text)")
             sql = "SELECT rowid, bm25(docs) FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 10"
-            return ((lambda i: conn.execute("INSERT INTO docs(rowid, text) VALUES (?, ?)", (i, corpus.texts[i]))),
+            # memlib's tokens, analysed inside the timed insert (as memlib pays for it)
+            return ((lambda i: conn.execute("INSERT INTO docs(rowid, text) VALUES (?, ?)",
+                                            (i, " ".join(tokenize(corpus.texts[i]))))),
                     (lambda q: conn.execute(sql, (_fts5_match(q),)).fetchall()))
 
         full_run("SQLite FTS5 bm25() (in memory)", fts5_memory, repeats=3)
+
+    try:
+        import tantivy  # noqa: F401
+    except ImportError:
+        log("  tantivy not installed: skipped (pip install tantivy)")
+    else:
+        def tantivy_live():
+            tv, schema, index, writer = _tantivy_index()
+            held = {"searcher": None}
+
+            def add(i):
+                writer.add_document(tv.Document(id=i, body=" ".join(tokenize(corpus.texts[i]))))
+
+            def search(q):
+                # new documents are invisible until a commit and a reader reload
+                t = time.perf_counter()
+                writer.commit()
+                index.reload()
+                held["searcher"] = index.searcher()
+                commit_s[0] += time.perf_counter() - t
+                return _tantivy_search(tv, schema, held["searcher"], q)
+
+            return add, search
+
+        commit_s = [0.0]
+        totals = full_run("tantivy (commit + reload before every search)", tantivy_live, repeats=3)
+        out["tantivy_commit_share"] = commit_s[0] / sum(totals)
+        out["how"]["tantivy (commit + reload before every search)"] += (
+            f"; commit + reload are {out['tantivy_commit_share']:.0%} of it")
 
     from rank_bm25 import BM25Okapi
 
@@ -398,6 +492,43 @@ def bench_interleaved(n_inserts: int, every: int, sample_points: int, folder: Pa
     out["how"]["memlib BM25Index"] = (f"measured: the whole workload, median of {len(memlib_totals)} runs "
                                       "spread between the sampled rounds below")
     log(f"  {'memlib BM25Index (all runs)':<40} {out['total_s']['memlib BM25Index']:9.3f} s")
+    return out
+
+
+def bench_analyzer(n_records: int, repeats: int, log) -> dict:
+    """Microseconds per record to turn text into tokens: the previous tokenizer and each analyzer.
+
+    Two corpora: synthetic notes (`make_corpus`, made-up words, so the stem cache
+    hits less than on real text) and the course's facts (real English). "cold" is
+    the default analyzer's first pass with its stem cache emptied (every distinct
+    word stemmed once); the other rows are medians over warm passes.
+    """
+    from memlib import datasets
+    from memlib.retrieval import ANALYZERS, DEFAULT_ANALYZER, _stem_cache
+
+    corpora = {"synthetic notes": make_corpus(n_records, n_queries=1).texts,
+               "course facts": [r.text for r in datasets.load("facts")]}
+    rows = {"previous tokenizer": previous_tokenize, **{f"analyzer {n!r}": a for n, a in ANALYZERS.items()}}
+    out: dict = {"us_per_record": {}, "records": {k: len(v) for k, v in corpora.items()},
+                 "default": DEFAULT_ANALYZER.name}
+    for corpus_name, texts in corpora.items():
+        _stem_cache.clear()
+        t = time.perf_counter()
+        for text in texts:
+            DEFAULT_ANALYZER(text)
+        out["us_per_record"].setdefault(f"analyzer {DEFAULT_ANALYZER.name!r}, cold stem cache", {})[corpus_name] = (
+            (time.perf_counter() - t) / len(texts) * 1e6)
+        for name, fn in rows.items():
+            per_pass = []
+            for _ in range(repeats):
+                gc.collect()
+                t = time.perf_counter()
+                for text in texts:
+                    fn(text)
+                per_pass.append((time.perf_counter() - t) / len(texts) * 1e6)
+            out["us_per_record"].setdefault(name, {})[corpus_name] = statistics.median(per_pass)
+        log(f"analyzer on {corpus_name} ({len(texts):,} records): " + ", ".join(
+            f"{name} {v[corpus_name]:.1f} us" for name, v in out["us_per_record"].items()))
     return out
 
 
@@ -537,7 +668,7 @@ def machine() -> dict:
     from importlib import metadata
 
     versions = {}
-    for pkg in ("memlib", "numpy", "rank-bm25", "bm25s", "plotly"):
+    for pkg in ("memlib", "numpy", "rank-bm25", "bm25s", "tantivy", "snowballstemmer", "plotly"):
         try:
             versions[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
@@ -569,7 +700,8 @@ def report(results: dict) -> str:
     for name, by_n in med.items():
         cells = [_fmt_ms(by_n[n]) for n in sizes]
         ratio = by_n[sizes[-1]] / base[sizes[-1]]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio:.1f}x |")
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio:.1f}x |" if ratio >= 0.1 else
+                     f"| {name} | " + " | ".join(cells) + f" | {ratio:.3f}x (1/{1 / ratio:.0f}) |")
     if s.get("sqlite_open_s"):
         opens = ", ".join(f"{n:,}: {v:.2f} s" for n, v in s["sqlite_open_s"]["SQLiteArchivalStore (index)"].items())
         lines += ["", f"Opening a SQLiteArchivalStore (reading the table, rebuilding the in-memory index): {opens}."]
@@ -579,6 +711,15 @@ def report(results: dict) -> str:
     base_i = i["total_s"]["memlib BM25Index"]
     for name, total in i["total_s"].items():
         lines.append(f"| {name} | {total:.3f} | {total / base_i:.1f}x | {i['how'][name]} |")
+    a = results.get("analyzer")
+    if a:
+        names = list(a["records"])
+        prev = a["us_per_record"]["previous tokenizer"]
+        lines += ["", "### Analyzer cost per record (us, median of warm passes; x the previous tokenizer)", "",
+                  "| analyzer | " + " | ".join(f"{k} ({a['records'][k]:,})" for k in names) + " |",
+                  "|---|" + "---:|" * len(names)]
+        for name, by in a["us_per_record"].items():
+            lines.append(f"| {name} | " + " | ".join(f"{by[k]:.1f} ({by[k] / prev[k]:.1f}x)" for k in names) + " |")
     c = results["context"]
     lines += ["", f"### MainContext.append (window 4,096 tokens, flushes included; median of "
               f"{c.get('repeats', 1)} replays)", "",
@@ -620,6 +761,7 @@ def targets(results: dict) -> list[tuple[str, str, bool]]:
     ours = med["memlib BM25Index"]
     rows = [
         (f"memlib search median at {n:,} <= 5 ms", f"{ours:.3f} ms", ours <= 5),
+        (f"memlib search median at {n:,} < 1 ms with the default analyzer (issue 18)", f"{ours:.3f} ms", ours < 1),
         (f">= 50x faster than rank-bm25 at {n:,}", f"{med['rank-bm25 BM25Okapi'] / ours:.0f}x",
          med["rank-bm25 BM25Okapi"] / ours >= 50),
         (f"no slower than bm25s at {n:,}", f"{med['bm25s'] / ours:.1f}x", med["bm25s"] >= ours),
@@ -766,6 +908,7 @@ def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
             results["interleaved"] = _isolated("bench_interleaved", log, n_inserts=1_000, every=10,
                                                sample_points=4, folder=folder)
             results["context"] = _isolated("bench_context", log, turns=1_000, probe=100)
+            results["analyzer"] = _isolated("bench_analyzer", log, n_records=2_000, repeats=2)
             results["import"] = bench_import(runs=3, log=log)
         else:
             results["search"] = _isolated("bench_search", log, sizes=[1_000, 10_000, 100_000], repeats=5,
@@ -773,6 +916,7 @@ def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
             results["interleaved"] = _isolated("bench_interleaved", log, n_inserts=10_000, every=10,
                                                sample_points=11, folder=folder)
             results["context"] = _isolated("bench_context", log, turns=10_000, probe=100)
+            results["analyzer"] = _isolated("bench_analyzer", log, n_records=10_000, repeats=5)
             results["import"] = bench_import(runs=7, log=log)
     if notebooks:
         results["notebooks"] = bench_notebooks(Path.cwd(), log)
@@ -828,9 +972,11 @@ def update_readme(path: Path, results: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memlib bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for CI (under a minute)")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks") / "results",
+    parser.add_argument("--out", type=Path, default=None,
                         help="where to write results.json, report.md, search.svg, search.html "
-                             "(default: benchmarks/results, relative to the current directory)")
+                             "(default: benchmarks/results, relative to the current directory, for the "
+                             "full run; a folder under the system's temporary directory for --quick, "
+                             "so a smoke run never overwrites the committed results)")
     parser.add_argument("--notebooks", action=argparse.BooleanOptionalAction, default=None,
                         help="also time executing solutions/*.ipynb (default: on for the full run)")
     parser.add_argument("--readme", type=Path, default=None,
@@ -838,6 +984,8 @@ def main(argv: list[str] | None = None) -> int:
                              "e.g. benchmarks/README.md")
     args = parser.parse_args(argv)
     notebooks = (not args.quick) if args.notebooks is None else args.notebooks
+    if args.out is None:
+        args.out = Path(tempfile.gettempdir()) / "memlib-bench-quick" if args.quick else Path("benchmarks") / "results"
     try:
         results = run(args.quick, args.out, notebooks)
         if args.readme:

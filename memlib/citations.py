@@ -26,7 +26,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from memlib.retrieval import tokenize
+from memlib.retrieval import ANALYZERS
+
+# Support is judged on words, not retrieval stems, so the messages quote the answer's own words.
+_words = ANALYZERS["unstemmed"]
 
 __all__ = ["Citation", "CitedAnswer", "cite", "verify", "CITATION_PATTERN", "strip_citations",
            "answer_from_store", "question_terms", "NO_SUPPORT"]
@@ -170,7 +173,7 @@ def verify(answer: CitedAnswer, store: Any, min_support: float = 0.5) -> list[st
         return ["the answer cites no records; cite the archival records it is based on with cite(answer, records)"]
 
     problems: list[str] = []
-    answer_terms = set(tokenize(strip_citations(answer.text)))
+    answer_terms = set(_words(strip_citations(answer.text)))
     supported: set[str] = set()
     for citation in answer.citations:
         if citation.record_id not in store:
@@ -186,7 +189,7 @@ def verify(answer: CitedAnswer, store: Any, min_support: float = 0.5) -> list[st
                     f"{citation.record_id}: citation says {field}={claimed!r} but the record has {actual!r}; "
                     "build citations with Citation.from_record(record)"
                 )
-        shared = answer_terms & set(tokenize(record.text))
+        shared = answer_terms & set(_words(record.text))
         if answer_terms and not shared:
             problems.append(
                 f"{citation.record_id} shares no words with the answer, so it does not support it; "
@@ -214,7 +217,7 @@ _DOC_FREQ: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def question_terms(question: str) -> set[str]:
     """The content words of a question: tokens minus question words and one-letter bits ("Ada's" -> ada)."""
-    return {t for t in tokenize(question) if len(t) > 1 and t not in _ASKING}
+    return {t for t in _words(question) if len(t) > 1 and t not in _ASKING}
 
 
 def _common_terms(store: Any) -> set[str]:
@@ -227,7 +230,7 @@ def _common_terms(store: Any) -> set[str]:
     if cached is None or cached[0] != size:
         counts: dict[str, int] = {}
         for record in store:
-            for term in set(tokenize(record.text)):
+            for term in set(_words(record.text)):
                 counts[term] = counts.get(term, 0) + 1
         common = {t for t, n in counts.items() if size >= 8 and n > COMMON_SHARE * size}
         cached = (size, common)
@@ -253,7 +256,7 @@ def answer_from_store(question: str, store: Any, top_k: int = 5) -> CitedAnswer:
     need = max(1, math.ceil(0.6 * len(informative)))
     best, best_overlap = None, 0
     for hit in store.search(question, top_k=top_k):
-        overlap = len(informative & set(tokenize(hit.record.text)))
+        overlap = len(informative & set(_words(hit.record.text)))
         if overlap >= need and overlap > best_overlap:
             best, best_overlap = hit.record, overlap
     if best is None:

@@ -31,7 +31,11 @@ from datetime import datetime
 from typing import Iterable, Sequence
 
 from memlib.archival import ArchivalRecord, ArchivalStore, parse_when
-from memlib.retrieval import tokenize
+from memlib.retrieval import ANALYZERS
+
+# Records are compared on words (plus the light _stem below), not retrieval stems, so the
+# explanations quote real words.
+_words = ANALYZERS["unstemmed"]
 
 __all__ = [
     "CHANGE_CUES", "Merge", "Validity", "Report", "LinkScore",
@@ -69,7 +73,7 @@ def change_cue(text: str) -> str | None:
 
 def _stem(token: str) -> str:
     # A crude suffix strip so "meetings" / "meeting" and "moves" / "moved" / "moving"
-    # meet; the retrieval tokenizer deliberately has no stemming, consolidation wants a little.
+    # meet; consolidation wants a little stemming and readable words, not Snowball stems.
     if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
         token = token[:-1]
     for suffix in ("ing", "ed"):
@@ -88,7 +92,7 @@ def similarity_tokens(text: str) -> frozenset[str]:
         >>> sorted(similarity_tokens("Ines moved the meetings")) == sorted(similarity_tokens("Ines moves meeting"))
         True
     """
-    return frozenset(_stem(t) for t in tokenize(text))
+    return frozenset(_stem(t) for t in _words(text))
 
 
 # -- results --------------------------------------------------------------------
@@ -345,7 +349,7 @@ def consolidate(store, *, duplicate_at: float = 0.2, supersede_at: float = 0.1,
     words: dict[str, dict[str, str]] = {}
     for r in records:
         words[r.id] = {}
-        for token in tokenize(r.text):
+        for token in _words(r.text):
             words[r.id].setdefault(_stem(synonyms.get(token, token)), token)
         tokens[r.id] = frozenset(words[r.id])
     df = Counter(t for toks in tokens.values() for t in toks)

@@ -2,12 +2,26 @@
 
 The window holds, in order, the system prompt, core memory, the recursive
 summary and a FIFO queue of messages. Appending counts only the new message
-(running totals, never a re-tokenisation of the whole prompt). The policy is
-MemGPT's: a warning at 70 % of the window, and when the next message would
-pass 100 %, a flush that evicts the oldest messages until the prompt is back
-near 50 %, folds them into the summary and leaves them in recall storage.
+(running totals, never a re-tokenisation of the whole prompt). The default
+policy uses the MemGPT paper's example numbers: a warning at 70 % of the
+window, and when the next message would pass 100 %, a flush that evicts the
+oldest messages until the prompt is back near 50 %, folds them into the
+summary and leaves them in recall storage. `PROFILES` holds that policy and
+the two its authors actually shipped (MemGPT's research code and the last
+Letta server), each with the source of its numbers; `MainContext(window,
+profile="memgpt")` picks one.
 This module decides what is evicted; it does not decide what to remember
 (that is the agent's job when it sees the warning).
+
+The budget is the prompt itself: `used` is the token count of exactly what
+`render()` returns, tags and role prefixes included. The prompt is a run of
+pieces (the system section, the core-memory section, the summary section,
+one line per message), each starting with a non-space character and ending
+with a newline; cl100k never merges tokens across such a boundary, so the
+pieces' counts add up to the count of the whole text and each piece is
+counted once, when it changes. Every change is all or nothing: a flush whose
+summarizer raises, or a core edit the window cannot hold, leaves the context
+exactly as it was.
 """
 
 from __future__ import annotations
@@ -21,14 +35,134 @@ from memlib.recall import RecallStore
 from memlib.summarize import NoSummarizer, Summarizer, fit_newest_lines
 from memlib.tokens import count
 
-__all__ = ["MainContext", "ContextOverflowError", "Event", "DEFAULT_SYSTEM_PROMPT", "MESSAGE_OVERHEAD"]
+__all__ = ["MainContext", "ContextOverflowError", "Event", "DEFAULT_SYSTEM_PROMPT", "MESSAGE_OVERHEAD",
+           "PagingProfile", "PROFILES", "select_eviction"]
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant with a small main context and a large external memory. "
     "Use your memory tools to save what matters and to look up what is no longer in view."
 )
-# Chat APIs frame each message with a few tokens (role markers, separators).
+# Chat APIs frame each message with a few tokens (role markers, separators); the
+# rendered "[role] ...\n" line costs about this much more than its text (2-4 tokens;
+# message_tokens() gives the exact figure the budget uses).
 MESSAGE_OVERHEAD = 3
+# Marks core memory as not counted yet (a version no core memory has).
+_UNCOUNTED = object()
+
+
+@dataclass(frozen=True)
+class PagingProfile:
+    """Whose paging policy: when the agent is warned, when eviction starts, how much goes.
+
+    - `warn_at`: share of the window at which the agent gets one memory-pressure
+      warning per period (a period ends with an eviction); None: never warned.
+    - `trigger`: "before_append" evicts when the next message would push the
+      prompt past `trigger_at` x window; "after_append" evicts once the prompt
+      has passed `trigger_at` x window.
+    - `evict`: "to_share" evicts the oldest messages until the prompt is at
+      `amount` x window; "token_share" evicts the oldest `amount` of the
+      message tokens; "count_share" evicts the oldest `amount` of the messages
+      by count. `keep_last` newest messages are never chosen by the profile.
+    - `source`: where the numbers come from, so the course can say whose they are.
+
+    Whatever the profile, a tool call is never parted from its result, and if
+    the profile's share leaves no room for the next message, more of the
+    oldest messages go (memlib never overflows and never drops a message).
+    """
+
+    name: str
+    source: str
+    warn_at: float | None
+    trigger: str
+    trigger_at: float
+    evict: str
+    amount: float
+    keep_last: int = 0
+
+    def __post_init__(self):
+        if self.trigger not in ("before_append", "after_append"):
+            raise ValueError(f"trigger must be 'before_append' or 'after_append', got {self.trigger!r}")
+        if self.evict not in ("to_share", "token_share", "count_share"):
+            raise ValueError(f"evict must be 'to_share', 'token_share' or 'count_share', got {self.evict!r}")
+        if not 0 < self.amount < 1 or not 0 < self.trigger_at <= 1:
+            raise ValueError(f"need 0 < amount < 1 and 0 < trigger_at <= 1, got {self.amount}, {self.trigger_at}")
+        if self.warn_at is not None and not 0 < self.warn_at <= 1:
+            raise ValueError(f"warn_at must be in (0, 1] or None, got {self.warn_at}")
+        if not isinstance(self.keep_last, int) or self.keep_last < 0:
+            raise ValueError(f"keep_last must be an int >= 0, got {self.keep_last!r}")
+
+    def __repr__(self) -> str:
+        warn = "no warning" if self.warn_at is None else f"warn {self.warn_at:.0%}"
+        how = {"to_share": f"evict to {self.amount:.0%} of the window",
+               "token_share": f"evict oldest {self.amount:.0%} of message tokens",
+               "count_share": f"evict oldest {self.amount:.0%} of messages by count"}[self.evict]
+        keep = f", keep last {self.keep_last}" if self.keep_last else ""
+        when = "next message would pass" if self.trigger == "before_append" else "usage passes"
+        return f"PagingProfile({self.name}: {warn}; when {when} {self.trigger_at:.0%}, {how}{keep})"
+
+
+#: The three paging policies the course compares; `source` says whose numbers they are.
+PROFILES = {
+    "paper": PagingProfile(
+        "paper", "MemGPT paper, arXiv:2310.08560 v2, section 2 (example values, 'e.g.')",
+        warn_at=0.7, trigger="before_append", trigger_at=1.0, evict="to_share", amount=0.5),
+    "memgpt": PagingProfile(
+        "memgpt", "MemGPT research code 0.3.25, memgpt/constants.py: MESSAGE_SUMMARY_WARNING_FRAC, "
+        "MESSAGE_SUMMARY_TRUNC_TOKEN_FRAC, MESSAGE_SUMMARY_TRUNC_KEEP_N_LAST",
+        warn_at=0.75, trigger="before_append", trigger_at=1.0, evict="token_share", amount=0.75, keep_last=3),
+    "letta": PagingProfile(
+        "letta", "last Letta server (letta-ai/letta 56ba9c25): SUMMARIZATION_TRIGGER_MULTIPLIER, "
+        "partial_evict_summarizer_percentage, send_memory_warning_message=False",
+        warn_at=None, trigger="after_append", trigger_at=0.9, evict="count_share", amount=0.30),
+}
+
+
+def select_eviction(profile: PagingProfile, group_sizes: list[tuple[int, int]], *, fixed: int,
+                    incoming: int, window: int, limit: int) -> int:
+    """How many of the oldest eviction units the profile evicts.
+
+    `group_sizes` lists each unit (a message, or a tool call with its results)
+    oldest first as (messages, tokens). `fixed` is what cannot be evicted
+    (system prompt, core memory, summary reserve), `incoming` the tokens of the
+    message about to be added, `limit` the hard ceiling the prompt must stay under.
+
+    Example:
+        >>> units = [(1, 100)] * 10                       # ten messages of 100 tokens
+        >>> select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1100, limit=1100)
+        3
+        >>> select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1100, limit=1100)
+        7
+    """
+    tokens = [t for _, t in group_sizes]
+    total = sum(tokens)
+    n = 0
+    if profile.evict == "to_share":
+        target, remaining = int(profile.amount * window), total
+        while n < len(tokens) and fixed + remaining + incoming > target:
+            remaining -= tokens[n]
+            n += 1
+    else:
+        # Units holding one of the newest keep_last messages are not candidates.
+        candidates, kept = len(group_sizes), 0
+        while candidates and kept < profile.keep_last:
+            candidates -= 1
+            kept += group_sizes[candidates][0]
+        if profile.evict == "token_share":
+            goal, freed = profile.amount * total, 0
+            while n < candidates and freed < goal:
+                freed += tokens[n]
+                n += 1
+        else:
+            goal, gone = max(1, round(profile.amount * sum(c for c, _ in group_sizes))), 0
+            while n < candidates and gone < goal:
+                gone += group_sizes[n][0]
+                n += 1
+    # The profile's share may leave no room for the next message: take more, oldest first.
+    remaining = total - sum(tokens[:n])
+    while n < len(tokens) and fixed + remaining + incoming > limit:
+        remaining -= tokens[n]
+        n += 1
+    return n
 
 
 class ContextOverflowError(ValueError):
@@ -55,6 +189,10 @@ class Event:
 class MainContext:
     """The prompt as memory: fixed window, segments, pressure and eviction.
 
+    `profile` picks a paging policy from `PROFILES` ("paper", "memgpt",
+    "letta") or takes a `PagingProfile`; without one, `warn_at`, `flush_at`
+    and `evict_to` describe a paper-shaped policy (the paper's numbers by default).
+
     Example:
         >>> ctx = MainContext(window=600)
         >>> for i in range(40):
@@ -67,12 +205,29 @@ class MainContext:
                  core_memory=None, summarizer: Summarizer | None = None,
                  recall: RecallStore | None = None, warn_at: float = 0.7,
                  flush_at: float = 1.0, evict_to: float = 0.5,
-                 summary_tokens: int | None = None, counter: Callable[[str], int] = count):
+                 summary_tokens: int | None = None, counter: Callable[[str], int] = count,
+                 profile: str | PagingProfile | None = None):
         if not isinstance(window, int) or isinstance(window, bool) or window < 64:
             raise ValueError(f"window must be an int of at least 64 tokens, got {window!r}")
+        # A profile sets the thresholds itself; explicit thresholds build a paper-shaped policy.
+        if profile is not None:
+            if (warn_at, flush_at, evict_to) != (0.7, 1.0, 0.5):
+                raise ValueError("pass either profile= or explicit warn_at/flush_at/evict_to, not both")
+            if isinstance(profile, str):
+                if profile not in PROFILES:
+                    raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
+                profile = PROFILES[profile]
+            if not isinstance(profile, PagingProfile):
+                raise TypeError(f"profile must be a name in PROFILES or a PagingProfile, got {type(profile).__name__}")
+            warn_at = profile.warn_at
+            flush_at = profile.trigger_at if profile.trigger == "before_append" else 1.0
+            evict_to = profile.amount if profile.evict == "to_share" else None
+        elif 0 < evict_to < warn_at <= flush_at <= 1.0:
+            profile = PagingProfile("custom", "explicit thresholds", warn_at=warn_at, trigger="before_append",
+                                    trigger_at=flush_at, evict="to_share", amount=evict_to)
         if not isinstance(system_prompt, str):
             raise TypeError("system_prompt must be a str")
-        if not 0 < evict_to < warn_at <= flush_at <= 1.0:
+        if profile is None:
             raise ValueError(
                 f"need 0 < evict_to < warn_at <= flush_at <= 1, got evict_to={evict_to}, "
                 f"warn_at={warn_at}, flush_at={flush_at}"
@@ -81,10 +236,11 @@ class MainContext:
             raise TypeError("summarizer must have a summarize(previous, evicted, max_tokens) method")
         self.window = window
         self.system_prompt = system_prompt
-        self.core_memory = core_memory
+        self._core_memory = core_memory
         self.summarizer = summarizer if summarizer is not None else NoSummarizer()
         self.recall = recall if recall is not None else RecallStore()
         self.warn_at, self.flush_at, self.evict_to = warn_at, flush_at, evict_to
+        self.profile = profile
         self.counter = counter
         # The summary gets a fixed slice of the window, reserved up front, so a
         # flush is planned once and can never be undone by a growing summary.
@@ -95,7 +251,8 @@ class MainContext:
         self.summary_tokens = summary_tokens
         self.summary = ""
         self._summary_used = 0
-        self._system_used = counter(system_prompt)
+        self._summary_frame = counter(_summary_piece("-")) - counter("-")
+        self._system_used = counter(_system_piece(system_prompt))
         self._queue: deque[tuple[Message, int]] = deque()
         self._messages_used = 0
         self._core_version = None
@@ -109,6 +266,27 @@ class MainContext:
                 f"reserve ({self.summary_tokens}) leave no room for messages in a {window}-token "
                 "window; use a bigger window or a smaller summary_tokens"
             )
+        _attach(core_memory, self)
+
+    @property
+    def core_memory(self):
+        """The core memory in the prompt. A CoreMemory tells its context about every
+        edit, so even an edit made directly on it can never overflow the window."""
+        return self._core_memory
+
+    @core_memory.setter
+    def core_memory(self, core_memory) -> None:
+        previous = self._core_memory
+        self._core_memory, self._core_version = core_memory, _UNCOUNTED
+        try:
+            self.core_changed()
+        except BaseException:
+            self._core_memory, self._core_version = previous, _UNCOUNTED
+            self.core_changed()
+            raise
+        if previous is not core_memory:
+            _detach(previous, self)
+            _attach(core_memory, self)
 
     # -- sizes ---------------------------------------------------------------
     @property
@@ -142,7 +320,17 @@ class MainContext:
         return parts
 
     def message_tokens(self, message: Message) -> int:
-        return self.counter(message.content) + MESSAGE_OVERHEAD
+        """Tokens `message` takes in the prompt: its whole rendered line."""
+        return self.counter(_message_line(message))
+
+    def room(self, message: Message) -> int:
+        """The most tokens `message` could take if appended now, after the deepest flush."""
+        protected = 0
+        groups = self._groups()
+        if message.role == "tool" and groups and groups[-1][0][0].tool_call_id == message.tool_call_id:
+            protected = sum(t for _, t in groups[-1])
+        after_flush = self.limit - self._fixed - max(self.summary_tokens, self._summary_used) - protected
+        return max(self.limit - self.used, after_flush)
 
     # -- changes -------------------------------------------------------------
     def append(self, message: Message) -> list[Event]:
@@ -156,27 +344,59 @@ class MainContext:
         new: list[Event] = []
         new += self._refresh_core()
         tokens = self.message_tokens(message)
+        plan = after = None
         if self.used + tokens > self.limit:
-            new += self._flush(incoming=message, incoming_tokens=tokens)
+            plan = self._plan_flush(incoming=message, incoming_tokens=tokens)
+        elif self.profile.trigger == "after_append" and self.used + tokens > self.profile.trigger_at * self.window:
+            after = self._plan_after_append(message, tokens)
+        # The durable write comes before any change here: if recall storage (or
+        # the summarizer, above) fails, the context is exactly as it was.
         stored = self.recall.add(message)
+        if plan is not None:
+            new += self._apply_flush(plan)
         self._queue.append((stored, tokens))
         self._messages_used += tokens
         new.append(self._event("append", f"{stored.role} message #{stored.id} ({tokens} tokens)", stored))
+        if after is not None:
+            new += self._apply_flush(after)
         new += self._check_pressure()
         self.events += new
         return new
 
     def flush(self) -> list[Event]:
         """Evict down to the target now, as if the window had filled."""
-        new = self._refresh_core() + self._flush(incoming=None, incoming_tokens=0)
+        new = self._refresh_core()
+        new += self._apply_flush(self._plan_flush(incoming=None, incoming_tokens=0))
         self.events += new
         return new
 
     def core_changed(self) -> list[Event]:
-        """Recount core memory after an edit, flushing if the prompt now overflows."""
-        new = self._refresh_core()
-        if self.used > self.limit:
-            new += self._flush(incoming=None, incoming_tokens=0)
+        """Recount core memory after an edit, flushing if the prompt now overflows.
+
+        All or nothing: if even evicting every message cannot make room for the
+        new core memory (or the summarizer raises), ContextOverflowError (or the
+        summarizer's error) is raised and the context is unchanged; the
+        CoreMemory that reported the edit then undoes it.
+        """
+        state = self._core_state()
+        if state is None:
+            return []
+        tokens, version = state
+        plan = None
+        fixed = self._system_used + tokens
+        if fixed + max(self.summary_tokens, self._summary_used) >= self.limit:
+            # The same rule as at construction: some room must stay for messages.
+            raise ContextOverflowError(
+                f"core memory would take {tokens} tokens: with the system prompt ({self._system_used}) "
+                f"and the summary reserve ({self.summary_tokens}) that leaves no room for messages in "
+                f"the {self.limit}-token limit of the window: edit undone. Condense the block with "
+                "core_memory_replace or move details to archival_memory_insert."
+            )
+        if fixed + self._summary_used + self._messages_used > self.limit:
+            plan = self._plan_flush(incoming=None, incoming_tokens=0, fixed=fixed, core_tokens=tokens)
+        new = self._set_core(tokens, version)
+        if plan is not None:
+            new += self._apply_flush(plan)
         self.events += new
         return new
 
@@ -196,26 +416,36 @@ class MainContext:
         if missing:
             raise ValueError(f"messages {missing[:5]} are not in recall storage; add them there first")
         queue = deque((m, self.message_tokens(m)) for m in messages)
-        summary_used = self.counter(summary) if summary else 0
+        summary_used = self.counter(_summary_piece(summary)) if summary else 0
         total = self._fixed + summary_used + sum(t for _, t in queue)
         if total > self.limit:
             raise ValueError(f"the restored context would use {total} tokens, over its {self.limit}-token limit")
         self._queue, self._messages_used = queue, total - self._fixed - summary_used
         self.summary, self._summary_used = summary, summary_used
-        self._warned = self.used >= self.warn_at * self.window
+        self._warned = self.warn_at is not None and self.used >= self.warn_at * self.window
 
     def _refresh_core(self) -> list[Event]:
-        if self.core_memory is None:
-            return []
-        version = getattr(self.core_memory, "version", None)
+        state = self._core_state()
+        return self._set_core(*state) if state is not None else []
+
+    def _core_state(self):
+        """(tokens, version) of core memory now, or None if nothing changed since the last count."""
+        if self._core_memory is None:
+            if self._core_used:
+                return 0, None
+            return None
+        version = getattr(self._core_memory, "version", None)
         if version is not None and version == self._core_version:
-            return []
+            return None
+        return self.counter(_core_piece(self._core_memory.render())), version
+
+    def _set_core(self, tokens: int, version) -> list[Event]:
         before = self._core_used
-        self._core_used = self.counter(self.core_memory.render())
+        self._core_used = tokens
         self._core_version = version
-        if self._core_version is None or before == self._core_used:
+        if version is None or before == tokens:
             return []
-        return [self._event("core_edit", f"core memory {before} -> {self._core_used} tokens", None)]
+        return [self._event("core_edit", f"core memory {before} -> {tokens} tokens", None)]
 
     def _groups(self):
         """The queue cut into eviction units: a tool call travels with its results."""
@@ -228,7 +458,12 @@ class MainContext:
                 groups.append([item])
         return groups
 
-    def _flush(self, incoming: Message | None, incoming_tokens: int) -> list[Event]:
+    def _plan_flush(self, incoming: Message | None, incoming_tokens: int, fixed: int | None = None,
+                    core_tokens: int | None = None):
+        """What a flush would evict and the summary it would leave, computed without
+        changing anything (so a failure, e.g. a summarizer that raises, changes nothing).
+        `fixed` is system + core memory as they are about to be (a core edit)."""
+        fixed = self._fixed if fixed is None else fixed
         groups = self._groups()
         # A tool result must not be parted from its call: the call's group stays.
         protected = None
@@ -237,16 +472,21 @@ class MainContext:
             if head.tool_call_id == incoming.tool_call_id:
                 protected = groups.pop()
         reserve = self.summary_tokens
-        target = int(self.evict_to * self.window)
-        remaining = self._messages_used
-        evict: list[list[tuple[Message, int]]] = []
-        for group in groups:
-            if self._fixed + reserve + remaining + incoming_tokens <= target:
-                break
-            evict.append(group)
-            remaining -= sum(t for _, t in group)
-        if self._fixed + max(reserve, self._summary_used) + remaining + incoming_tokens > self.limit:
+        sizes = [(len(g), sum(t for _, t in g)) for g in groups]
+        n = select_eviction(self.profile, sizes, fixed=fixed + reserve, incoming=incoming_tokens,
+                            window=self.window, limit=self.limit)
+        evict = groups[:n]
+        remaining = self._messages_used - sum(t for _, t in sizes[:n])
+        if fixed + max(reserve, self._summary_used) + remaining + incoming_tokens > self.limit:
             kept = sum(t for _, t in protected) if protected else 0
+            if core_tokens is not None:
+                raise ContextOverflowError(
+                    f"core memory would take {core_tokens} tokens: with the system prompt "
+                    f"({self._system_used}) and the summary reserve ({reserve}) it cannot fit the "
+                    f"{self.limit}-token limit of the window even with every message evicted: edit "
+                    "undone. Condense the block with core_memory_replace or move details to "
+                    "archival_memory_insert."
+                )
             raise ContextOverflowError(
                 f"a message of {incoming_tokens} tokens cannot fit: the window is {self.window} "
                 f"tokens, system + core memory take {self._fixed}, the summary reserve "
@@ -254,40 +494,62 @@ class MainContext:
                 "archive it with archival_memory_insert, or use a bigger window."
             )
         if not evict:
+            return None
+        items = [item for group in evict for item in group]
+        return items, self._new_summary([m for m, _ in items])
+
+    def _plan_after_append(self, message: Message, tokens: int):
+        """The flush a profile that evicts *after* appending (Letta's) would make once `message` is in,
+        planned before anything changes, so a summarizer that raises leaves the context as it was."""
+        self._queue.append((message, tokens))
+        self._messages_used += tokens
+        try:
+            return self._plan_flush(incoming=None, incoming_tokens=0)
+        finally:
+            self._queue.pop()
+            self._messages_used -= tokens
+
+    def _apply_flush(self, plan) -> list[Event]:
+        """Carry out a plan from _plan_flush; nothing in here can fail."""
+        if plan is None:
             return []
+        items, (summary, tokens, note) = plan
         new: list[Event] = []
-        evicted_messages: list[Message] = []
-        for group in evict:
-            for message, tokens in group:
-                self._queue.popleft()
-                self._messages_used -= tokens
-                evicted_messages.append(message)
-                new.append(self._event("evict", f"{message.role} message #{message.id} -> recall storage", message))
-        summary_events = self._resummarize(evicted_messages)
-        new += summary_events
-        new.append(self._event("flush", f"evicted {len(evicted_messages)} messages, prompt now {self.used} tokens", None))
+        for message, tokens_of_message in items:
+            self._queue.popleft()
+            self._messages_used -= tokens_of_message
+            new.append(self._event("evict", f"{message.role} message #{message.id} -> recall storage", message))
+        if summary != self.summary or note:
+            self.summary, self._summary_used = summary, tokens
+            new.append(self._event("summarize", f"summary now {tokens} tokens{note}", None))
+        new.append(self._event("flush", f"evicted {len(items)} messages, prompt now {self.used} tokens", None))
         self._warned = False
         return new
 
-    def _resummarize(self, evicted: list[Message]) -> list[Event]:
-        summary = self.summarizer.summarize(self.summary, evicted, self.summary_tokens)
+    def _new_summary(self, evicted: list[Message]) -> tuple[str, int, str]:
+        """(summary, its tokens in the prompt, note) after folding in `evicted`."""
+        budget = max(0, self.summary_tokens - self._summary_frame)
+        summary = self.summarizer.summarize(self.summary, evicted, budget)
         if not isinstance(summary, str):
             raise TypeError(f"{self.summarizer!r} returned {type(summary).__name__}, expected a str")
-        tokens = self.counter(summary)
+        tokens = self._summary_piece_tokens(summary)
         note = ""
         if tokens > self.summary_tokens:
             # A summarizer that ignores its budget must not overflow the window:
             # keep its newest lines that fit, and say so in the event.
-            summary = fit_newest_lines(summary.splitlines(), self.summary_tokens)
-            note = f" (summarizer returned {tokens} tokens, over its {self.summary_tokens}; truncated)"
-            tokens = self.counter(summary)
-        if summary == self.summary and not note:
-            return []
-        self.summary, self._summary_used = summary, tokens
-        return [self._event("summarize", f"summary now {tokens} tokens{note}", None)]
+            returned = self.counter(summary)
+            summary = fit_newest_lines(summary.splitlines(), budget)
+            while summary and self._summary_piece_tokens(summary) > self.summary_tokens:
+                summary = summary.split("\n", 1)[1] if "\n" in summary else ""
+            note = f" (summarizer returned {returned} tokens, over its {budget}; truncated)"
+            tokens = self._summary_piece_tokens(summary)
+        return summary, tokens, note
+
+    def _summary_piece_tokens(self, summary: str) -> int:
+        return self.counter(_summary_piece(summary)) if summary else 0
 
     def _check_pressure(self) -> list[Event]:
-        if self._warned or self.used < self.warn_at * self.window:
+        if self._warned or self.warn_at is None or self.used < self.warn_at * self.window:
             return []
         self._warned = True
         return [self._event("pressure", f"memory pressure: {self.pressure:.0%} of the window in use", None)]
@@ -297,14 +559,17 @@ class MainContext:
 
     # -- the prompt ----------------------------------------------------------
     def render(self) -> str:
-        """The prompt as text: system, core memory, summary, then the queue."""
-        parts = [f"<system>\n{self.system_prompt}\n</system>"]
-        if self.core_memory is not None:
-            parts.append(f"<core_memory>\n{self.core_memory.render()}\n</core_memory>")
+        """The prompt as text: system, core memory, summary, then the queue.
+
+        Its token count is exactly `used`.
+        """
+        parts = [_system_piece(self.system_prompt)]
+        if self._core_memory is not None:
+            parts.append(_core_piece(self._core_memory.render()))
         if self.summary:
-            parts.append(f"<summary>\n{self.summary}\n</summary>")
-        parts += [f"[{m.role}] {m.content}" for m, _ in self._queue]
-        return "\n".join(parts)
+            parts.append(_summary_piece(self.summary))
+        parts += [_message_line(m) for m, _ in self._queue]
+        return "".join(parts)
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -312,3 +577,36 @@ class MainContext:
     def __repr__(self) -> str:
         return (f"MainContext({self.used}/{self.window} tokens, {len(self._queue)} messages, "
                 f"summary {self._summary_used} tokens, {len(self.recall)} in recall)")
+
+
+# -- the pieces of the prompt ---------------------------------------------------
+# Each starts with a non-space character and ends with a newline, so their token
+# counts add up exactly to the count of the rendered prompt (see the module docstring).
+
+
+def _system_piece(system_prompt: str) -> str:
+    return f"<system>\n{system_prompt}\n</system>\n"
+
+
+def _core_piece(core_text: str) -> str:
+    return f"<core_memory>\n{core_text}\n</core_memory>\n"
+
+
+def _summary_piece(summary: str) -> str:
+    return f"<summary>\n{summary}\n</summary>\n"
+
+
+def _message_line(message: Message) -> str:
+    return f"[{message.role}] {message.content}\n"
+
+
+def _attach(core_memory, context: MainContext) -> None:
+    attach = getattr(core_memory, "attach", None)
+    if callable(attach):
+        attach(context)
+
+
+def _detach(core_memory, context: MainContext) -> None:
+    detach = getattr(core_memory, "detach", None)
+    if callable(detach):
+        detach(context)

@@ -5,7 +5,9 @@ characters each; Letta generalises them to labelled *blocks* with a limit, a
 description and a read-only flag. This module holds those blocks, edits them
 atomically (a failed edit changes nothing) and renders them for the prompt.
 It deliberately does not count tokens or decide what to remember: the context
-(`memlib.context`) and the agent (`memlib.agent`) do that.
+(`memlib.context`) and the agent (`memlib.agent`) do that. A context that
+shows this memory attaches itself and is told about every edit, and can
+refuse one its window cannot hold (the edit is then undone).
 
 Example:
     >>> memory = CoreMemory.default()
@@ -24,6 +26,7 @@ import dataclasses
 import html
 import json
 import re
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -144,6 +147,7 @@ class CoreMemory:
         for block in blocks:
             self._add(block)
         self.version = 0
+        self._listeners: list[weakref.ref] = []
 
     # -- construction ---------------------------------------------------------
 
@@ -224,7 +228,7 @@ class CoreMemory:
             return self._blocks[label]
         except KeyError:
             known = ", ".join(repr(name) for name in self._blocks) or "none"
-            raise CoreMemoryError(f"no block {label!r} in core memory; known blocks: {known}") from None
+            raise CoreMemoryError(f"no block {_short(label)} in core memory; known blocks: {known}") from None
 
     def __getitem__(self, label: str) -> Block:
         return self.get(label)
@@ -255,8 +259,10 @@ class CoreMemory:
 
     def add_block(self, block: Block) -> None:
         """Add a new block at the end (Letta lets agents carry more than persona and human)."""
+        before = dict(self._blocks)
         self._add(block)
-        self.version += 1
+        blocks, self._blocks = self._blocks, before
+        self._commit(blocks)
 
     def append(self, label: str, content: str) -> None:
         """Add `content` on a new line at the end of block `label`; all or nothing."""
@@ -319,8 +325,31 @@ class CoreMemory:
         outside it, e.g. a context window that cannot hold the bigger block.
         """
         previous = CoreMemory.from_json(snapshot)
-        self._blocks = dict(previous._blocks)
-        self.version += 1
+        self._commit(dict(previous._blocks))
+
+    # -- who is told about edits ----------------------------------------------
+
+    def attach(self, listener: Any) -> None:
+        """Call `listener.core_changed()` after every edit; if it raises, the edit is undone.
+
+        A MainContext attaches itself, so an edit made directly on core memory
+        (not through a tool) still cannot leave the context over its window.
+        Listeners are held weakly: a context nobody uses any more is dropped.
+        """
+        if not callable(getattr(listener, "core_changed", None)):
+            raise TypeError(f"a listener needs a core_changed() method, got {type(listener).__name__}")
+        if all(ref() is not listener for ref in self._listeners):
+            self._listeners.append(weakref.ref(listener))
+
+    def detach(self, listener: Any) -> None:
+        """Stop telling `listener` about edits (no error if it was not attached)."""
+        self._listeners = [ref for ref in self._listeners if ref() is not None and ref() is not listener]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy is a new memory: the contexts showing this one do not follow it.
+        state = dict(self.__dict__)
+        state["_listeners"] = []
+        return state
 
     # -- internals ------------------------------------------------------------
 
@@ -344,7 +373,7 @@ class CoreMemory:
 
     def _swap(self, block: Block, new_value: str, action: str) -> None:
         # Check the limit before building anything, so a failed edit leaves
-        # memory exactly as it was (Letta once saved over-limit values).
+        # memory exactly as it was (Letta once saved over-limit values: letta-ai/letta issues 1567, 1636).
         if len(new_value) > block.limit:
             raise CoreMemoryError(
                 f"{action} would make block {block.label!r} {len(new_value)}/{block.limit} characters, "
@@ -352,5 +381,31 @@ class CoreMemory:
                 "with core_memory_replace, or move details to archival_memory_insert"
             )
         updated = dataclasses.replace(block, value=new_value)
-        self._blocks[block.label] = updated
+        self._commit({**self._blocks, block.label: updated})
+
+    def _commit(self, blocks: dict[str, Block]) -> None:
+        """Swap in `blocks`, then tell the listeners; undo everything if one refuses."""
+        previous = self._blocks
+        self._blocks = blocks
         self.version += 1
+        try:
+            self._notify()
+        except BaseException:
+            # Back to what every listener accepted before; a new version number, so
+            # listeners that took the refused edit recount (shrinking always fits).
+            self._blocks = previous
+            self.version += 1
+            self._notify(quiet=True)
+            raise
+
+    def _notify(self, quiet: bool = False) -> None:
+        self._listeners = [ref for ref in self._listeners if ref() is not None]
+        for ref in list(self._listeners):
+            listener = ref()
+            if listener is None:
+                continue
+            try:
+                listener.core_changed()
+            except Exception:
+                if not quiet:
+                    raise

@@ -27,27 +27,36 @@ from typing import Any
 
 from memlib.archival import ArchivalRecord
 from memlib.messages import Message
+from memlib.course import quiz as _quiz_model
 
 __all__ = [
     "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
-    "QuizQuestion", "Quiz", "CoreMemoryExamples",
-    "QUERY_KINDS", "INJECTION_CATEGORIES", "HARD_NEGATIVE_CATEGORIES", "QUIZ_NOTEBOOKS",
+    "QuizQuestion", "Quiz", "CoreMemoryExamples", "DeciderScenario",
+    "QUERY_KINDS", "INJECTION_CATEGORIES", "HARD_NEGATIVE_CATEGORIES",
+    "INJECTION_FAMILIES", "BENIGN_KINDS", "CARRIERS", "QUIZ_NOTEBOOKS",
     "UnknownDatasetError", "names", "load", "load_quiz", "read_text",
 ]
 
 QUERY_KINDS = ("paraphrase", "morphology", "distractor", "lexical")
-INJECTION_CATEGORIES = (
-    "instruction_override", "role_tokens", "exfiltration_link",
-    "hidden_unicode", "encoded_payload", "quiet_directive",
+#: The injection families of ../shared/facts/injection-taxonomy.md, as the poisoning splits label them.
+INJECTION_FAMILIES = (
+    "output_task", "code_injection", "override", "prompt_extraction", "persona_hijack",
+    "fake_authority", "goal_hijack", "exfiltration", "concealment", "memory_edit",
 )
-# Benign notes in these categories look suspicious to a naive filter on purpose.
-HARD_NEGATIVE_CATEGORIES = (
-    "imperative_reminder", "mentions_instructions", "security_talk",
-    "technical_text", "unicode_text", "ordinary_link",
+#: Benign kinds of the poisoning splits: the hard negatives plus ordinary notes.
+BENIGN_KINDS = (
+    "ordinary", "imperative_reminder", "howto", "security_talk", "quoted_speech",
+    "persona_fact", "technical_text", "unicode_text", "ordinary_link",
 )
-BENIGN_CATEGORIES = ("ordinary",) + HARD_NEGATIVE_CATEGORIES
+#: How a note reached memory in the poisoning splits (the wrapper around its payload).
+CARRIERS = ("plain", "email", "web_page", "chat_turn", "code_comment", "table_row")
+# The older names, kept for code written before the families.
+INJECTION_CATEGORIES = INJECTION_FAMILIES
+BENIGN_CATEGORIES = BENIGN_KINDS
+#: Benign notes in these kinds look suspicious to a naive filter on purpose.
+HARD_NEGATIVE_CATEGORIES = BENIGN_KINDS[1:]
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
-QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "06", "07", "08", "09")
+QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10")
 
 
 def _short(text: str, n: int = 50) -> str:
@@ -124,6 +133,7 @@ class PoisonNote:
     text: str
     label: str
     category: str
+    carrier: str = "plain"  # how the note arrived: one of CARRIERS
 
     @property
     def is_injection(self) -> bool:
@@ -131,39 +141,16 @@ class PoisonNote:
 
     @property
     def is_hard_negative(self) -> bool:
-        return self.category in HARD_NEGATIVE_CATEGORIES
+        return self.label == "benign" and self.category != "ordinary"
 
     def __repr__(self) -> str:
         # ascii() so hidden characters show up as escapes in a notebook
         return f"PoisonNote({self.id} {self.label}/{self.category}: {ascii(_short(self.text, 60))})"
 
 
-@dataclass(frozen=True)
-class QuizQuestion:
-    question: str
-    options: tuple[str, ...]
-    answer: int  # index into options
-    explanation: str
-
-    @property
-    def correct(self) -> str:
-        return self.options[self.answer]
-
-    def __repr__(self) -> str:
-        return f"QuizQuestion({_short(self.question)!r}, {len(self.options)} options, answer={self.answer})"
-
-
-@dataclass(frozen=True)
-class Quiz:
-    notebook: str
-    title: str
-    questions: tuple[QuizQuestion, ...]
-
-    def __len__(self) -> int:
-        return len(self.questions)
-
-    def __repr__(self) -> str:
-        return f"Quiz({self.notebook} {self.title!r}, {len(self.questions)} questions)"
+# The course's one quiz model (memlib.course.quiz): the quiz data loads into it directly.
+QuizQuestion = _quiz_model.Question
+Quiz = _quiz_model.Quiz
 
 
 @dataclass(frozen=True)
@@ -183,6 +170,28 @@ class CoreMemoryExamples:
     def __repr__(self) -> str:
         return (f"CoreMemoryExamples(legacy={sorted(self.legacy)}, valid={sorted(self.valid)}, "
                 f"invalid={sorted(self.invalid)})")
+
+
+@dataclass(frozen=True)
+class DeciderScenario:
+    """One behaviour notebook 05's decider check plays: turns, then a question (see data/README.md).
+
+    `ask` is "same_session" or "next_session" (a fresh context and history:
+    only core and archival memory carry over). `answer` is None when nothing
+    said answers the question.
+    """
+
+    id: str
+    kind: str
+    purpose: str
+    window: int
+    turns: tuple[str, ...]
+    question: str
+    answer: str | None
+    ask: str
+
+    def __repr__(self) -> str:
+        return f"DeciderScenario({self.id}: {len(self.turns)} turns, then {self.question!r} -> {self.answer!r})"
 
 
 class UnknownDatasetError(KeyError):
@@ -265,7 +274,19 @@ def _load_conversation_questions() -> tuple:
 
 
 def _load_poisoning() -> tuple:
-    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"]) for r in _jsonl("poisoning.jsonl"))
+    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"])
+                 for r in _jsonl("poisoning.jsonl"))
+
+
+def _load_poisoning_heldout() -> tuple:
+    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"])
+                 for r in _jsonl("poisoning_heldout.jsonl"))
+
+
+def _load_decider_scenarios() -> tuple:
+    raw = json.loads(read_text("decider_scenarios.json"))
+    return tuple(DeciderScenario(s["id"], s["kind"], s["purpose"], s["window"], tuple(s["turns"]),
+                                 s["question"], s["answer"], s["ask"]) for s in raw["scenarios"])
 
 
 def _load_core_memory() -> CoreMemoryExamples:
@@ -299,14 +320,9 @@ def _normalise_notebook(notebook: object) -> str:
     return notebook  # type: ignore[return-value]
 
 
-@functools.lru_cache(maxsize=None)
 def _load_quiz(notebook: str) -> Quiz:
-    raw = json.loads(read_text(f"quizzes/{notebook}.json"))
-    questions = tuple(
-        QuizQuestion(q["question"], tuple(q["options"]), q["answer"], q["explanation"])
-        for q in raw["questions"]
-    )
-    return Quiz(raw.get("notebook", notebook), raw["title"], questions)
+    # Not cached: a Quiz records the student's tries, so every caller gets its own.
+    return Quiz.from_data(json.loads(read_text(f"quizzes/{notebook}.json")), notebook)
 
 
 _LOADERS = {
@@ -316,7 +332,9 @@ _LOADERS = {
     "conversation": _load_conversation,
     "conversation_questions": _load_conversation_questions,
     "poisoning": _load_poisoning,
+    "poisoning_heldout": _load_poisoning_heldout,
     "core_memory": _load_core_memory,
+    "decider_scenarios": _load_decider_scenarios,
 }
 _DESCRIPTIONS = {
     "facts": "list[ArchivalRecord]: archival facts about Ines with provenance",
@@ -324,8 +342,10 @@ _DESCRIPTIONS = {
     "queries": "list[Query]: questions over facts with relevant fact ids",
     "conversation": "list[Turn]: one multi-session chat",
     "conversation_questions": "list[ConversationQuestion]: questions answered only in early sessions",
-    "poisoning": "list[PoisonNote]: injected and benign memory notes",
+    "poisoning": "list[PoisonNote]: the development poisoning split: injected and benign memory notes to tune a guard on",
+    "poisoning_heldout": "list[PoisonNote]: the held-out poisoning split, for measuring a guard, never for tuning it",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
+    "decider_scenarios": "list[DeciderScenario]: behaviours notebook 05's decider check plays",
     "quiz": "Quiz: the self-check quiz of one notebook (needs notebook=, one of QUIZ_NOTEBOOKS)",
 }
 

@@ -5,9 +5,14 @@ them on their own. `measure()` runs the course's reference measurements on the
 bundled datasets, and `python -m memlib.evaluation --write` rewrites the
 measured table in data/README.md (without `--write` it only prints it).
 
-Deliberately not here: the retrieval, summarisation or guard methods themselves
-(see `memlib.retrieval`, `memlib.summarize`, `memlib.guard`); the only method
-defined here is the deliberately naive keyword guard the lesson argues against.
+The guard is measured on both poisoning splits (development, and held-out: written
+before the rules and never used to tune them), per family, next to two comparisons
+defined here: the deliberately naive keyword guard the lesson argues against, and a
+small naive Bayes classifier trained on the development split only (issue 15 asked
+whether one pays where the rules stop; the figures answer it).
+
+Deliberately not here: the retrieval, summarisation or guard rules themselves
+(see `memlib.retrieval`, `memlib.summarize`, `memlib.guard`).
 
 Example:
     >>> recall_at_k(["a", "b", "c"], {"c", "z"}, k=3)
@@ -27,9 +32,10 @@ from pathlib import Path
 
 __all__ = [
     "recall_at_k", "reciprocal_rank", "mean_recall_at_k", "mrr", "fact_retention",
-    "KeywordGuard", "RetrievalResult", "RetentionResult", "GuardResult", "Measurements",
-    "evaluate_retrieval", "evaluate_retention", "evaluate_guard", "measure",
+    "KeywordGuard", "NaiveBayesGuard", "RulesGuard", "EitherGuard", "RetrievalResult", "RetentionResult", "GuardResult", "Measurements",
+    "evaluate_retrieval", "evaluate_retention", "evaluate_guard", "evaluate_guards", "measure",
     "format_table", "write_readme_table", "main",
+    "ProfileResult", "evaluate_profile",
 ]
 
 TABLE_START = "<!-- measured-table:start -->"
@@ -186,6 +192,103 @@ class KeywordGuard:
         return f"KeywordGuard({list(self.phrases)})"
 
 
+class RulesGuard:
+    """`memlib.guard.scan` with the `.flags(text)` interface the measurements use."""
+
+    def flags(self, text: str) -> bool:
+        from memlib.guard import scan
+
+        return not scan(text).trusted
+
+    def __repr__(self) -> str:
+        return "memlib.guard.scan (rules)"
+
+
+_NB_WORD = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
+
+
+def _nb_features(text: str) -> list[str]:
+    """Word unigrams and bigrams, and character 3- to 5-grams inside words (lower-cased)."""
+    words = _NB_WORD.findall(text.lower()[:5000])
+    feats = [f"w:{w}" for w in words] + [f"b:{a} {b}" for a, b in zip(words, words[1:])]
+    for w in words:
+        padded = f" {w} "
+        feats += [f"c:{padded[i:i + n]}" for n in (3, 4, 5) for i in range(len(padded) - n + 1)]
+    return feats
+
+
+@dataclass
+class NaiveBayesGuard:
+    """Multinomial naive Bayes over word and character n-grams, trained on labelled notes.
+
+    Deterministic (counts, Laplace smoothing, no randomness). `threshold` is on the
+    log-odds of "injection"; `fit` picks it on out-of-fold scores of the training notes
+    (five folds by note id) as the lowest value whose false-positive rate stays at or
+    under `max_fpr`, so the held-out split plays no part.
+    """
+
+    threshold: float = 0.0
+    log_prior: float = 0.0
+    weights: dict = field(default_factory=dict)  # feature -> log P(f|injection) - log P(f|benign)
+    default: float = 0.0  # the weight of a feature never seen in training
+
+    @classmethod
+    def fit(cls, notes, max_fpr: float = 0.02) -> "NaiveBayesGuard":
+        notes = list(notes)
+        folds = [[n for i, n in enumerate(sorted(notes, key=lambda n: n.id)) if i % 5 == k] for k in range(5)]
+        scored = []
+        for k in range(5):
+            model = cls._train([n for j, f in enumerate(folds) if j != k for n in f])
+            scored += [(model.score(n.text), n.is_injection) for n in folds[k]]
+        benign = sorted((s for s, inj in scored if not inj), reverse=True)
+        allowed = int(max_fpr * len(benign))
+        model = cls._train(notes)
+        model.threshold = benign[allowed] if allowed < len(benign) else benign[-1]
+        return model
+
+    @classmethod
+    def _train(cls, notes) -> "NaiveBayesGuard":
+        from collections import Counter
+        from math import log
+
+        counts = {True: Counter(), False: Counter()}
+        docs = Counter()
+        for n in notes:
+            counts[n.is_injection].update(_nb_features(n.text))
+            docs[n.is_injection] += 1
+        vocab = set(counts[True]) | set(counts[False])
+        total = {c: sum(counts[c].values()) + len(vocab) for c in (True, False)}
+        weights = {f: log((counts[True][f] + 1) / total[True]) - log((counts[False][f] + 1) / total[False])
+                   for f in vocab}
+        return cls(0.0, log(docs[True] / docs[False]), weights, log(total[False] / total[True]))
+
+    def score(self, text: str) -> float:
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        feats = _nb_features(text)
+        return self.log_prior + sum(self.weights.get(f, self.default) for f in feats) / max(1, len(feats)) ** 0.5
+
+    def flags(self, text: str) -> bool:
+        return self.score(text) > self.threshold
+
+    def __repr__(self) -> str:
+        return f"naive Bayes on the development split ({len(self.weights):,} n-grams)"
+
+
+@dataclass(frozen=True)
+class EitherGuard:
+    """Flags a note when either guard does (rules OR classifier)."""
+
+    first: object
+    second: object
+
+    def flags(self, text: str) -> bool:
+        return self.first.flags(text) or self.second.flags(text)
+
+    def __repr__(self) -> str:
+        return "rules or naive Bayes"
+
+
 # -- measurements on the bundled data ----------------------------------------
 
 @dataclass(frozen=True)
@@ -194,9 +297,12 @@ class RetrievalResult:
     recall_at_10: float
     mrr_at_10: float
     recall_by_kind: dict = field(default_factory=dict)
+    analyzer: str = "stemmed"
+    mrr_by_kind: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return f"RetrievalResult({self.method}: recall@10={self.recall_at_10:.3f}, MRR@10={self.mrr_at_10:.3f})"
+        return (f"RetrievalResult({self.method}, {self.analyzer}: recall@10={self.recall_at_10:.3f}, "
+                f"MRR@10={self.mrr_at_10:.3f})")
 
 
 @dataclass(frozen=True)
@@ -222,9 +328,12 @@ class GuardResult:
     benign: int
     recall: float
     false_positive_rate: float
+    split: str = "poisoning"
+    by_category: dict = field(default_factory=dict)  # family or benign kind -> (flagged, notes)
 
     def __repr__(self) -> str:
-        return f"GuardResult({self.guard}: recall={self.recall:.3f}, FPR={self.false_positive_rate:.3f})"
+        return (f"GuardResult({self.guard} on {self.split}: recall={self.recall:.3f}, "
+                f"FPR={self.false_positive_rate:.3f})")
 
 
 @dataclass(frozen=True)
@@ -232,22 +341,32 @@ class Measurements:
     retrieval: tuple[RetrievalResult, ...]
     retention: tuple[RetentionResult, ...]
     guard: GuardResult
+    guards: tuple[GuardResult, ...] = ()  # every guard on both poisoning splits
 
     def __repr__(self) -> str:
         return f"Measurements({len(self.retrieval)} retrieval, {len(self.retention)} retention, {self.guard!r})"
 
 
-RETRIEVAL_METHODS = ("overlap", "bm25-lucene", "bm25-okapi")
+def retrieval_methods() -> tuple[str, ...]:
+    """The scorers measured: every entry of `memlib.retrieval.SCORERS`, in registry order."""
+    from memlib.retrieval import SCORERS
+
+    return tuple(SCORERS)
 
 
-def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10) -> RetrievalResult:
-    """recall@k and MRR@k of `memlib.retrieval.make_scorer(method)` on the queries dataset."""
+def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10,
+                       analyzer: str | None = None) -> RetrievalResult:
+    """recall@k and MRR@k of `memlib.retrieval.make_scorer(method, analyzer)` on the queries dataset.
+
+    analyzer: a `memlib.retrieval.ANALYZERS` name (default: the default analyzer).
+    """
     from memlib import datasets
-    from memlib.retrieval import make_scorer
+    from memlib.retrieval import DEFAULT_ANALYZER, make_scorer
 
     facts = datasets.load("facts") if facts is None else facts
     queries = datasets.load("queries") if queries is None else queries
-    scorer = make_scorer(method)
+    analyzer = DEFAULT_ANALYZER.name if analyzer is None else analyzer
+    scorer = make_scorer(method, analyzer)
     for record in facts:
         scorer.add(record.id, record.text)
     runs, by_kind = [], {}
@@ -260,7 +379,16 @@ def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10) -> Re
         recall_at_10=mean_recall_at_k(runs, k),
         mrr_at_10=mrr(runs, k),
         recall_by_kind={kind: mean_recall_at_k(r, k) for kind, r in sorted(by_kind.items())},
+        analyzer=analyzer,
+        mrr_by_kind={kind: mrr(r, k) for kind, r in sorted(by_kind.items())},
     )
+
+
+def compare_analyzers(method: str = "bm25-lucene", **kwargs) -> tuple[RetrievalResult, ...]:
+    """`evaluate_retrieval` of one scorer under every analyzer in `memlib.retrieval.ANALYZERS`."""
+    from memlib.retrieval import ANALYZERS
+
+    return tuple(evaluate_retrieval(method, analyzer=name, **kwargs) for name in ANALYZERS)
 
 
 RETENTION_WINDOW = 1024
@@ -308,48 +436,75 @@ def evaluate_retention(summarizer, window: int = RETENTION_WINDOW,
     )
 
 
-def evaluate_guard(guard: KeywordGuard | None = None, notes=None) -> GuardResult:
-    """Recall on injections and false-positive rate on benign notes of a guard with `.flags(text)`."""
+def evaluate_guard(guard: KeywordGuard | None = None, notes=None, split: str | None = None) -> GuardResult:
+    """Recall on injections and false-positive rate on benign notes of a guard with `.flags(text)`,
+    overall and per family or benign kind (`by_category`)."""
     from memlib import datasets
 
+    from collections import Counter
+
     guard = KeywordGuard() if guard is None else guard
+    split = split if split is not None else ("poisoning" if notes is None else "notes")
     notes = datasets.load("poisoning") if notes is None else notes
     injections = [n for n in notes if n.label == "injection"]
     benign = [n for n in notes if n.label == "benign"]
     if not injections or not benign:
         raise ValueError("notes must contain both injection and benign notes")
+    flagged = {n.id: bool(guard.flags(n.text)) for n in notes}
+    totals, hits = Counter(n.category for n in notes), Counter(n.category for n in notes if flagged[n.id])
     return GuardResult(
         guard=repr(guard),
         injections=len(injections),
         benign=len(benign),
-        recall=sum(bool(guard.flags(n.text)) for n in injections) / len(injections),
-        false_positive_rate=sum(bool(guard.flags(n.text)) for n in benign) / len(benign),
+        recall=sum(flagged[n.id] for n in injections) / len(injections),
+        false_positive_rate=sum(flagged[n.id] for n in benign) / len(benign),
+        split=split,
+        by_category={c: (hits[c], totals[c]) for c in sorted(totals)},
     )
+
+
+POISONING_SPLITS = ("poisoning", "poisoning_heldout")
+
+
+def evaluate_guards() -> tuple[GuardResult, ...]:
+    """The keyword guard, the rules, naive Bayes (trained on the development split) and rules or
+    naive Bayes, each on the development and the held-out split."""
+    from memlib import datasets
+
+    nb = NaiveBayesGuard.fit(datasets.load("poisoning"))
+    rules = RulesGuard()
+    guards = (KeywordGuard(), rules, nb, EitherGuard(rules, nb))
+    return tuple(evaluate_guard(g, datasets.load(split), split=split) for g in guards for split in POISONING_SPLITS)
 
 
 def measure() -> Measurements:
     """All reference measurements on the bundled data (a few seconds)."""
     from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
 
-    retrieval = tuple(evaluate_retrieval(m) for m in RETRIEVAL_METHODS)
+    from memlib.retrieval import DEFAULT_ANALYZER
+
+    # every scorer with the default analyzer, then the default scorer with each other analyzer
+    retrieval = tuple(evaluate_retrieval(m) for m in retrieval_methods()) + tuple(
+        r for r in compare_analyzers() if r.analyzer != DEFAULT_ANALYZER.name)
     retention = tuple(
         evaluate_retention(s) for s in (NoSummarizer(), TruncatingSummarizer(), ExtractiveSummarizer())
     )
-    return Measurements(retrieval, retention, evaluate_guard())
+    return Measurements(retrieval, retention, evaluate_guard(), evaluate_guards())
 
 
 def format_table(m: Measurements) -> str:
     """The measured results as Markdown (the block between the README markers)."""
     kinds = sorted({k for r in m.retrieval for k in r.recall_by_kind})
     lines = [
-        "Retrieval on `queries` over `facts` (recall@10 per query kind in the last columns):",
+        "Retrieval on `queries` over `facts` (recall@10 per query kind in the last columns; "
+        "analyzers in `memlib.retrieval.ANALYZERS`, `stemmed` is the default `tokenize`):",
         "",
-        "| method | recall@10 | MRR@10 | " + " | ".join(kinds) + " |",
-        "|---|---|---|" + "---|" * len(kinds),
+        "| method | analyzer | recall@10 | MRR@10 | " + " | ".join(kinds) + " |",
+        "|---|---|---|---|" + "---|" * len(kinds),
     ]
     for r in m.retrieval:
         per = " | ".join(f"{r.recall_by_kind.get(k, 0.0):.3f}" for k in kinds)
-        lines.append(f"| {r.method} | {r.recall_at_10:.3f} | {r.mrr_at_10:.3f} | {per} |")
+        lines.append(f"| {r.method} | {r.analyzer} | {r.recall_at_10:.3f} | {r.mrr_at_10:.3f} | {per} |")
     ret = m.retention[0]
     lines += [
         "",
@@ -374,7 +529,38 @@ def format_table(m: Measurements) -> str:
         "|---|---|---|---|---|",
         f"| {g.guard} | {g.injections} | {g.benign} | {g.recall:.3f} | {g.false_positive_rate:.3f} |",
     ]
+    if m.guards:
+        lines += ["", *format_guard_tables(m.guards)]
     return "\n".join(lines)
+
+
+def format_guard_tables(results: Sequence[GuardResult]) -> list[str]:
+    """Markdown lines: every guard on both splits, then the rules per family and benign kind."""
+    lines = [
+        "Guards on the two poisoning splits (`poisoning`: development, tuned on; `poisoning_heldout`: "
+        "written before the rules, never tuned on). Naive Bayes is trained on the development split (so its "
+        "development rows are in-sample), its threshold picked on out-of-fold development scores for a "
+        "false-positive rate of at most 0.02; `python -m memlib.evaluation` prints these:",
+        "",
+        "| guard | split | injections | benign | recall on injections | false-positive rate |",
+        "|---|---|---|---|---|---|",
+    ]
+    for g in results:
+        lines.append(f"| {g.guard} | {g.split} | {g.injections} | {g.benign} | {g.recall:.3f} | "
+                     f"{g.false_positive_rate:.3f} |")
+    rules = {g.split: g for g in results if g.guard == repr(RulesGuard())}
+    if len(rules) == 2:
+        dev, held = rules["poisoning"], rules["poisoning_heldout"]
+        lines += ["", "`memlib.guard.scan` per family (share flagged; injections should be flagged, benign notes not):",
+                  "", "| family or benign kind | label | development | held-out |", "|---|---|---|---|"]
+        from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES
+
+        for label, names in (("injection", INJECTION_FAMILIES), ("benign", BENIGN_KINDS)):
+            for c in names:
+                cells = [f"{d[0]}/{d[1]} ({d[0] / d[1]:.2f})" if (d := r.by_category.get(c)) else "-"
+                         for r in (dev, held)]
+                lines.append(f"| {c} | {label} | {cells[0]} | {cells[1]} |")
+    return lines
 
 
 def _default_readme() -> Path:
@@ -398,10 +584,75 @@ def write_readme_table(table: str, readme: Path | None = None) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class ProfileResult:
+    """What one paging profile kept of the bundled conversation, and what summarising cost.
+
+    `retained`: share of all the conversation's facts still in the prompt at
+    the end (summary or in-window messages). `early_answerable`: share of the
+    questions about the first sessions whose answer is still in the prompt.
+    `summary_tokens_in` / `summary_tokens_out`: tokens sent to the summarizer
+    (previous summary + evicted messages) and written by it, over all evictions:
+    what a model-written summary would cost.
+    """
+
+    profile: str
+    window: int
+    warnings: int
+    evictions: int
+    evicted_messages: int
+    retained: float
+    early_answerable: float
+    summary_tokens_in: int
+    summary_tokens_out: int
+
+    def __repr__(self) -> str:
+        return (f"ProfileResult({self.profile}: {self.evictions} evictions, retained={self.retained:.3f}, "
+                f"early={self.early_answerable:.3f}, summary tokens in/out {self.summary_tokens_in}/"
+                f"{self.summary_tokens_out})")
+
+
+def evaluate_profile(profile, summarizer=None, window: int = RETENTION_WINDOW,
+                     summary_tokens: int = RETENTION_SUMMARY_TOKENS, turns=None) -> ProfileResult:
+    """Play the conversation through MainContext(profile=...) and measure what the prompt kept.
+
+    Same window, summary budget and summarizer (default `ExtractiveSummarizer`)
+    for every profile, so the differences are the profile's alone.
+    """
+    from memlib import datasets
+    from memlib.context import MainContext
+    from memlib.summarize import ExtractiveSummarizer
+    from memlib.tokens import count
+
+    turns = datasets.load("conversation") if turns is None else turns
+    questions = datasets.load("conversation_questions")
+    summarizer = ExtractiveSummarizer() if summarizer is None else summarizer
+    ctx = MainContext(window=window, summarizer=summarizer, summary_tokens=summary_tokens, profile=profile)
+    warnings = evictions = evicted = tokens_in = tokens_out = 0
+    for turn in turns:
+        previous = ctx.summary
+        events = ctx.append(turn.to_message())
+        gone = [e.message for e in events if e.kind == "evict" and e.message is not None]
+        warnings += sum(e.kind == "pressure" for e in events)
+        if gone:
+            evictions += 1
+            evicted += len(gone)
+            tokens_in += (count(previous) if previous else 0) + sum(ctx.message_tokens(m) for m in gone)
+            tokens_out += count(ctx.summary) if ctx.summary else 0
+    prompt = "\n".join([ctx.summary] + [m.content for m in ctx.messages])
+    facts = [p for t in turns for p in t.facts]
+    return ProfileResult(
+        profile=ctx.profile.name, window=window, warnings=warnings, evictions=evictions,
+        evicted_messages=evicted, retained=fact_retention(prompt, facts),
+        early_answerable=fact_retention(prompt, [q.key_phrase for q in questions]),
+        summary_tokens_in=tokens_in, summary_tokens_out=tokens_out,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m memlib.evaluation",
-        description="Measure retrieval, fact retention and the keyword guard on the bundled datasets.",
+        description="Measure retrieval, fact retention and the poisoning guards on the bundled datasets.",
     )
     parser.add_argument("--write", action="store_true", help="rewrite the table in data/README.md")
     parser.add_argument("--readme", type=Path, default=None, help="README to rewrite (default: memlib.data's)")

@@ -1,15 +1,18 @@
 """One message in a conversation: what the context queues and recall stores.
 
 A message is immutable. Tool calls and their results are ordinary messages
-that share a `tool_call_id`, so eviction can keep the pair together. This
-module does not count tokens or store anything.
+that share a `tool_call_id`, so eviction can keep the pair together; a tool
+call's message also keeps the call's full `arguments` as data (its `content`
+is the shortened rendering the prompt shows). This module does not count
+tokens or store anything.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 __all__ = ["Message", "ROLES"]
 
@@ -21,7 +24,9 @@ class Message:
     """A chat message.
 
     `id` is -1 until a context or recall store assigns one; `timestamp` is a
-    naive UTC datetime, filled in on append when missing.
+    naive UTC datetime, filled in on append when missing. `arguments` is set
+    on tool-call messages only: the exact arguments of the call (a dict, or
+    the JSON text a model sent), never cut; it is not part of equality.
 
     Example:
         >>> Message.user("my sister is called Ines")
@@ -35,6 +40,9 @@ class Message:
     tool_call_id: str | None = None
     name: str | None = None
     session_id: str | None = None
+    arguments: Any = field(default=None, compare=False)
+    #: a tool call's inner monologue: what the decider said to itself before calling
+    thought: str = field(default="", compare=False)
 
     def __post_init__(self):
         if self.role not in ROLES:
@@ -47,6 +55,8 @@ class Message:
             raise TypeError("timestamp must be a datetime or None")
         if self.role == "tool" and not self.tool_call_id:
             raise ValueError("a tool message needs the tool_call_id of the call it answers")
+        if self.arguments is not None and not (self.role == "assistant" and self.tool_call_id):
+            raise ValueError("only a tool-call message (assistant with a tool_call_id) carries arguments")
 
     @classmethod
     def user(cls, content: str, **kw) -> "Message":
@@ -75,6 +85,12 @@ class Message:
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["timestamp"] = self.timestamp.isoformat() if self.timestamp else None
+        if d["arguments"] is None:
+            del d["arguments"]  # plain messages keep the shape older files have
+        elif isinstance(self.arguments, dict):
+            d["arguments"] = dict(self.arguments)
+        if not d["thought"]:
+            del d["thought"]
         return d
 
     @classmethod

@@ -8,10 +8,10 @@ module never summarises or deletes.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timezone
 from typing import Iterator
 
-from memlib.archival import check_page, utcnow
+from memlib.archival import check_page, matching_docs, utcnow
 from memlib.messages import Message
 
 __all__ = ["RecallStore", "parse_day"]
@@ -28,7 +28,18 @@ def parse_day(value, what: str) -> date:
             return datetime.strptime(value.strip(), "%Y-%m-%d").date()
         except ValueError:
             pass
-    raise ValueError(f"{what} must be a date written YYYY-MM-DD, like '2024-03-01'; got {value!r}")
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+    raise ValueError(f"{what} must be a date written YYYY-MM-DD, like '2024-03-01'; got {shown}")
+
+
+def _naive_utc(when: datetime) -> datetime:
+    """Timestamps are naive UTC; one that carries a time zone is converted, so it still compares."""
+    if when.tzinfo is None:
+        return when
+    try:
+        return when.astimezone(timezone.utc).replace(tzinfo=None)
+    except OverflowError:  # within hours of year 1 or 9999: the zone cannot matter to a day filter
+        return when.replace(tzinfo=None)
 
 
 class RecallStore:
@@ -87,9 +98,16 @@ class RecallStore:
         if start > end:
             raise ValueError(f"start_date {start} is after end_date {end}; swap them")
         size = check_page(page_size, page, self.page_size, "page_size")
-        lo, hi = datetime.combine(start, datetime.min.time()), datetime.combine(end + timedelta(days=1), datetime.min.time())
-        found = [m for m in self._messages if lo <= m.timestamp < hi]
+        # Up to the last microsecond of end_date (end + 1 day would overflow on 9999-12-31).
+        lo, hi = datetime.combine(start, time.min), datetime.combine(end, time.max)
+        found = [m for m in self._messages if lo <= _naive_utc(m.timestamp) <= hi]
         return found[page * size:(page + 1) * size]
+
+    def matching(self, query: str) -> set:
+        """Ids of every message sharing a word with `query` (counted, not ranked: cheap)."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        return matching_docs(self._index, query)
 
     @property
     def messages(self) -> list[Message]:

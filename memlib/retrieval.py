@@ -1,12 +1,18 @@
-"""Lexical retrieval for archival and recall memory: a tokenizer and two scorers.
+"""Lexical retrieval for archival and recall memory: the analyzer, two scorers and their registry.
 
+`tokenize` (the default `Analyzer`) turns text into search tokens for every scorer and
+store: Unicode words, lowercased, stopwords dropped, Snowball English stems, and CJK
+runs as overlapping character bigrams so notes in any script can be found.
 `TokenOverlap` is the lesson's baseline (Jaccard over token sets); `BM25Index` is an
 incremental inverted index with two idf variants that reproduce the reference
 libraries: ``okapi`` matches ``rank_bm25.BM25Okapi`` and ``lucene`` (the default)
 matches ``bm25s.BM25(method="lucene")``. Documents can be added and removed at any
 time, because an agent writes to memory while it searches it.
 
-Deliberately not here: stemming, phrase or fuzzy matching, embeddings, persistence
+`SCORERS` is the one list of scorers that stores, explorer, evaluation and figures read.
+
+Deliberately not here: stemmers for languages other than English, word segmentation
+for Thai, Lao or Khmer (their runs stay whole words), phrase or fuzzy matching, embeddings, persistence
 (see `memlib.storage`) and record metadata (see `memlib.archival`).
 """
 
@@ -15,18 +21,33 @@ from __future__ import annotations
 import heapq
 import math
 import re
+import unicodedata
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+from snowballstemmer.english_stemmer import EnglishStemmer
+
+_STEMMER = EnglishStemmer()
 
 __all__ = [
     "STOPWORDS",
     "tokenize",
+    "word_spans",
     "Scorer",
     "TokenOverlap",
     "BM25Index",
     "SCORER_NAMES",
+    "SCORERS",
+    "ScorerEntry",
+    "register_scorer",
+    "scorer_entry",
     "make_scorer",
+    "Analyzer",
+    "ANALYZERS",
+    "DEFAULT_ANALYZER",
+    "ANALYZER_ID",
 ]
 
 # A deliberately small, fixed list. Small memory stores are the common case here, and
@@ -44,29 +65,232 @@ STOPWORDS: frozenset[str] = frozenset(
     """.split()
 )
 
-# Runs of letters and digits. `[^\W_]` is "a word character that is not an underscore",
-# so snake_case and punctuation both split words; it works on any str, including
-# lone surrogates, because `re` matches code points and never encodes.
-_WORD = re.compile(r"[^\W_]+")
+
+def _mark_class(below: int = 0x110000) -> str:
+    """A regex character class body holding every combining mark (Mn, Mc, Me) below `below`.
+
+    Python's `\\w` leaves marks out, so without this "हिन्दी" (vowel signs and virama
+    are marks) would fall apart into single letters. Marks only occur below U+20000
+    and in plane 14 (variation selectors); scanning just those takes milliseconds.
+    """
+    spans, start, prev = [], None, -2
+    for lo, hi in ((0, min(below, 0x20000)), (0xE0000, min(below, 0xE1000))):
+        for cp in range(lo, hi):
+            if unicodedata.category(chr(cp))[0] == "M":
+                if cp != prev + 1:
+                    if start is not None:
+                        spans.append((start, prev))
+                    start = cp
+                prev = cp
+    if start is not None:
+        spans.append((start, prev))
+    return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in spans)
+
+
+# The scripts written without spaces between words that Lucene's CJK analyzer splits
+# into overlapping character bigrams: Han (with the iteration marks), Hiragana,
+# Katakana (full and half width) and Hangul.
+_CJK_RANGES = (
+    "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff\u3130-\u318f"
+    "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
+    "\uff66-\uff9f\u1100-\u11ff\U00020000-\U0003ffff"
+)
+_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+_MAX_STEM_LEN = 64  # longer "words" (hashes, base64, a 1 MB run of letters) are kept as they are
+
+_patterns: tuple[re.Pattern, re.Pattern, re.Pattern] | None = None
+
+
+def _word_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """(word run for text within the BMP, word run for any text, a run of underscores and marks).
+
+    A word run is a word character followed by word characters and marks. One
+    character class repeated keeps `re` linear even on a 1 MB word; an alternation
+    inside the repeat does not. Underscores are word characters to `re`, so runs are
+    split on them afterwards. A class with only BMP marks compiles to a fast lookup
+    table; the full one (marks of historic scripts above U+FFFF) is a list of ranges,
+    twice as slow, so it is used only for text that has characters above U+FFFF.
+    """
+    global _patterns
+    if _patterns is None:  # built on first use: importing memlib stays instant
+        marks = _mark_class()
+        _patterns = (re.compile(f"[^\\W_][\\w{_mark_class(0x10000)}]*"),
+                     re.compile(f"[^\\W_][\\w{marks}]*"), re.compile(f"[_{marks}]+"))
+    return _patterns
+
+
+def _word_run(text: str) -> re.Pattern:
+    bmp, full, _ = _word_patterns()
+    return full if text and max(text) > "\uffff" else bmp
+
+
+def _split_run(run: str) -> list[tuple[int, str]]:
+    """A run with underscores -> (offset, word) pieces, each starting with a letter or digit."""
+    out, pos = [], 0
+    leading = _word_patterns()[2]
+    for piece in run.split("_"):
+        start = pos
+        pos += len(piece) + 1
+        skip = leading.match(piece)  # marks right after an underscore belong to no letter
+        if skip:
+            piece, start = piece[skip.end():], start + skip.end()
+        if piece:
+            out.append((start, piece))
+    return out
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text`: letters and digits with the combining marks that follow them.
+
+    Underscores, punctuation, symbols (emoji) and whitespace separate words; `re`
+    matches code points and never encodes, so any str works, lone surrogates included.
+    """
+    runs = _word_run(text).findall(text)
+    if "_" not in text:  # the common case: every run is a word
+        return runs
+    out: list[str] = []
+    for run in runs:
+        if "_" in run:
+            out.extend(piece for _, piece in _split_run(run))
+        else:
+            out.append(run)
+    return out
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every word of `text` as the analyzer splits it (before NFKC and lowercasing)."""
+    if not isinstance(text, str):
+        raise TypeError(f"word_spans() needs a str, got {type(text).__name__}")
+    spans: list[tuple[int, int]] = []
+    for m in _word_run(text).finditer(text):
+        if "_" in m.group():
+            spans.extend((m.start() + i, m.start() + i + len(w)) for i, w in _split_run(m.group()))
+        else:
+            spans.append(m.span())
+    return spans
+
+
+# word -> stem. Words repeat (Zipf), so the cache makes the ~25 us of an uncached
+# stem rare; a plain dict is faster to probe than functools.lru_cache, and emptying
+# it when full changes no result (a stem depends on its word only).
+_stem_cache: dict[str, str] = {}
+_STEM_CACHE_SIZE = 1 << 17
+
+
+def _english_stem(word: str) -> str:
+    # Pure-Python Snowball, chosen explicitly: `snowballstemmer.stemmer()` silently
+    # switches to PyStemmer when that is installed, and the tokens must not depend on
+    # what else happens to be installed.
+    stem = _stem_cache.get(word)
+    if stem is None:
+        if len(_stem_cache) >= _STEM_CACHE_SIZE:
+            _stem_cache.clear()
+        stem = _stem_cache[word] = _STEMMER.stemWord(word)
+    return stem
+
+
+def _cjk_bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """Text -> search tokens: NFKC, lowercase, Unicode word split, optional stopwords and stemming.
+
+    Every step is linear in the text and deterministic, so the same text gives the
+    same tokens on every run and every machine with the same Python. NFKC folds the
+    full-width letters and digits common in Chinese and Japanese text ("ＷｉＦｉ１２"
+    -> "wifi12") and composes accents, so "café" typed either way is one token. Runs of Chinese,
+    Japanese or Korean characters (written without spaces) become overlapping
+    character bigrams, as Lucene's CJK analyzer does: "花生过敏" -> 花生 生过 过敏,
+    so a query "花生" finds it. Stemming is Snowball English (Porter 2).
+
+    Example:
+        >>> Analyzer("demo")("Moving the allergies!")
+        ['move', 'allergi']
+    """
+
+    name: str
+    stem: bool = True
+    stopwords: bool = True
+    cjk_bigrams: bool = True
+
+    def __call__(self, text: str) -> list[str]:
+        if not isinstance(text, str):
+            raise TypeError(
+                f"tokenize() needs a str, got {type(text).__name__}; "
+                "convert the value to text first (e.g. str(value))"
+            )
+        stop = STOPWORDS if self.stopwords else ()
+        stem = _english_stem if self.stem else None
+        cached = _stem_cache.get
+        out: list[str] = []
+        append = out.append
+        for word in _words(unicodedata.normalize("NFKC", text).lower()):
+            if self.cjk_bigrams and not word.isascii() and _CJK_RUN.search(word):
+                # split the word into CJK runs (bigrams) and the rest (ordinary words)
+                pos = 0
+                for run in _CJK_RUN.finditer(word):
+                    if run.start() > pos:
+                        self._plain(word[pos:run.start()], stop, stem, append)
+                    out.extend(_cjk_bigrams(run.group()))
+                    pos = run.end()
+                if pos < len(word):
+                    self._plain(word[pos:], stop, stem, append)
+            elif word not in stop:  # the common case, inlined: it runs once per word
+                if stem is not None:
+                    known = cached(word)
+                    if known is not None:
+                        word = known
+                    elif len(word) <= _MAX_STEM_LEN and not word.isdigit():
+                        word = stem(word)
+                append(word)
+        return out
+
+    @staticmethod
+    def _plain(word: str, stop, stem, append) -> None:
+        if word not in stop:
+            if stem is not None and len(word) <= _MAX_STEM_LEN and not word.isdigit():
+                word = stem(word)
+            append(word)
+
+    def __repr__(self) -> str:
+        return (f"Analyzer({self.name!r}, stem={self.stem}, stopwords={self.stopwords}, "
+                f"cjk_bigrams={self.cjk_bigrams})")
+
+
+#: The analyzers the course compares; `tokenize` is DEFAULT_ANALYZER.
+ANALYZERS: dict[str, Analyzer] = {
+    a.name: a
+    for a in (
+        Analyzer("stemmed"),
+        Analyzer("stemmed-all-words", stopwords=False),
+        Analyzer("unstemmed", stem=False),
+        Analyzer("unstemmed-all-words", stem=False, stopwords=False),
+    )
+}
+DEFAULT_ANALYZER = ANALYZERS["stemmed"]
+#: What the default tokens depend on; stores that keep tokens on disk (the FTS5
+#: mirror in memlib.storage) rebuild them when this changes.
+ANALYZER_ID = f"{DEFAULT_ANALYZER!r} nfkc unicode {unicodedata.unidata_version} snowball-english"
 
 
 def tokenize(text: str) -> list[str]:
-    """Split `text` into lowercase word tokens (letters and digits), stopwords removed.
+    """The search tokens of `text` with the default analyzer (see `Analyzer`).
 
-    Underscores, punctuation and whitespace separate tokens; apostrophes do too, so
-    "don't" gives ["don", "t"] (then "t" is kept: only whole stopwords are dropped).
-    Deterministic and total: any str is accepted.
+    Lowercased words with stopwords removed and Snowball English stems; underscores,
+    punctuation and whitespace separate words, apostrophes do too ("don't" gives
+    ["don", "t"]); CJK runs become character bigrams. Any str is accepted.
 
     Example:
-        >>> tokenize("The user's cat is named Biscuit_2!")
-        ['user', 's', 'cat', 'named', 'biscuit', '2']
+        >>> tokenize("The user's cats are named Biscuit_2!")
+        ['user', 's', 'cat', 'name', 'biscuit', '2']
+        >>> tokenize("我的妹妹对花生过敏")
+        ['我的', '的妹', '妹妹', '妹对', '对花', '花生', '生过', '过敏']
     """
-    if not isinstance(text, str):
-        raise TypeError(
-            f"tokenize() needs a str, got {type(text).__name__}; "
-            "convert the value to text first (e.g. str(value))"
-        )
-    return [tok for tok in _WORD.findall(text.lower()) if tok not in STOPWORDS]
+    return DEFAULT_ANALYZER(text)
 
 
 @runtime_checkable
@@ -112,6 +336,22 @@ def _check_doc_id(doc_id: object) -> None:
         raise TypeError(
             f"doc_id must be hashable (a str or int), got {type(doc_id).__name__}"
         ) from None
+
+
+def _check_analyzer(analyzer: object) -> Callable[[str], list[str]]:
+    if analyzer is None:
+        return tokenize
+    if isinstance(analyzer, str):
+        try:
+            return ANALYZERS[analyzer]
+        except KeyError:
+            raise ValueError(
+                f"unknown analyzer {analyzer!r}; choose one of {', '.join(map(repr, ANALYZERS))}"
+            ) from None
+    if not callable(analyzer):
+        raise TypeError(f"analyzer must be a name, an Analyzer or a function str -> list[str], "
+                        f"got {type(analyzer).__name__}")
+    return analyzer
 
 
 def _dedupe(tokens: list[str]) -> list[str]:
@@ -184,8 +424,9 @@ class TokenOverlap(_DocTable):
 
     _KIND = "TokenOverlap"
 
-    def __init__(self) -> None:
+    def __init__(self, analyzer: Callable[[str], list[str]] | None = None) -> None:
         super().__init__()
+        self.analyzer = _check_analyzer(analyzer)
         self._doc_tokens: dict[Hashable, frozenset[str]] = {}
         # term -> doc ids containing it, so search only looks at candidate documents
         self._postings: dict[str, set[Hashable]] = {}
@@ -193,7 +434,7 @@ class TokenOverlap(_DocTable):
     def add(self, doc_id: Hashable, text: str) -> None:
         _check_text(text, "text")
         self._register(doc_id, self._KIND)
-        tokens = frozenset(tokenize(text))
+        tokens = frozenset(self.analyzer(text))
         self._doc_tokens[doc_id] = tokens
         for term in tokens:
             self._postings.setdefault(term, set()).add(doc_id)
@@ -208,7 +449,7 @@ class TokenOverlap(_DocTable):
 
     def score(self, query: str, doc_id: Hashable) -> float:
         """Jaccard similarity of the query and one stored document (0.0 if disjoint)."""
-        q = frozenset(tokenize(_check_text(query, "query")))
+        q = frozenset(self.analyzer(_check_text(query, "query")))
         self._require(doc_id, self._KIND)
         d = self._doc_tokens[doc_id]
         union = len(q | d)
@@ -216,7 +457,7 @@ class TokenOverlap(_DocTable):
 
     def search(self, query: str, k: int = 10) -> list[tuple[Hashable, float]]:
         """Documents sharing at least one token with `query`, best first, at most `k`."""
-        q = frozenset(tokenize(_check_text(query, "query")))
+        q = frozenset(self.analyzer(_check_text(query, "query")))
         k = _check_k(k)
         shared: Counter[Hashable] = Counter()
         for term in q:
@@ -229,7 +470,7 @@ class TokenOverlap(_DocTable):
 
     def matched_terms(self, query: str, doc_id: Hashable) -> list[str]:
         """Distinct query tokens found in the document, in query order."""
-        q = _dedupe(tokenize(_check_text(query, "query")))
+        q = _dedupe(self.analyzer(_check_text(query, "query")))
         self._require(doc_id, self._KIND)
         d = self._doc_tokens[doc_id]
         return [t for t in q if t in d]
@@ -280,9 +521,11 @@ class BM25Index(_DocTable):
     PRUNE_ABOVE = 5000
 
     def __init__(
-        self, idf: str = "lucene", k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25
+        self, idf: str = "lucene", k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25,
+        analyzer: Callable[[str], list[str]] | None = None,
     ) -> None:
         super().__init__()
+        self.analyzer = _check_analyzer(analyzer)
         if idf not in self.IDF_KINDS:
             raise ValueError(
                 f"unknown idf {idf!r}; choose one of {', '.join(map(repr, self.IDF_KINDS))}"
@@ -317,7 +560,7 @@ class BM25Index(_DocTable):
         """Index `text` under `doc_id` (any hashable). O(tokens of the text)."""
         _check_text(text, "text")
         self._register(doc_id, "BM25Index")
-        tokens = tokenize(text)
+        tokens = self.analyzer(text)
         counts = Counter(tokens)
         hist = self._df_hist if self.kind == "okapi" else None
         for term, tf in counts.items():
@@ -406,7 +649,7 @@ class BM25Index(_DocTable):
 
         Ties are broken by insertion order (earliest first). Empty query or no match: [].
         """
-        query_tokens = tokenize(_check_text(query, "query"))
+        query_tokens = self.analyzer(_check_text(query, "query"))
         k = _check_k(k)
         terms = self._term_weights(query_tokens)
         if not terms:
@@ -556,7 +799,7 @@ class BM25Index(_DocTable):
 
     def score(self, query: str, doc_id: Hashable) -> float:
         """The BM25 score of one stored document for `query` (0.0 if nothing matches)."""
-        query_tokens = tokenize(_check_text(query, "query"))
+        query_tokens = self.analyzer(_check_text(query, "query"))
         self._require(doc_id, "BM25Index")
         total = 0.0
         for posting, w in self._term_weights(query_tokens):
@@ -571,7 +814,7 @@ class BM25Index(_DocTable):
 
     def matched_terms(self, query: str, doc_id: Hashable) -> list[str]:
         """Distinct query tokens that occur in the document, in query order."""
-        query_tokens = _dedupe(tokenize(_check_text(query, "query")))
+        query_tokens = _dedupe(self.analyzer(_check_text(query, "query")))
         self._require(doc_id, "BM25Index")
         return [t for t in query_tokens if doc_id in self._postings.get(t, ())]
 
@@ -589,17 +832,61 @@ class BM25Index(_DocTable):
 
 # ---------------------------------------------------------------------------
 
-SCORER_NAMES = ("overlap", "bm25", "bm25-lucene", "bm25-okapi")
+@dataclass(frozen=True)
+class ScorerEntry:
+    """One scorer the course offers: how to build it and how to show it.
+
+    The archival and SQLite stores, the retrieval explorer, `memlib.evaluation` and
+    the figures all read `SCORERS`, so a new scorer is one `register_scorer` call.
+    build: analyzer -> a fresh, empty `Scorer`. label: a few words for menus and
+    legends. color: its colour in every figure. aliases: other names it answers to.
+    """
+
+    name: str
+    build: Callable[[Callable[[str], list[str]]], Scorer]
+    label: str
+    color: str
+    aliases: tuple[str, ...] = ()
 
 
-def make_scorer(name: str) -> Scorer:
-    """A fresh, empty scorer by name: "overlap", "bm25" (= "bm25-lucene") or "bm25-okapi"."""
-    if name == "overlap":
-        return TokenOverlap()
-    if name in ("bm25", "bm25-lucene"):
-        return BM25Index("lucene")
-    if name == "bm25-okapi":
-        return BM25Index("okapi")
+SCORERS: dict[str, ScorerEntry] = {}
+
+
+def register_scorer(entry: ScorerEntry) -> ScorerEntry:
+    """Add a scorer to the registry (its name and aliases must be new)."""
+    if not isinstance(entry, ScorerEntry):
+        raise TypeError(f"register_scorer() needs a ScorerEntry, got {type(entry).__name__}")
+    taken = [n for n in (entry.name, *entry.aliases) if n in SCORER_NAMES]
+    if taken:
+        raise ValueError(f"scorer name {taken[0]!r} is already registered; pick another name")
+    SCORERS[entry.name] = entry
+    SCORER_NAMES[:] = [*SCORER_NAMES, entry.name, *entry.aliases]
+    return entry
+
+
+def scorer_entry(name: str) -> ScorerEntry:
+    """The registry entry for a scorer name or alias (ValueError if unknown)."""
+    for entry in SCORERS.values():
+        if name == entry.name or name in entry.aliases:
+            return entry
     raise ValueError(
         f"unknown scorer {name!r}; choose one of {', '.join(map(repr, SCORER_NAMES))}"
     )
+
+
+def make_scorer(name: str, analyzer: str | Callable[[str], list[str]] | None = None) -> Scorer:
+    """A fresh, empty scorer by registered name, e.g. "overlap", "bm25" (= "bm25-lucene"), "bm25-okapi".
+
+    analyzer: an `ANALYZERS` name or a function str -> tokens (default: `tokenize`).
+    """
+    return scorer_entry(name).build(_check_analyzer(analyzer))
+
+
+#: Every registered name and alias, in registration order (kept in step by register_scorer).
+SCORER_NAMES: list[str] = []
+
+register_scorer(ScorerEntry("overlap", TokenOverlap, "token overlap (Jaccard)", "#8a8f98"))
+register_scorer(ScorerEntry("bm25-lucene", lambda a: BM25Index("lucene", analyzer=a),
+                            "BM25, Lucene idf", "#3a86c8", aliases=("bm25",)))
+register_scorer(ScorerEntry("bm25-okapi", lambda a: BM25Index("okapi", analyzer=a),
+                            "BM25, Okapi idf (rank-bm25)", "#e39b2d"))

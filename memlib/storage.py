@@ -8,7 +8,16 @@ BM25, whatever the SQLite build: the store keeps the in-memory index, rebuilt
 from the table on open, and SQLite FTS5 (where the interpreter has it) is an
 optional on-disk mirror that can also serve candidate lookup.
 `save_agent` / `load_agent` write and read a whole agent (core memory, main
-context, archival and recall) as a checksummed directory.
+context, archival and recall) as a checksummed directory; a save killed at any
+step is finished or undone by the next `save_agent` / `load_agent`. The
+checksums catch damage, not tampering (they are no signature): load saves only
+from places you trust. A save never names code to run: summarizers come from
+the `SUMMARIZERS` registry.
+
+Damaged files: a store opens with the rows it can read and lists the others in
+`bad_rows` (file, row, field, problem), with a DamagedRowsWarning; a missing
+table or damaged metadata is a StorageCorruptError. A save is all or nothing:
+the first damaged line refuses the whole load, naming the file and the line.
 
 Deliberately not here: embeddings, a server, schema migrations of old save
 formats (an old save is refused with a clear error instead), or merging
@@ -28,15 +37,16 @@ import sqlite3
 import tempfile
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from memlib.archival import ArchivalRecord, ArchivalStore, Hit, check_page, utcnow
+from memlib.archival import _GENERATED_ID, ArchivalRecord, ArchivalStore, Hit, check_page, utcnow
 from memlib.messages import Message
 from memlib.recall import RecallStore
-from memlib.retrieval import tokenize
+from memlib.retrieval import ANALYZER_ID, tokenize
 
 __all__ = [
     "SQLiteArchivalStore",
@@ -53,6 +63,9 @@ __all__ = [
     "SAVE_FORMAT",
     "SAVE_FORMAT_VERSION",
     "SCHEMA_VERSION",
+    "SUMMARIZERS",
+    "BadRow",
+    "DamagedRowsWarning",
 ]
 
 #: Version of the table layout inside a store file; bumped on incompatible changes.
@@ -107,7 +120,7 @@ def _translate(exc: sqlite3.Error, path: str, action: str) -> StorageError:
             f"page limit). The write was rolled back and nothing was stored; free some space "
             f"and retry. [sqlite: {text}]"
         )
-    if "not a database" in low or "malformed" in low or "corrupt" in low:
+    if "not a database" in low or "malformed" in low or "corrupt" in low or "no such table" in low:
         return StorageCorruptError(
             f"cannot {action}: {path} is not a readable SQLite database (damaged or a "
             f"different kind of file). Restore it from a backup or point memlib at another "
@@ -267,7 +280,14 @@ class _SQLiteFile:
             raise StorageError(
                 f"cannot create {self.path}: directory {Path(self.path).parent} does not exist; create it first"
             )
-        uri = "file:" + _quote_uri(self.path) + ("?mode=ro" if read_only else "")
+        mode = "?mode=ro" if read_only else ""
+        wal = Path(self.path + "-wal")
+        if read_only and _read_only_place(self.path) and not (wal.exists() and wal.stat().st_size):
+            # A read-only mount: SQLite cannot create the -shm file WAL readers need.
+            # With no WAL content left, nobody can change the file there: open it
+            # as immutable (no locks, no -shm).
+            mode += "&immutable=1"
+        uri = "file:" + _quote_uri(self.path) + mode
         try:
             # isolation_level=None: memlib issues BEGIN / COMMIT itself, so every
             # write is exactly one explicit transaction.
@@ -300,6 +320,7 @@ class _SQLiteFile:
         conn = self.conn
         if self.read_only:
             self._check_kind(required=True)
+            self._check_table()
             return
         # Also the first statement to fail on a file that is not a database.
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -318,6 +339,8 @@ class _SQLiteFile:
                 conn.execute("CREATE TABLE memlib_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 conn.executemany("INSERT INTO memlib_meta VALUES (?, ?)",
                                  [("kind", self.kind), ("schema_version", str(SCHEMA_VERSION))])
+            else:
+                self._check_table()  # before CREATE TABLE IF NOT EXISTS could hide its loss
             for statement in schema:
                 conn.execute(statement)
             # A no-op write that needs write access: catches read-only files as root
@@ -328,6 +351,17 @@ class _SQLiteFile:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+
+    def _check_table(self) -> None:
+        """An existing store must still have its table: a dropped one is damage, not an empty store."""
+        table = _TABLES[self.kind]
+        if not self.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                 (table,)).fetchone():
+            raise StorageCorruptError(
+                f"{self.path} is a memlib {self.kind} store but its table {table!r} is missing "
+                "(dropped or damaged); it is not an empty store. Restore the file from a backup, "
+                "or open a new path to start afresh."
+            )
 
     def _check_kind(self, required: bool) -> bool:
         """True if the file is a memlib store of our kind, False if it is empty; else raise."""
@@ -348,7 +382,13 @@ class _SQLiteFile:
                 f"{self.path} holds memlib {meta.get('kind')} storage, not {self.kind}; "
                 f"open it with the matching class"
             )
-        version = int(meta.get("schema_version", "0"))
+        try:
+            version = int(meta.get("schema_version", "0"))
+        except ValueError:
+            raise StorageCorruptError(
+                f"{self.path}: memlib_meta field 'schema_version' is {meta.get('schema_version')!r}, "
+                "not a number; the file is damaged"
+            ) from None
         if version != SCHEMA_VERSION:
             raise StorageCorruptError(
                 f"{self.path} uses store schema version {version}; this memlib reads version "
@@ -359,6 +399,24 @@ class _SQLiteFile:
     def meta(self, key: str, default: str | None = None) -> str | None:
         row = self.conn.execute("SELECT value FROM memlib_meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default
+
+    def meta_int(self, key: str, default: int) -> int:
+        value = self.meta(key, str(default))
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise StorageCorruptError(
+                f"{self.path}: memlib_meta field {key!r} is {value!r}, not a number; the file is damaged"
+            ) from None
+
+    def fetch_raw(self, sql: str, params=()) -> list[tuple]:
+        """Rows with TEXT as bytes, so one row of bad UTF-8 cannot make the others unreadable."""
+        conn = self.conn
+        conn.text_factory = bytes
+        try:
+            return conn.execute(sql, params).fetchall()
+        finally:
+            conn.text_factory = str
 
     def data_version(self) -> int:
         # Changes whenever *another* connection commits; our own commits leave it alone.
@@ -401,6 +459,9 @@ class _SQLiteFile:
         self.conn.close()
 
 
+_TABLES = {"archival": "archival_records", "recall": "recall_messages"}
+
+
 def _quote_uri(path: str) -> str:
     # '?' and '#' would end the path part of a file: URI
     return path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
@@ -433,11 +494,103 @@ _FTS_SCHEMA = [
 _RECORD_COLUMNS = "seq, id, text, tags, session_id, turn_id, source_url, created_at, trust"
 
 
-def _row_to_record(row) -> ArchivalRecord:
-    _, rid, text, tags, session_id, turn_id, source_url, created_at, trust = row
-    return ArchivalRecord(id=rid, text=text, tags=tuple(json.loads(tags)), session_id=session_id,
-                          turn_id=turn_id, source_url=source_url,
-                          created_at=datetime.fromisoformat(created_at), trust=trust)
+class DamagedRowsWarning(UserWarning):
+    """A store opened with some rows it could not read; see the store's `bad_rows`."""
+
+
+@dataclass(frozen=True)
+class BadRow:
+    """A row of a store file that could not be read: the file, the row and the field."""
+
+    path: str
+    table: str
+    seq: int
+    field: str
+    problem: str
+    id: Any = None
+
+    def __str__(self) -> str:
+        ident = f", id {self.id!r}" if self.id is not None else ""
+        return f"{self.path}: {self.table} row seq={self.seq}{ident}, field {self.field!r}: {self.problem}"
+
+
+# Longer names first: "session_id must be ..." must not be read as a problem with "id".
+_FIELD_ORDER = ("session_id", "turn_id", "source_url", "created_at", "tool_call_id", "timestamp", "trust",
+                "tags", "text", "content", "role", "name", "id")
+
+
+def _decode_row(row, names: tuple[str, ...], ints: tuple[str, ...], path: str, table: str, build):
+    """A raw row (TEXT as bytes) -> the object `build(fields)` makes, or a BadRow saying why not."""
+    seq, fields = row[0], {}
+    for name, value in zip(names, row[1:]):
+        if isinstance(value, bytes):
+            try:
+                value = value.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return BadRow(path, table, seq, name, f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
+                              fields.get("id"))
+        if name in ints and value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            return BadRow(path, table, seq, name, f"{_shown(value)} is not an integer", fields.get("id"))
+        fields[name] = value
+    ident = fields.get("id")
+    try:
+        return build(fields)
+    except Exception as exc:
+        text = str(exc)
+        field = next((f for f in _FIELD_ORDER if f in names and f in text), names[0])
+        return BadRow(path, table, seq, field, f"{type(exc).__name__}: {text[:200]}", ident)
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _record_from_fields(f: dict) -> ArchivalRecord:
+    try:
+        tags = json.loads(f["tags"]) if isinstance(f["tags"], str) else None
+    except ValueError:
+        tags = None
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise ValueError(f"tags {_shown(f['tags'])} is not a JSON list of strings")
+    if not isinstance(f["created_at"], str):
+        raise ValueError(f"created_at {_shown(f['created_at'])} is not an ISO date text")
+    try:
+        created_at = datetime.fromisoformat(f["created_at"])
+    except ValueError:
+        raise ValueError(f"created_at {_shown(f['created_at'])} is not an ISO date") from None
+    return ArchivalRecord(id=f["id"], text=f["text"], tags=tuple(tags), session_id=f["session_id"],
+                          turn_id=f["turn_id"], source_url=f["source_url"], created_at=created_at,
+                          trust=f["trust"])
+
+
+def _message_from_fields(f: dict) -> Message:
+    if not isinstance(f["timestamp"], str):
+        raise ValueError(f"timestamp {_shown(f['timestamp'])} is not an ISO date text")
+    try:
+        timestamp = datetime.fromisoformat(f["timestamp"])
+    except ValueError:
+        raise ValueError(f"timestamp {_shown(f['timestamp'])} is not an ISO date") from None
+    for name in ("tool_call_id", "name", "session_id"):
+        if f[name] is not None and not isinstance(f[name], str):
+            raise TypeError(f"{name} {_shown(f[name])} is not text")
+    return Message(role=f["role"], content=f["content"], id=f["id"], timestamp=timestamp,
+                   tool_call_id=f["tool_call_id"], name=f["name"], session_id=f["session_id"])
+
+
+def _warn_bad_rows(path: str, bad: list[BadRow]) -> None:
+    listed = "; ".join(str(b).split(": ", 1)[1] for b in bad[:5])
+    more = f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""
+    warnings.warn(
+        f"{path}: {len(bad)} damaged row(s) skipped, the others are readable: {listed}{more}. "
+        "They stay in the file untouched (and their ids stay taken); see the store's bad_rows.",
+        DamagedRowsWarning, stacklevel=4,
+    )
+
+
+_RECORD_FIELDS = ("id", "text", "tags", "session_id", "turn_id", "source_url", "created_at", "trust")
+_MESSAGE_FIELDS = ("id", "role", "content", "timestamp", "tool_call_id", "name", "session_id")
+
 
 
 def _synced(method):
@@ -537,6 +690,8 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
         self.path = self._db.path
         self._seq_of: dict[str, int] = {}
         self._id_of_seq: dict[int, str] = {}
+        self.bad_rows: list[BadRow] = []
+        self._taken_by_bad_rows: set[str] = set()
         self._last_seq = 0
         self._next_id = 1
         self._deletes_seen: str | None = None
@@ -568,7 +723,10 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
             self._load(conn)
             fts_stale = initial and self.fts5 and (
                 db.meta("fts_stale") == "1"
-                or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0] != len(self._seq_of))
+                # written by another analyzer (an older memlib): its terms would miss
+                or db.meta("fts_analyzer") != ANALYZER_ID
+                or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0]
+                != conn.execute("SELECT count(*) FROM archival_records").fetchone()[0])
         if fts_stale and not db.read_only:
             self._rebuild_fts()
 
@@ -580,32 +738,52 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
             self._load(conn)
 
     def _load(self, conn: sqlite3.Connection) -> None:
-        """Bring memory up to the state `conn`'s open transaction sees."""
-        new_rows = conn.execute(
-            f"SELECT {_RECORD_COLUMNS} FROM archival_records WHERE seq > ? ORDER BY seq",
-            (self._last_seq,)).fetchall()
-        self._next_id = int(self._db.meta("next_id", "1"))
+        """Bring memory up to the state `conn`'s open transaction sees.
+
+        A row that cannot be read (bad UTF-8, bad JSON, wrong types) does not make
+        the others unreadable: it is skipped, listed in `bad_rows` with its field,
+        reported with a DamagedRowsWarning, left untouched in the file, and its id
+        stays taken.
+        """
+        new_rows = self._db.fetch_raw(
+            f"SELECT {_RECORD_COLUMNS} FROM archival_records WHERE seq > ? ORDER BY seq", (self._last_seq,))
+        self._next_id = self._db.meta_int("next_id", 1)
         deletes = self._db.meta("deletes", "0")
-        if self._seq_of and (deletes != self._deletes_seen or any(r[1] in self._seq_of for r in new_rows)):
+        decoded = [_decode_row(row, _RECORD_FIELDS, ("turn_id",), self.path, "archival_records",
+                               _record_from_fields) for row in new_rows]
+        if self._seq_of and (deletes != self._deletes_seen or
+                             any(getattr(r, "id", None) in self._seq_of for r in decoded)):
             # Another process deleted (or deleted and re-added) records we hold.
-            current = dict(conn.execute("SELECT id, seq FROM archival_records"))
+            current = {seq for (seq,) in conn.execute("SELECT seq FROM archival_records")}
             for rid, seq in list(self._seq_of.items()):
-                if current.get(rid) != seq:
-                    ArchivalStore.delete(self, rid)
-                    del self._id_of_seq[seq], self._seq_of[rid]
+                if seq not in current:
+                    self._forget(rid)
         self._deletes_seen = deletes
-        for row in new_rows:
-            self._remember(_row_to_record(row), row[0])
+        bad = []
+        for row, item in zip(new_rows, decoded):
+            if isinstance(item, BadRow):
+                bad.append(item)
+                if isinstance(item.id, str):
+                    self._taken_by_bad_rows.add(item.id)
+                self._last_seq = max(self._last_seq, row[0])
+            else:
+                self._remember(item, row[0])
+        if bad:
+            self.bad_rows += bad
+            _warn_bad_rows(self.path, bad)
 
     def _rebuild_fts(self) -> None:
         # The file was written by a process without FTS5 (or with fts5=False): the
         # mirror is stale. Rebuild it from the records in one transaction.
         with self._db.write("rebuild the FTS5 mirror") as conn:
             conn.execute("DELETE FROM archival_fts")
-            rows = conn.execute("SELECT seq, text FROM archival_records").fetchall()
+            rows = self._db.fetch_raw("SELECT seq, text FROM archival_records")
+            # A damaged row's text is indexed as far as it can be read (it is never a search result).
             conn.executemany("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)",
-                             ((seq, _fts_terms(text)) for seq, text in rows))
+                             ((seq, _fts_terms(text.decode("utf-8", "replace") if isinstance(text, bytes)
+                                           else str(text))) for seq, text in rows))
             conn.execute("DELETE FROM memlib_meta WHERE key = 'fts_stale'")
+            conn.execute("INSERT OR REPLACE INTO memlib_meta VALUES ('fts_analyzer', ?)", (ANALYZER_ID,))
 
     def _retire_fts(self) -> None:
         # Opened with fts5=False over a file that has the mirror: our writes would
@@ -649,7 +827,7 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
                 next_id = None
                 if id is None:
                     n = self._next_id
-                    while f"arc-{n:06d}" in self._seq_of:
+                    while f"arc-{n:06d}" in self._seq_of or f"arc-{n:06d}" in self._taken_by_bad_rows:
                         n += 1
                     id, next_id = f"arc-{n:06d}", n + 1
                 record = ArchivalRecord(
@@ -659,8 +837,7 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
                 )
                 self._check_new(record)
                 seq = self._insert_row(conn, record)
-                if next_id is not None:
-                    conn.execute("UPDATE memlib_meta SET value = ? WHERE key = 'next_id'", (str(next_id),))
+                next_id = self._reserve_ids(conn, [record], next_id)
             # Only after the commit: memory never runs ahead of the file.
             if next_id is not None:
                 self._next_id = next_id
@@ -697,13 +874,29 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
                         raise ValueError(f"record id {record.id!r} appears twice; nothing was added")
                     seen.add(record.id)
                 seqs = [self._insert_row(conn, record) for record in records]
+                next_id = self._reserve_ids(conn, records, None)
+            if next_id is not None:
+                self._next_id = next_id
             for record, seq in zip(records, seqs):
                 self._remember(record, seq)
             return records
 
+    def _reserve_ids(self, conn: sqlite3.Connection, records, next_id: int | None) -> int | None:
+        """Move the file's next_id past every generated-looking id stored (arc-NNNNNN), in
+        the same transaction, so a deleted record's id is never handed out again,
+        however it got in (insert, insert(id=...), add_record(s), another process)."""
+        wanted = max([self._next_id] + ([next_id] if next_id is not None else []) +
+                     [int(m.group(1)) + 1 for m in (_GENERATED_ID.fullmatch(r.id) for r in records) if m])
+        if wanted == self._next_id:
+            return next_id
+        conn.execute("UPDATE memlib_meta SET value = ? WHERE key = 'next_id'", (str(wanted),))
+        return wanted
+
     def _check_new(self, record: ArchivalRecord) -> None:
         if record.id in self._seq_of:
             raise ValueError(f"record id {record.id!r} already exists; delete it first or pick a new id")
+        if record.id in self._taken_by_bad_rows:
+            raise ValueError(f"record id {record.id!r} belongs to a damaged row of {self.path}; pick a new id")
 
     def _insert_row(self, conn: sqlite3.Connection, record: ArchivalRecord) -> int:
         seq = conn.execute(
@@ -735,9 +928,18 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
                 self._deletes_seen = self._db.meta("deletes")
                 if self.fts5:
                     conn.execute("DELETE FROM archival_fts WHERE rowid = ?", (seq,))
-            ArchivalStore.delete(self, id)
-            del self._seq_of[id], self._id_of_seq[seq]
+            # Committed: now update memory without reading the file again (a read could
+            # pick up another writer's commit and make this delete look as if it failed).
+            self._forget(id)
             return record
+
+    def _forget(self, id: str) -> None:
+        """Drop a record from memory only (the row is already gone from the file)."""
+        if id in self._records:
+            self._index.remove(id)
+            del self._records[id]
+        seq = self._seq_of.pop(id, None)
+        self._id_of_seq.pop(seq, None)
 
     # -- reads (each first picks up other writers' commits) -------------------
 
@@ -771,6 +973,7 @@ class SQLiteArchivalStore(_FileBacked, ArchivalStore):
 
     # Reads: pick up other writers' commits first, under the file's lock.
     get = _synced(ArchivalStore.get)
+    matching = _synced(ArchivalStore.matching)
     list_since = _synced(ArchivalStore.list_since)
     __len__ = _synced(ArchivalStore.__len__)
     __iter__ = _synced(ArchivalStore.__iter__)
@@ -802,11 +1005,6 @@ _RECALL_SCHEMA = [
 _MESSAGE_COLUMNS = "seq, id, role, content, timestamp, tool_call_id, name, session_id"
 
 
-def _row_to_message(row) -> Message:
-    _, mid, role, content, timestamp, tool_call_id, name, session_id = row
-    return Message(role=role, content=content, id=mid, timestamp=datetime.fromisoformat(timestamp),
-                   tool_call_id=tool_call_id, name=name, session_id=session_id)
-
 
 class SQLiteRecallStore(_FileBacked, RecallStore):
     """A `RecallStore` whose messages live in a SQLite file and survive restarts.
@@ -828,6 +1026,7 @@ class SQLiteRecallStore(_FileBacked, RecallStore):
         self.path = self._db.path
         self._ids: set[int] = set()
         self._last_id: int | None = None
+        self.bad_rows: list[BadRow] = []
         self._last_seq = 0
         self._version = None
         try:
@@ -847,16 +1046,28 @@ class SQLiteRecallStore(_FileBacked, RecallStore):
             self._load(conn)
 
     def _load(self, conn: sqlite3.Connection) -> None:
-        # Recall is append-only, so new rows are all there is to pick up.
-        rows = conn.execute(
-            f"SELECT {_MESSAGE_COLUMNS} FROM recall_messages WHERE seq > ? ORDER BY seq",
-            (self._last_seq,)).fetchall()
+        # Recall is append-only, so new rows are all there is to pick up. Damaged
+        # rows are skipped and reported as in SQLiteArchivalStore; their ids stay taken.
+        rows = self._db.fetch_raw(
+            f"SELECT {_MESSAGE_COLUMNS} FROM recall_messages WHERE seq > ? ORDER BY seq", (self._last_seq,))
+        bad = []
         for row in rows:
-            self._remember(RecallStore.add(self, _row_to_message(row)), row[0])
+            item = _decode_row(row, _MESSAGE_FIELDS, ("id",), self.path, "recall_messages", _message_from_fields)
+            if isinstance(item, BadRow):
+                bad.append(item)
+                self._last_seq = max(self._last_seq, row[0])
+                if isinstance(item.id, int):
+                    self._ids.add(item.id)
+                    self._last_id = max(self._last_id if self._last_id is not None else item.id, item.id)
+            else:
+                self._remember(RecallStore.add(self, item), row[0])
+        if bad:
+            self.bad_rows += bad
+            _warn_bad_rows(self.path, bad)
 
     def _remember(self, message: Message, seq: int) -> None:
         self._ids.add(message.id)
-        self._last_id = message.id
+        self._last_id = message.id if self._last_id is None else max(self._last_id, message.id)
         self._last_seq = seq
 
     def _sync(self) -> None:
@@ -900,6 +1111,7 @@ class SQLiteRecallStore(_FileBacked, RecallStore):
     get = _synced(RecallStore.get)
     conversation_search = _synced(RecallStore.conversation_search)
     conversation_search_date = _synced(RecallStore.conversation_search_date)
+    matching = _synced(RecallStore.matching)
     messages = property(_synced(RecallStore.messages.fget))
     __len__ = _synced(RecallStore.__len__)
     __iter__ = _synced(RecallStore.__iter__)
@@ -920,6 +1132,19 @@ SAVE_FORMAT_VERSION = 1
 _MANIFEST = "manifest.json"
 _FILES = {"core_memory": "core_memory.json", "context": "context.json",
           "archival": "archival.jsonl", "recall": "recall.jsonl"}
+
+
+def _summarizer_registry() -> dict[str, Callable[[], Any]]:
+    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
+
+    return {f"{cls.__module__}:{cls.__qualname__}": cls
+            for cls in (NoSummarizer, TruncatingSummarizer, ExtractiveSummarizer)}
+
+
+#: The only summarizers `load_agent` recreates by the name a save gives: saved name -> factory.
+#: A save is data, so it never chooses code to import or call; add your own entries here, or
+#: pass `load_agent(..., summarizer=...)`.
+SUMMARIZERS: dict[str, Callable[[], Any]] = _summarizer_registry()
 
 
 class AgentSaveError(ValueError):
@@ -965,11 +1190,21 @@ def _context_dict(context) -> dict:
         "warn_at": context.warn_at,
         "flush_at": context.flush_at,
         "evict_to": context.evict_to,
+        "profile": getattr(context, "profile", None) and context.profile.name,
         "summary_tokens": context.summary_tokens,
         "summarizer": f"{summarizer.__module__}:{summarizer.__qualname__}",
         "summary": context.summary,
         "messages": [m.to_dict() for m in context.messages],
     }
+
+
+def _paging_kwargs(state) -> dict:
+    """A named profile (memlib.context.PROFILES) comes back by name, anything else by its thresholds."""
+    from memlib.context import PROFILES
+
+    if state.get("profile") in PROFILES:
+        return {"profile": state["profile"]}
+    return {"warn_at": state["warn_at"], "flush_at": state["flush_at"], "evict_to": state["evict_to"]}
 
 
 def save_agent(directory, *, core_memory=None, context=None, archival=None, recall=None,
@@ -989,6 +1224,7 @@ def save_agent(directory, *, core_memory=None, context=None, archival=None, reca
         PosixPath('agent-save')
     """
     target = Path(directory)
+    _recover_save(target)
     if context is not None:
         core_memory = context.core_memory if core_memory is None else core_memory
         recall = context.recall if recall is None else recall
@@ -1037,25 +1273,87 @@ def save_agent(directory, *, core_memory=None, context=None, archival=None, reca
     }
     parent = target.absolute().parent
     parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.saving-", dir=parent))
+    new, old = _swap_names(target)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.saving-{os.getpid()}-", dir=parent))
     try:
         for part, data in payload.items():
             _write_synced(tmp / _FILES[part], data)
         # The manifest last: a directory without one was never a finished save.
         _write_synced(tmp / _MANIFEST, json.dumps(manifest, indent=2).encode())
         _fsync_dir(tmp)
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
-            os.rename(target, old / "save")
-            os.rename(tmp, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, target)
+        # The swap, in steps that _recover_save can always finish or undo after a
+        # crash at any point: complete new save at a fixed name, old save aside at
+        # a fixed name, new save into place, old save removed.
+        os.rename(tmp, new)
         _fsync_dir(parent)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    try:
+        if target.exists():
+            os.rename(target, old)
+            _fsync_dir(parent)
+        os.rename(new, target)
+    except BaseException:
+        # A failure we live through (not a kill): put the old save back, drop the new one.
+        if old.is_dir() and not target.exists():
+            os.rename(old, target)
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    _fsync_dir(parent)
+    shutil.rmtree(old, ignore_errors=True)
     return target
+
+
+def _swap_names(target: Path) -> tuple[Path, Path]:
+    """Where a save swap keeps the finished new save and the previous one (hidden, beside it)."""
+    parent = target.absolute().parent
+    return parent / f".{target.name}.new", parent / f".{target.name}.old"
+
+
+def _recover_save(target: Path) -> None:
+    """Finish or undo a save_agent that was killed part way, and remove its leftovers.
+
+    A finished new save waiting at `.NAME.new` is put into place (the save had
+    passed its last check); a previous save left at `.NAME.old` comes back if
+    nothing replaced it, and is removed once the new one is in place.
+    Half-written `.NAME.saving-PID-*` folders of dead processes are removed.
+    """
+    parent = target.absolute().parent
+    if not parent.is_dir():
+        return
+    new, old = _swap_names(target)
+    if new.is_dir() and not (new / _MANIFEST).is_file():
+        shutil.rmtree(new, ignore_errors=True)  # cannot happen with renames, but never install it
+    if new.is_dir():
+        if target.exists():
+            if old.exists():
+                shutil.rmtree(old)
+            os.rename(target, old)
+        os.rename(new, target)
+        _fsync_dir(parent)
+    elif old.is_dir() and not target.exists():
+        os.rename(old, target)  # killed after moving the old save aside: roll back
+        _fsync_dir(parent)
+    if old.exists() and target.exists():
+        shutil.rmtree(old, ignore_errors=True)
+    prefix = f".{target.name}.saving-"
+    for leftover in [p for p in parent.iterdir() if p.name.startswith(prefix)]:  # no glob: names may hold [ ]
+        pid = leftover.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # our own earlier, failed save
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
 
 
 def _write_synced(path: Path, data: bytes) -> None:
@@ -1085,14 +1383,22 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
     Raises AgentSaveError naming the file and what is wrong if the manifest is
     missing or from another format version, or a file is missing, truncated or
     altered (sha256 mismatch). `summarizer` and `counter` are handed to the
-    rebuilt MainContext (the summarizer is otherwise recreated from its saved
-    class name, which works for memlib's own summarizers).
+    rebuilt MainContext (the summarizer is otherwise looked up by its saved name
+    in the explicit `SUMMARIZERS` registry; a save never picks code to import).
+
+    The sha256 checksums detect damage (a truncated copy, a flipped bit), not
+    tampering: they are not a signature, and whoever can edit the files can
+    recompute them. Load saves only from places you trust.
 
     Example:
         >>> agent = load_agent("agent-save")     # doctest: +SKIP
         >>> agent.archival.search("window seat")  # doctest: +SKIP
     """
     root = Path(directory)
+    try:
+        _recover_save(root)
+    except OSError:
+        pass  # e.g. a read-only place: load what is there
     if not root.is_dir():
         raise AgentSaveError(f"{root} is not a directory; pass the directory save_agent wrote")
     manifest_path = root / _MANIFEST
@@ -1121,6 +1427,8 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
     data: dict[str, bytes] = {}
     for name, info in files.items():
         path = root / name
+        if not isinstance(info, dict):
+            raise AgentSaveError(f"{manifest_path}: the entry for {name} must be an object with sha256 and bytes")
         if not path.is_file():
             raise AgentSaveError(f"{path} is listed in the manifest but missing; the save is incomplete")
         blob = path.read_bytes()
@@ -1132,6 +1440,8 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
         data[name] = blob
     # 2. build fresh objects; nothing is returned unless all of them load
     settings = manifest.get("settings") or {}
+    if not isinstance(settings, dict) or not all(isinstance(v, (dict, type(None))) for v in settings.values()):
+        raise AgentSaveError(f"{manifest_path}: field 'settings' must map parts to objects; the save is damaged")
     agent = SavedAgent(manifest=manifest)
     name = _FILES["core_memory"]
     if name in data:
@@ -1142,14 +1452,14 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
     if name in data:
         page = (settings.get("recall") or {}).get("page_size", 5)
         agent.recall = RecallStore(page_size=page)
-        for i, item in enumerate(_lines(root / name, data[name]), 1):
+        for i, item in _lines(root / name, data[name]):
             _parse(root / name, lambda: agent.recall.add(Message.from_dict(item)), line=i)
     name = _FILES["archival"]
     if name in data:
         conf = settings.get("archival") or {}
         agent.archival = _parse(root / name, lambda: ArchivalStore(
             scorer=conf.get("scorer", "bm25"), page_size=conf.get("page_size", 5), next_id=conf.get("next_id", 1)))
-        for i, item in enumerate(_lines(root / name, data[name]), 1):
+        for i, item in _lines(root / name, data[name]):
             _parse(root / name, lambda: agent.archival.add_record(ArchivalRecord.from_dict(item)), line=i)
     name = _FILES["context"]
     if name in data:
@@ -1159,12 +1469,21 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
     return agent
 
 
-def _lines(path: Path, blob: bytes) -> Iterator[dict]:
-    for i, line in enumerate(blob.decode("utf-8", "strict").splitlines(), 1):
+def _lines(path: Path, blob: bytes) -> Iterator[tuple[int, dict]]:
+    for i, raw in enumerate(blob.split(b"\n"), 1):
+        if not raw.strip():
+            continue
         try:
-            yield json.loads(line)
+            line = raw.decode("utf-8", "strict")
+        except UnicodeDecodeError as exc:
+            raise AgentSaveError(f"{path}, line {i}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+        try:
+            item = json.loads(line)
         except ValueError as exc:
             raise AgentSaveError(f"{path}, line {i}: not valid JSON ({exc})") from None
+        if not isinstance(item, dict):
+            raise AgentSaveError(f"{path}, line {i}: expected a JSON object, got {type(item).__name__}")
+        yield i, item
 
 
 def _parse(path: Path, build: Callable[[], Any], line: int | None = None):
@@ -1181,21 +1500,19 @@ def _restore_context(state: dict, core_memory, recall, summarizer, counter):
     from memlib.context import MainContext
 
     if summarizer is None:
-        module, _, qualname = str(state.get("summarizer", "")).partition(":")
-        if module.startswith("memlib."):
-            import importlib
-
-            summarizer = getattr(importlib.import_module(module), qualname)()
-        else:
+        name = state.get("summarizer")
+        factory = SUMMARIZERS.get(name) if isinstance(name, str) else None
+        if factory is None:
+            shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:79] + "…"
             raise ValueError(
-                f"the context used summarizer {state.get('summarizer')!r}, which memlib cannot "
-                "recreate; pass load_agent(..., summarizer=...)"
+                f"the context used summarizer {shown}, which is not in memlib.storage.SUMMARIZERS "
+                f"({', '.join(sorted(SUMMARIZERS))}); pass load_agent(..., summarizer=...)"
             )
+        summarizer = factory()
     kwargs = {"counter": counter} if counter is not None else {}
     context = MainContext(window=state["window"], system_prompt=state["system_prompt"],
                           core_memory=core_memory, summarizer=summarizer, recall=recall,
-                          warn_at=state["warn_at"], flush_at=state["flush_at"],
-                          evict_to=state["evict_to"], summary_tokens=state["summary_tokens"], **kwargs)
+                          summary_tokens=state["summary_tokens"], **_paging_kwargs(state), **kwargs)
     messages = [Message.from_dict(m) for m in state["messages"]]
     if recall is not None:
         for m in messages:

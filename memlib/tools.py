@@ -1,7 +1,9 @@
 """The memory tools: what an agent calls to page facts in and out (MemGPT's interrupts).
 
-`TOOL_SCHEMAS` describes the seven MemGPT tools in the OpenAI function-calling
-format; `dispatch` runs one call against a `MemorySystem` and always returns a
+`TOOL_SCHEMAS` describes MemGPT's six memory tools and `send_message` (which
+talks to the user and is not a memory tool) in the OpenAI function-calling
+format, and `tool_schemas(profile)` gives MemGPT 0.3's and Letta's surfaces
+for comparison; `dispatch` runs one call against a `MemorySystem` and always returns a
 `ToolResult` (status "OK" or "Failed" plus a message that says what to do
 next): bad names, bad arguments and refused edits never raise. This module
 does not decide which tool to call; policies in `memlib.agent` do.
@@ -18,13 +20,14 @@ from __future__ import annotations
 
 import json
 import math
+import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from memlib.archival import ArchivalRecord, ArchivalStore, utcnow
-from memlib.context import ContextOverflowError, MainContext
+from memlib.context import MainContext
 from memlib.core_memory import CoreMemory, CoreMemoryError
 from memlib.messages import Message
 from memlib.recall import RecallStore, parse_day
@@ -40,6 +43,12 @@ __all__ = [
     "MAX_ARG_CHARS",
     "PAGE_SIZE",
     "dispatch",
+    "RESULT_CHAR_LIMIT",
+    "result_message",
+    "SCHEMA_PROFILES",
+    "tool_schemas",
+    "memgpt_return",
+    "MAX_PAUSE_HEARTBEATS",
 ]
 
 #: Longest string any tool accepts; longer text must be split (it matches the archival limit).
@@ -48,6 +57,11 @@ MAX_ARG_CHARS = 20_000
 PAGE_SIZE = 5
 # Search results show at most this much of each record, so one page stays small in the context.
 _SNIPPET_CHARS = 300
+#: Longest result message the agent sees; MemGPT's code capped function returns at 3,000 characters.
+RESULT_CHAR_LIMIT = 3000
+# A search query keeps its first this-many distinct words: a page of 5 results
+# never needs more, and a 20,000-character query then costs what a short one does.
+MAX_QUERY_WORDS = 64
 
 
 # -- the memory an agent works on -------------------------------------------------
@@ -254,14 +268,8 @@ class ToolSpec:
 
 
 def _core_edited(memory: MemorySystem, snapshot: str, what: str, label: str) -> ToolResult:
-    """After a valid core edit, let the context recount; roll back if the window cannot hold it."""
-    if memory.context is not None:
-        try:
-            memory.context.core_changed()
-        except ContextOverflowError as exc:
-            memory.core.restore(snapshot)
-            memory.context.core_changed()
-            raise _ToolError(f"core memory would no longer fit in the context window ({exc}); edit undone") from None
+    """The OK result of a core edit. The context already took it (or refused it, and
+    CoreMemory undid it): a MainContext is told about every edit of its core memory."""
     block = memory.core.get(label)
     return ToolResult("OK", f"{what} block {label!r} (now {block.chars}/{block.limit} characters)")
 
@@ -284,28 +292,56 @@ def archival_memory_insert(memory: MemorySystem, content: str) -> ToolResult:
     return ToolResult("OK", f"archived as {_record_label(record)}", records=(record,))
 
 
+def _search_words(query: str) -> str:
+    """The query a search runs: its first MAX_QUERY_WORDS distinct words (all of a normal query)."""
+    words = query.split()
+    if len(words) <= MAX_QUERY_WORDS:
+        return query
+    kept: dict[str, str] = {}
+    for word in words:
+        kept.setdefault(word.casefold(), word)
+        if len(kept) == MAX_QUERY_WORDS:
+            break
+    return " ".join(kept.values())
+
+
 def archival_memory_search(memory: MemorySystem, query: str, page: int = 0) -> ToolResult:
     if not query.strip():
         raise _ToolError("query is empty; pass the words to look for, e.g. query='sister birthday'")
-    # All matches in one call: the total is needed to say "page 1 of 3".
-    hits = memory.archival.search(query, top_k=max(len(memory.archival), 1))
+    said = _describe(query)
+    query = _search_words(query)
+    # The total is counted, not ranked; only the page asked for is ranked (top-k) and formatted.
+    total = len(memory.archival.matching(query))
+    _check_page(page, total)
+    hits = memory.archival.search(query, top_k=PAGE_SIZE, page=page) if total else []
     lines = [f"{_record_label(h.record)} (score {h.score:.2f}) {_snippet(h.record.text)}" for h in hits]
     return _page_result(
         "archival_memory_search", ("archival record", "archival records"),
-        (f"matches {query!r}", f"match {query!r}"), page, lines, [h.record for h in hits],
+        (f"matches {said}", f"match {said}"), page, total, lines, [h.record for h in hits],
     )
 
 
 def conversation_search(memory: MemorySystem, query: str, page: int = 0) -> ToolResult:
     if not query.strip():
         raise _ToolError("query is empty; pass the words to look for, e.g. query='dentist'")
-    # Every match in one call: the total is needed to say "page 1 of 3".
-    found = memory.recall.conversation_search(query, page_size=max(len(memory.recall), 1))
-    messages = [m for m in found if _is_conversation(m)]
+    said = _describe(query)
+    query = _search_words(query)
+    recall = memory.recall
+    total = sum(1 for i in recall.matching(query) if _is_conversation(recall.get(i)))
+    _check_page(page, total)
+    # Rank only as deep as the page needs; tool messages are skipped, so look deeper until it is full.
+    wanted, depth, messages = (page + 1) * PAGE_SIZE, (page + 1) * PAGE_SIZE, []
+    while total:
+        found = recall.conversation_search(query, page_size=depth)
+        messages = [m for m in found if _is_conversation(m)]
+        if len(messages) >= wanted or len(found) < depth:
+            break
+        depth *= 4
+    messages = messages[page * PAGE_SIZE: wanted]
     lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
     return _page_result(
         "conversation_search", ("message", "messages"),
-        (f"matches {query!r}", f"match {query!r}"), page, lines, messages,
+        (f"matches {said}", f"match {said}"), page, total, lines, messages,
     )
 
 
@@ -315,10 +351,14 @@ def conversation_search_date(memory: MemorySystem, start_date: str, end_date: st
         raise _ToolError(f"start_date {start} is after end_date {end}; swap them")
     found = memory.recall.conversation_search_date(start_date, end_date, page_size=max(len(memory.recall), 1))
     messages = [m for m in found if _is_conversation(m)]
+    total = len(messages)
+    _check_page(page, total)
+    messages = messages[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
     lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
     span = f"sent from {start} to {end}"
     return _page_result(
-        "conversation_search_date", ("message", "messages"), (f"was {span}", f"were {span}"), page, lines, messages
+        "conversation_search_date", ("message", "messages"), (f"was {span}", f"were {span}"), page, total,
+        lines, messages,
     )
 
 
@@ -363,31 +403,35 @@ def _is_conversation(message: Message) -> bool:
     return message.role == "assistant" and (message.tool_call_id is None or message.name == "send_message")
 
 
+def _check_page(page: int, total: int) -> None:
+    pages = math.ceil(total / PAGE_SIZE)
+    if total and page >= pages:
+        raise _ToolError(
+            f"page={page} is past the end: {total} result(s), in {pages} page(s): page=0 to page={pages - 1}"
+        )
+
+
 def _page_result(
-    tool: str, nouns: tuple[str, str], verbs: tuple[str, str], page: int, lines: list[str], items: list
+    tool: str, nouns: tuple[str, str], verbs: tuple[str, str], page: int, total: int, shown: list[str],
+    items: list,
 ) -> ToolResult:
-    """One page of numbered result lines, with the total and how to get the next page.
+    """One page of numbered result lines (`shown`, already cut to the page), with the total
+    and how to get the next page.
 
     `nouns` and `verbs` are (singular, plural) forms, e.g. ("message", "messages").
     """
-    total = len(lines)
     what, subject = (nouns[0], verbs[0]) if total == 1 else (nouns[1], verbs[1])
     if total == 0:
         hint = "try a wider date range" if tool == "conversation_search_date" else "try other words"
         return ToolResult("OK", f"no {what} {subject}; {hint}")
     pages = math.ceil(total / PAGE_SIZE)
-    if page >= pages:
-        raise _ToolError(
-            f"page={page} is past the end: {total} {what} {subject}, in {pages} page(s): page=0 to page={pages - 1}"
-        )
     start = page * PAGE_SIZE
-    shown = lines[start : start + PAGE_SIZE]
     span = f"result {start + 1}" if len(shown) == 1 else f"results {start + 1}-{start + len(shown)}"
     header = f"{total} {what} {subject}; page {page + 1} of {pages} ({span})"
     if page + 1 < pages:
         header += f"; call {tool} again with page={page + 1} for more"
     body = [f"{start + i + 1}. {line}" for i, line in enumerate(shown)]
-    return ToolResult("OK", "\n".join([header + ":", *body]), records=tuple(items[start : start + PAGE_SIZE]))
+    return ToolResult("OK", "\n".join([header + ":", *body]), records=tuple(items))
 
 
 # -- registry ---------------------------------------------------------------------
@@ -462,9 +506,29 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [spec.schema() for spec in TOOLS.values()]
 _JSON_TYPES = {"string": (str,), "integer": (int,), "boolean": (bool,)}
 
 
+# Bounded repr: never more than a short prefix of any input, whatever its size or depth.
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 40
+_REPR.maxlevel = 3
+
+
 def _describe(value: Any) -> str:
-    text = repr(value)
+    """A short, safe description of any value: echoes at most a prefix of it, never raises."""
+    try:
+        text = _REPR.repr(value)
+        if not isinstance(text, str):
+            raise TypeError
+    except Exception:  # a repr that raises or recurses: name the type instead
+        return f"<{type(value).__name__} object>"
     return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _safe_text(exc: BaseException, limit: int = 300) -> str:
+    try:
+        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    except Exception:
+        text = type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _parse_arguments(arguments: Any) -> dict[str, Any]:
@@ -505,8 +569,10 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
         args["label"] = args.pop("name")
     unknown = [key for key in args if key not in spec.param_names]
     if unknown:
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise _ToolError(
-            f"{spec.name} has no argument(s) {', '.join(repr(k[:40]) for k in unknown)}; it takes {spec.usage()}"
+            f"{spec.name} has no argument(s) {', '.join(_describe(k) for k in unknown[:5])}{more}; "
+            f"it takes {spec.usage()}"
         )
     checked: dict[str, Any] = {}
     for param in spec.params:
@@ -548,20 +614,194 @@ def dispatch(call_name: Any, arguments: Any, memory: MemorySystem) -> ToolResult
     result always asks for a heartbeat, as MemGPT does, so the agent gets a
     chance to correct the call.
     """
+    name = "the tool"
     try:
         if not isinstance(memory, MemorySystem):
             raise _ToolError(
                 f"dispatch needs a MemorySystem, got {type(memory).__name__}; build one with MemorySystem.create()"
             )
-        if not isinstance(call_name, str) or call_name not in TOOLS:
+        # A plain copy of the name: a str subclass could override ==, hash or repr.
+        name = str.__str__(call_name) if isinstance(call_name, str) else None
+        if name is None or name not in TOOLS:
+            name = "the tool"
             raise _ToolError(f"unknown tool {_describe(call_name)}; the tools are {', '.join(TOOL_NAMES)}")
-        spec = TOOLS[call_name]
-        args = _check_arguments(spec, _parse_arguments(arguments))
+        spec = TOOLS[name]
+        try:
+            args = _check_arguments(spec, _parse_arguments(arguments))
+        except _ToolError:
+            raise
+        except Exception as exc:  # a mapping whose keys or methods misbehave, absurd nesting, ...
+            raise _ToolError(
+                f"the arguments could not be read ({type(exc).__name__}); "
+                f'pass a JSON object of plain values, e.g. {{"query": "sister"}}'
+            ) from None
         heartbeat = bool(args.pop("request_heartbeat", False))
         result = spec.run(memory, **args)
         return ToolResult(result.status, result.message, heartbeat, result.records)
-    except (_ToolError, CoreMemoryError, ValueError, TypeError, KeyError) as exc:
-        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-        return ToolResult("Failed", text, heartbeat=True)
+    except (_ToolError, CoreMemoryError, ValueError, TypeError, KeyError, OverflowError, OSError) as exc:
+        return ToolResult("Failed", _safe_text(exc, 1000), heartbeat=True)
     except Exception as exc:  # the contract is "never raises": report, don't crash the loop
-        return ToolResult("Failed", f"{call_name} failed unexpectedly ({type(exc).__name__}: {exc})", heartbeat=True)
+        return ToolResult("Failed", f"{name} failed unexpectedly ({type(exc).__name__}: {_safe_text(exc)}); "
+                          "nothing was changed", heartbeat=True)
+
+
+# -- results as messages ------------------------------------------------------------
+
+
+def result_message(result: ToolResult, call_id: str, name: str | None = None,
+                   context: MainContext | None = None) -> Message:
+    """The tool message that carries `result` back to the agent, cut to fit.
+
+    A result longer than RESULT_CHAR_LIMIT, or too large for what `context`
+    can still hold next to the call it answers, keeps the longest prefix of
+    its message that fits, with a note saying it was cut (as MemGPT capped
+    function returns), so the loop never stops on an oversized result.
+    """
+    def build(text: str) -> Message:
+        return Message.tool(ToolResult(result.status, text).to_content(), call_id, name=name)
+
+    full = build(result.message)
+    room = context.room(full) if context is not None else None
+    if len(result.message) <= RESULT_CHAR_LIMIT and (room is None or context.message_tokens(full) <= room):
+        return full
+
+    def cut(n: int) -> Message:
+        return build(result.message[:n] + f" [cut to {n} of {len(result.message):,} characters to fit]")
+
+    def fits(n: int) -> bool:
+        return room is None or context.message_tokens(cut(n)) <= room
+
+    lo, hi = 0, min(len(result.message), RESULT_CHAR_LIMIT)
+    while lo < hi:  # the longest prefix that fits (token counts grow with the prefix)
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return cut(lo)
+
+
+# -- other tool surfaces, for comparison ------------------------------------------
+# memlib's surface above is the one `dispatch` runs. The two below reproduce the
+# shapes of MemGPT's research code (0.3.25) and of the last Letta server
+# (letta-ai/letta 56ba9c25), from the course's fact sheet, so the notebooks can
+# show what changed. The descriptions are memlib's words; names, parameters,
+# types and what is required are theirs. They are schemas only: nothing runs them.
+
+#: The tool surfaces `tool_schemas` knows.
+SCHEMA_PROFILES = ("memlib", "memgpt-0.3", "letta")
+#: MemGPT 0.3's cap on pause_heartbeats(minutes).
+MAX_PAUSE_HEARTBEATS = 360
+
+_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+
+
+def _function(name: str, description: str, params: list[tuple], heartbeat: bool) -> dict[str, Any]:
+    """A function schema from (name, JSON type, description, required) tuples."""
+    properties = {p: {**kind, "description": text} for p, kind, text, _ in params}
+    required = [p for p, _, _, needed in params if needed]
+    if heartbeat:
+        # MemGPT adds this to every tool but send_message and pause_heartbeats, as a required parameter.
+        properties["request_heartbeat"] = {**_B, "description": (
+            "Ask for control back right after this call, to send a follow-up message or run a follow-up function.")}
+        required.append("request_heartbeat")
+    return {"type": "function", "function": {"name": name, "description": description,
+                                             "parameters": {"type": "object", "properties": properties,
+                                                            "required": required}}}
+
+
+def _memgpt_schemas() -> list[dict[str, Any]]:
+    page = ("page", _I, "Which page of results to show, 0 for the first.", False)
+    return [
+        _function("send_message", "Send a message to the user.",
+                  [("message", _S, "The text the user will read.", True)], heartbeat=False),
+        _function("pause_heartbeats", "Stop heartbeats (timed wake-ups) for a while.",
+                  [("minutes", _I, f"How long to pause, at most {MAX_PAUSE_HEARTBEATS} minutes.", True)],
+                  heartbeat=False),
+        _function("conversation_search", "Search past messages by text.",
+                  [("query", _S, "Text to look for.", True), page], heartbeat=True),
+        _function("conversation_search_date", "List past messages between two dates.",
+                  [("start_date", _S, "First day, YYYY-MM-DD.", True),
+                   ("end_date", _S, "Last day, YYYY-MM-DD.", True), page], heartbeat=True),
+        _function("archival_memory_insert", "Add a passage to archival memory.",
+                  [("content", _S, "The text to store.", True)], heartbeat=True),
+        _function("archival_memory_search", "Search archival memory.",
+                  [("query", _S, "Text to look for.", True), page], heartbeat=True),
+        _function("core_memory_append", "Append to a core memory section.",
+                  [("name", _S, "Section to edit: persona or human.", True),
+                   ("content", _S, "Text to add.", True)], heartbeat=True),
+        _function("core_memory_replace", "Replace text in a core memory section (every occurrence).",
+                  [("name", _S, "Section to edit: persona or human.", True),
+                   ("old_content", _S, "Text to replace, exactly as it appears.", True),
+                   ("new_content", _S, "Replacement text; empty deletes.", True)], heartbeat=True),
+    ]
+
+
+def _letta_schemas() -> list[dict[str, Any]]:
+    label = ("label", _S, "The block to edit.", True)
+    return [
+        _function("send_message", "Send a message to the user.",
+                  [("message", _S, "The text the user will read.", True)], heartbeat=False),
+        _function("core_memory_append", "Append a line to a memory block; returns the new value.",
+                  [label, ("content", _S, "Text to add.", True)], heartbeat=False),
+        _function("core_memory_replace", "Replace every occurrence of a text in a block; fails if absent.",
+                  [label, ("old_content", _S, "Text to replace.", True),
+                   ("new_content", _S, "Replacement text.", True)], heartbeat=False),
+        _function("memory_replace", "Replace text that occurs exactly once in a block; otherwise fails.",
+                  [label, ("old_string", _S, "Text to replace, occurring once.", True),
+                   ("new_string", _S, "Replacement text.", True)], heartbeat=False),
+        _function("memory_insert", "Insert text at a line of a block (-1: at the end).",
+                  [label, ("new_string", _S, "Text to insert.", True),
+                   ("insert_line", _I, "Line to insert after, -1 for the end.", False)], heartbeat=False),
+        _function("memory_rethink", "Rewrite a whole block.",
+                  [label, ("new_memory", _S, "The block's new value.", True)], heartbeat=False),
+        _function("memory_finish_edits", "Say that memory editing is done.", [], heartbeat=False),
+        _function("archival_memory_insert", "Add a passage to archival memory, with optional tags.",
+                  [("content", _S, "The text to store.", True), ("tags", _STRINGS, "Tags for the passage.", False)],
+                  heartbeat=False),
+        _function("archival_memory_search", "Hybrid (embedding + full-text) search of archival memory.",
+                  [("query", _S, "What to look for.", True), ("tags", _STRINGS, "Only passages with these tags.", False),
+                   ("tag_match_mode", {"type": "string", "enum": ["any", "all"]}, "Match any or all tags.", False),
+                   ("top_k", _I, "How many results.", False),
+                   ("start_datetime", _S, "Earliest time, ISO 8601.", False),
+                   ("end_datetime", _S, "Latest time, ISO 8601.", False)], heartbeat=False),
+        _function("conversation_search", "Hybrid search of past messages.",
+                  [("query", _S, "What to look for.", True), ("roles", _STRINGS, "Only messages of these roles.", False),
+                   ("limit", _I, "How many results.", False), ("start_date", _S, "Earliest day.", False),
+                   ("end_date", _S, "Latest day.", False)], heartbeat=False),
+    ]
+
+
+def tool_schemas(profile: str = "memlib") -> list[dict[str, Any]]:
+    """The tool surface of `profile` in the function-calling format (a fresh list each call).
+
+    "memlib" is `TOOL_SCHEMAS` (what `dispatch` runs). "memgpt-0.3": MemGPT
+    0.3.25, `request_heartbeat` required on every tool but send_message and
+    pause_heartbeats, `name` for the section. "letta": the last Letta server's
+    base and memory tools as its newest agent type sees them (no heartbeats:
+    tool rules decide when the loop continues), `label` for the block.
+
+    Example:
+        >>> [f["function"]["name"] for f in tool_schemas("memgpt-0.3")][:2]
+        ['send_message', 'pause_heartbeats']
+    """
+    builders = {"memlib": lambda: json.loads(json.dumps(TOOL_SCHEMAS)), "memgpt-0.3": _memgpt_schemas,
+                "letta": _letta_schemas}
+    if profile not in builders:
+        raise ValueError(f"unknown tool profile {profile!r}; choose one of {', '.join(SCHEMA_PROFILES)}")
+    return builders[profile]()
+
+
+def memgpt_return(result: ToolResult, now: datetime | None = None) -> str:
+    """A result in MemGPT 0.3's envelope: JSON {"status": "OK" | "Failed", "message": ..., "time": ...}.
+
+    Example:
+        >>> memgpt_return(ToolResult("OK", "None"), datetime(2024, 5, 1, 9, 30))
+        '{"status": "OK", "message": "None", "time": "2024-05-01 09:30:00 AM"}'
+    """
+    if not isinstance(result, ToolResult):
+        raise TypeError(f"memgpt_return takes a ToolResult, got {type(result).__name__}")
+    now = datetime.now() if now is None else now
+    return json.dumps({"status": result.status, "message": result.message,
+                       "time": now.strftime("%Y-%m-%d %I:%M:%S %p")}, ensure_ascii=False)

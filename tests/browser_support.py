@@ -94,7 +94,8 @@ def free_port() -> int:
 class JupyterLabServer:
     """JupyterLab on 127.0.0.1 serving `notebooks` (copied into a temp folder), with throwaway dirs.
 
-    Use as a context manager; `url` is the base URL (no token needed).
+    Use as a context manager; `url` is the base URL (no token needed). A
+    notebook is served as ``<its folder's name>/<file name>`` (`path_of`).
     The venv's data path is kept (it holds the widget and plotly lab extensions).
     """
 
@@ -125,7 +126,10 @@ class JupyterLabServer:
         self.root = self.tmp / "root"
         self.root.mkdir()
         for notebook in self.notebooks:
-            shutil.copy2(notebook, self.root / notebook.name)
+            # Each notebook keeps its folder (solutions/, notebooks/): both sets share file names.
+            target = self.root / notebook.parent.name / notebook.name
+            target.parent.mkdir(exist_ok=True)
+            shutil.copy2(notebook, target)
         config_dir = self.tmp / "config"
         self._write_settings(config_dir)
         env = dict(os.environ)
@@ -181,6 +185,11 @@ class JupyterLabServer:
             time.sleep(0.25)
         raise RuntimeError(f"JupyterLab did not answer on {self.url} within {self.startup_timeout:.0f} s:\n"
                            f"{self.log_tail()}")
+
+    @staticmethod
+    def path_of(notebook: Path) -> str:
+        """Where the server serves `notebook` (relative to its root), e.g. 'notebooks/03_archival_bm25.ipynb'."""
+        return f"{Path(notebook).parent.name}/{Path(notebook).name}"
 
     def api(self, path: str, method: str = "GET"):
         request = urllib.request.Request(f"{self.url}{path}", method=method)
@@ -281,6 +290,16 @@ _JS_MARK_WIDGETS = """() => {
 }"""
 _WIDGET_OUTPUTS = "[data-memlib-widget]"
 
+# The failures that a graded cell displays instead of raising (memlib.course.checking).
+_JS_CHECK_FAILURES = """() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const found = [];
+  [...panel.querySelectorAll('.jp-Notebook .jp-Cell')].forEach((cell, index) => {
+    cell.querySelectorAll('.memlib-check-failed').forEach(f => found.push({cell: index + 1, text: f.innerText}));
+  });
+  return found;
+}"""
+
 _JS_DESCRIBE_WIDGET = """(out) => {
   const labels = (sel) => [...out.querySelectorAll(sel)].map(e => (e.textContent || '').trim());
   return {
@@ -347,7 +366,7 @@ class NotebookPage:
         self.page.on("pageerror", lambda exc: self.console_errors.append(f"page error: {exc}"))
         # A workspace of its own per notebook: Lab would otherwise restore the
         # tabs of the previous page (and the command could go to the wrong one).
-        workspace = re.sub(r"[^A-Za-z0-9_-]", "-", Path(self.name).stem)
+        workspace = re.sub(r"[^A-Za-z0-9_-]", "-", str(Path(self.name).with_suffix("")))
         self.page.goto(f"{self.base_url}/lab/workspaces/{workspace}/tree/{self.name}?reset",
                        wait_until="domcontentloaded",
                        timeout=timeout_s * 1000)
@@ -390,6 +409,10 @@ class NotebookPage:
 
     def errors(self) -> list[dict]:
         return self.page.evaluate(_JS_ERRORS)
+
+    def check_failures(self) -> list[dict]:
+        """The failed checks shown on the page: [{cell (1-based), text}]."""
+        return self.page.evaluate(_JS_CHECK_FAILURES)
 
     def widget_outputs(self) -> list:
         self.page.evaluate(_JS_MARK_WIDGETS)

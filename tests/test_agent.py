@@ -12,15 +12,13 @@ from memlib.agent import (
     Agent,
     AgentView,
     Policy,
-    RulePolicy,
-    ScriptedPolicy,
-    ScriptedPolicyExhausted,
     ToolCall,
     Trace,
 )
 from memlib.citations import CITATION_PATTERN, Citation, CitedAnswer, strip_citations, verify
 from memlib.context import MainContext
 from memlib.core_memory import Block, CoreMemory
+from memlib.policies import RulePolicy, ScriptedPolicy, ScriptedPolicyExhausted
 from memlib.tools import MemorySystem
 
 
@@ -415,7 +413,8 @@ def test_a_user_message_too_big_for_the_window_raises_and_changes_nothing():
     assert agent.step("Thanks.").reply == "Noted."
 
 
-@pytest.mark.parametrize("module_name", ["memlib.core_memory", "memlib.citations", "memlib.tools", "memlib.agent"])
+@pytest.mark.parametrize("module_name", ["memlib.core_memory", "memlib.citations", "memlib.tools", "memlib.agent",
+                                         "memlib.policies"])
 def test_docstring_examples_run(module_name):
     import doctest
     import importlib

@@ -34,9 +34,16 @@ def test_quick_run_writes_results_report_and_charts(tmp_path):
     assert results["interleaved"]["total_s"]["memlib BM25Index"] > 0
     assert "rank-bm25 (re-index every round)" in results["interleaved"]["how"]
     assert results["context"]["late_median_us"] > 0
+    # issue 18: the analyzer against the previous tokenizer, tantivy in both tables
+    assert all(v > 0 for v in medians["memlib BM25Index (previous tokenizer)"].values())
+    assert all(v > 0 for v in medians["tantivy"].values())
+    assert "commit + reload" in results["interleaved"]["how"]["tantivy (commit + reload before every search)"]
+    per_record = results["analyzer"]["us_per_record"]
+    assert per_record["previous tokenizer"]["course facts"] > 0 and "analyzer 'stemmed'" in per_record
     assert results["import"]["import memlib"]["pulls_in_plotly_or_ipywidgets"] is False
     report = (tmp_path / "report.md").read_text()
     assert "### Top-10 search" in report and "### Targets (issue 8)" in report
+    assert "### Analyzer cost per record" in report
     svg = ET.fromstring((tmp_path / "search.svg").read_text())  # well-formed SVG
     assert svg.tag.endswith("svg")
     assert "plotly" in (tmp_path / "search.html").read_text().lower()
@@ -94,3 +101,17 @@ def test_search_on_chosen_engines_and_its_figure(tmp_path):
     assert [t.name for t in fig.data] == only and list(fig.data[0].x) == [200, 400]
     with pytest.raises(ValueError, match="unknown engines"):
         bench.bench_search([200], 1, 5, tmp_path, log=lambda line: None, only=["elasticsearch"])
+
+
+def test_quick_run_never_writes_the_committed_results(monkeypatch, tmp_path):
+    """`--quick` without --out goes to a temporary folder; the full run keeps benchmarks/results."""
+    import tempfile
+    from pathlib import Path
+
+    seen = []
+    monkeypatch.setattr(bench, "run", lambda quick, out_dir, notebooks: seen.append(out_dir) or {})
+    monkeypatch.chdir(tmp_path)
+    assert bench.main(["--quick"]) == 0 and bench.main([]) == 0
+    quick, full = seen
+    assert quick == Path(tempfile.gettempdir()) / "memlib-bench-quick"
+    assert full == Path("benchmarks") / "results"

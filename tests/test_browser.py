@@ -1,4 +1,4 @@
-"""Every solution notebook, run in JupyterLab in a real browser (headless Debian Chromium via Playwright).
+"""Every solution and every student notebook, run in JupyterLab in a real browser (headless Debian Chromium).
 
 For each ``solutions/*.ipynb`` present when the tests run: open it in a
 throwaway JupyterLab, Run ▸ Run All Cells, wait for the kernel to go idle,
@@ -8,6 +8,12 @@ quizzes the notebook builds are on the page, and that one interaction per
 widget changes what is shown (step the ContextStepper or TraceViewer, type a
 query into the RetrievalExplorer, answer a quiz question). A screenshot of the
 whole notebook and one per widget land in artifacts/screenshots/ (git-ignored).
+
+For each released ``notebooks/*.ipynb`` (unsolved, as a student opens it):
+Run All must reach the last cell. Every code cell executed, no cell shows an
+error, the cells that show a failed check are exactly the graded cells, each
+failure is a few lines (message and hint, no traceback), and every widget
+rendered (the cells after an exercise fall back to memlib's reference).
 
 Run with ``python -m pytest -m browser``. Skips, saying how to install it,
 where /usr/bin/chromium or Playwright is missing (``.ci/browser.sh`` installs
@@ -40,6 +46,9 @@ from browser_support import CHROMIUM, CHROMIUM_ARGS, JupyterLabServer, NotebookP
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
+STUDENT_NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+#: Lines a displayed check failure may take: what is wrong, the hint, how to see more, the "keeps running" note.
+MAX_FAILURE_LINES = 6
 SCREENSHOTS = Path(os.environ.get("MEMLIB_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
 #: Per notebook: opening, Run All and the interactions (a notebook runs in < 20 s under nbval).
 RUN_TIMEOUT_S = 120
@@ -85,7 +94,7 @@ def lab():
     reason = missing_requirements()
     if reason:
         pytest.skip(reason)
-    with JupyterLabServer(SOLUTIONS) as server:
+    with JupyterLabServer(SOLUTIONS + STUDENT_NOTEBOOKS) as server:
         yield server
 
 
@@ -117,7 +126,7 @@ def test_notebook_runs_and_its_widgets_react_in_a_real_browser(path, lab, browse
     started = time.monotonic()
     expected_kinds, expects_static_figure = expectations(path)
     page = browser_context.new_page()
-    notebook = NotebookPage(page, lab.url, path.name)
+    notebook = NotebookPage(page, lab.url, lab.path_of(path))
     problems: list[str] = []
     found: list[tuple[object, str]] = []
     notes: list[str] = []
@@ -171,6 +180,62 @@ def test_notebook_runs_and_its_widgets_react_in_a_real_browser(path, lab, browse
     print(f"{path.name}: {seconds:.1f} s; " + "; ".join(notes))
     assert not problems, (f"{path.name} in JupyterLab ({seconds:.0f} s, screenshots in "
                           f"{SCREENSHOTS}/{path.stem}*.png):\n- " + "\n- ".join(problems))
+
+
+def graded_cell_numbers(path: Path) -> set[int]:
+    """1-based positions of the graded cells (as the page numbers its cells)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return {i for i, cell in enumerate(cells, start=1) if "graded" in cell.get("metadata", {}).get("tags", [])}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", STUDENT_NOTEBOOKS, ids=[p.stem for p in STUDENT_NOTEBOOKS])
+def test_run_all_reaches_the_last_cell_of_an_unsolved_student_notebook(path, lab, browser_context):
+    started = time.monotonic()
+    page = browser_context.new_page()
+    notebook = NotebookPage(page, lab.url, lab.path_of(path))
+    problems: list[str] = []
+    notes: list[str] = []
+    try:
+        notebook.open()
+        state = notebook.run_all(timeout_s=RUN_TIMEOUT_S)
+        if state["executed"] != state["codeCells"]:
+            problems.append(f"Run All stopped: only {state['executed']} of {state['codeCells']} code cells ran")
+        for error in notebook.errors():
+            problems.append(f"cell {error['cell']} shows an error output ({error['kind']}):\n{error['text']}")
+        failures = notebook.check_failures()
+        graded = graded_cell_numbers(path)
+        failed = {f["cell"] for f in failures}
+        for cell in sorted(failed - graded):
+            problems.append(f"cell {cell} is not graded but shows a failed check")
+        for cell in sorted(graded - failed):
+            problems.append(f"graded cell {cell} (unsolved) does not show its failure")
+        for failure in failures:
+            lines = [line for line in failure["text"].splitlines() if line.strip()]
+            if len(lines) > MAX_FAILURE_LINES or "Traceback" in failure["text"]:
+                problems.append(f"cell {failure['cell']}: the failure takes {len(lines)} lines:\n{failure['text']}")
+            if "not solved yet" not in failure["text"]:
+                problems.append(f"cell {failure['cell']}: the failure does not say 'not solved yet':\n{failure['text']}")
+        for handle in notebook.widget_outputs():
+            description = notebook.describe(handle)
+            if description["widgetNodes"] == 0 or description["placeholder"]:
+                problems.append(f"cell {notebook.cell_of(handle)}: a widget did not render ({description['text']!r})")
+        problems.extend(notebook.console_errors)
+        notes.append(f"{state['executed']}/{state['codeCells']} code cells ran, failures shown in cells "
+                     f"{sorted(failed)}, graded cells {sorted(graded)}")
+    except Exception as error:  # a timeout or a missing element: keep the screenshot, then report
+        problems.append(f"{type(error).__name__}: {error}")
+    finally:
+        try:
+            notebook.screenshots(SCREENSHOTS, f"student-{path.stem}", [])
+        except Exception as error:
+            notes.append(f"screenshot failed: {error}")
+        page.close()
+        lab.shutdown_kernels()
+    seconds = time.monotonic() - started
+    print(f"notebooks/{path.name}: {seconds:.1f} s; " + "; ".join(notes))
+    assert not problems, (f"notebooks/{path.name} in JupyterLab ({seconds:.0f} s, screenshot "
+                          f"{SCREENSHOTS}/student-{path.stem}.png):\n- " + "\n- ".join(problems))
 
 
 # -- launch checks (no browser) -------------------------------------------------
@@ -231,7 +296,7 @@ def test_memlib_ranges_admit_colabs_ipywidgets_and_plotly():
 def test_binder_runtime_names_a_python_memlib_supports():
     from packaging.specifiers import SpecifierSet
 
-    text = (ROOT / "runtime.txt").read_text(encoding="utf-8").strip()
+    text = (ROOT / "binder" / "runtime.txt").read_text(encoding="utf-8").strip()  # repo2docker reads binder/
     match = re.fullmatch(r"python-(3\.\d+)", text)
     assert match, f"runtime.txt should read like 'python-3.11' (repo2docker's format), not {text!r}"
     assert SpecifierSet(_pyproject()["project"]["requires-python"]).contains(match.group(1) + ".0")

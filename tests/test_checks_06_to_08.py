@@ -140,11 +140,71 @@ def test_citation_answer_not_supported_by_its_record():
 # -- exercise 4: guard ---------------------------------------------------------------------
 
 
+def _verdict_from_flag(flags):
+    """A scanner from any `text -> bool` (True = suspicious)."""
+    def scanner(text):
+        flagged = flags(text)
+        return Verdict(not flagged, ["flagged"] if flagged else [], "override" if flagged else None)
+    return scanner
+
+
+def notebook_solution_guard():
+    """The notebook's own solution to exercise 4 (the toolbox cell and the solution cell), run as written."""
+    from pathlib import Path
+
+    nb = json.loads(Path(__file__).resolve().parents[1].joinpath("solutions", "07_memory_poisoning.ipynb")
+                    .read_text(encoding="utf-8"))
+    from memlib.guard import reveal
+
+    # what earlier cells of the notebook define and these two cells use
+    namespace: dict = {"notes": datasets.load("poisoning"), "reveal": reveal, "Verdict": Verdict}
+    for cell in nb["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "code" and ("def decoded_payloads" in src or "def my_scan" in src):
+            exec(compile(src.replace("print(", "(lambda *a, **k: None)("), "<notebook>", "exec"), namespace)
+    return namespace["my_scan"]
+
+
 def test_guard_reference_passes(capsys):
     check_guard(scan)
     out = capsys.readouterr().out
     assert "PASS  all checks for 07-guard" in out
-    assert "hidden_unicode" in out and "imperative_reminder" in out  # the per-category table
+    assert "concealment" in out and "imperative_reminder" in out  # the per-family table
+    assert "on the development split" in out and "on the held-out split" in out
+
+
+@pytest.mark.parametrize("name", ["memlib.guard.scan", "the notebook's solution", "rules or naive Bayes"])
+def test_three_different_correct_guards_pass(name, capsys):
+    from memlib.evaluation import EitherGuard, NaiveBayesGuard, RulesGuard
+
+    if name == "memlib.guard.scan":
+        guard = scan
+    elif name == "the notebook's solution":
+        guard = notebook_solution_guard()
+    else:
+        either = EitherGuard(RulesGuard(), NaiveBayesGuard.fit(datasets.load("poisoning")))
+        guard = _verdict_from_flag(either.flags)
+    check_guard(guard)
+    assert "PASS  all checks for 07-guard" in capsys.readouterr().out
+
+
+def test_a_lookup_table_of_the_development_notes_fails_on_the_held_out_split():
+    from memlib.guard import POISONED_PAGE
+
+    injected = {n.text for n in datasets.load("poisoning") if n.is_injection} | {POISONED_PAGE}
+    lookup = _verdict_from_flag(lambda text: text in injected)
+    assert guard_report(lookup, split="poisoning").recall == 1.0  # perfect on what it memorised
+    fails(check_guard, lookup, "recall on injections on the held-out split is 0.000", "not in the development split")
+
+
+def test_the_notebook_states_the_bars_the_check_applies():
+    from pathlib import Path
+
+    from memlib.course.checks.nb07_guard import GUARD_THRESHOLDS
+
+    text = Path(__file__).resolve().parents[1].joinpath("solutions", "07_memory_poisoning.ipynb").read_text("utf-8")
+    for recall, fpr in GUARD_THRESHOLDS.values():
+        assert f"≥ {recall:.2f}" in text and f"≤ {fpr:.2f}" in text
 
 
 def test_guard_stub():
@@ -176,25 +236,22 @@ def test_guard_nondeterministic():
           "two different verdicts")
 
 
-def test_keyword_guard_fails_on_recall_per_category():
+def test_keyword_guard_fails_on_recall_per_family():
     guard = KeywordGuard()
-
-    def keyword(text):
-        flagged = guard.flags(text)
-        return Verdict(not flagged, ["keyword"] if flagged else [], "instruction_override" if flagged else None)
-
-    message = fails(check_guard, keyword, "recall on injections is 0.053", "slipped through")
-    assert "quiet_directive" in message or "role_tokens" in message
+    message = fails(check_guard, _verdict_from_flag(guard.flags), "recall on injections on the development split is 0.012",
+                    "slipped through")
+    assert "concealment" in message or "output_task" in message
 
 
-def test_guard_that_misses_one_technique_names_it():
-    def blind_to_hidden(text):
+def test_guard_blind_to_some_families_names_them():
+    blind = {"concealment", "fake_authority", "output_task"}
+
+    def partly_blind(text):
         verdict = scan(text)
-        if verdict.category == "hidden_unicode":
-            return Verdict(True, [], None)
-        return verdict
+        return Verdict(True, [], None) if verdict.category in blind else verdict
 
-    fails(check_guard, blind_to_hidden, "recall on injections is 0.840", "hidden_unicode")
+    message = fails(check_guard, partly_blind, "recall on injections on the development split", "concealment")
+    assert "slipped through" in message
 
 
 def test_guard_flagging_every_imperative_fails_on_false_positives():
@@ -202,16 +259,16 @@ def test_guard_flagging_every_imperative_fails_on_false_positives():
 
     def paranoid(text):
         verdict = scan(text)
-        if verdict.untrusted or re.search(r"\b(instructions?|remember|never|always|don't|password)\b", text, re.I):
-            return Verdict(False, ["imperative or keyword"], "quiet_directive")
+        if verdict.untrusted or re.search(r"\b(instructions?|remember|never|always|don't|password|said)\b", text, re.I):
+            return Verdict(False, ["imperative or keyword"], "override")
         return verdict
 
-    fails(check_guard, paranoid, "false-positive rate on benign notes", "honest notes flagged", "mentions_instructions")
+    fails(check_guard, paranoid, "false-positive rate on benign notes on the development split", "honest notes flagged")
 
 
 def test_guard_flagging_everything():
-    fails(check_guard, lambda text: Verdict(False, ["everything is suspect"], "quiet_directive"),
-          "false-positive rate on benign notes is 1.000")
+    fails(check_guard, lambda text: Verdict(False, ["everything is suspect"], "override"),
+          "false-positive rate on benign notes on the development split is 1.000")
 
 
 def test_guard_that_misses_the_demo_page_fails_in_the_agent(monkeypatch):
@@ -225,11 +282,15 @@ def test_guard_that_misses_the_demo_page_fails_in_the_agent(monkeypatch):
 
 def test_guard_report_counts():
     report = guard_report(scan, "reference")
-    assert report.recall == 1.0 and report.false_positive_rate == 0.0
-    assert report.by_category["imperative_reminder"] == (0, 20)
-    assert "GuardReport(reference" in repr(report)
-    keyword = guard_report(lambda t: Verdict(not KeywordGuard().flags(t), ["k"], None), "keyword")
-    assert round(keyword.recall, 3) == 0.053 and round(keyword.false_positive_rate, 3) == 0.009
+    assert report.split == "poisoning" and report.recall >= 0.97 and report.false_positive_rate <= 0.01
+    assert report.by_category["imperative_reminder"][1] == 49
+    assert "GuardReport(reference on poisoning" in repr(report)
+    keyword = guard_report(_verdict_from_flag(KeywordGuard().flags), "keyword")
+    assert round(keyword.recall, 3) == 0.012 and round(keyword.false_positive_rate, 3) == 0.006
+    held = guard_report(scan, "reference", split="poisoning_heldout")
+    assert len(held.notes) == len(datasets.load("poisoning_heldout")) and held.recall >= 0.9
+    with pytest.raises(ValueError, match="poisoning_heldout"):
+        guard_report(scan, split="test")
 
 
 # -- exercise 5: typed core memory -----------------------------------------------------------
@@ -417,7 +478,7 @@ class SpaceJoin(TypedCoreMemory):
 
 
 def test_typed_append_joins_with_space():
-    fails(check_typed_core_memory, SpaceJoin, "append up to exactly the limit gave")
+    fails(check_typed_core_memory, SpaceJoin, "append up to exactly the limit gave", "first difference at character")
 
 
 class IgnoresReadOnly(TypedCoreMemory):
@@ -516,15 +577,6 @@ def test_block_fill_bars_reads_every_kind_of_core_memory():
     assert rows[0]["fill"] == 1.0 and rows[0]["read_only"]
     with pytest.raises(TypeError, match="blocks"):
         block_fill_bars("persona: hi")
-
-
-def test_guard_check_reports_notes_outside_the_dataset(capsys):
-    from memlib.course.checks.nb07_guard import UNSEEN_NOTES, unseen_figures
-
-    check_guard(scan)
-    assert "notes that are not in the dataset (not graded)" in capsys.readouterr().out
-    caught, injections, alarms, benign = unseen_figures(scan)
-    assert injections + benign == len(UNSEEN_NOTES) and caught >= 0.8 * injections and alarms <= 0.15 * benign
 
 
 def test_checks_import_in_any_order():

@@ -23,8 +23,9 @@ def test_segments_add_up_to_the_window():
     fill(ctx, 3)
     seg = ctx.segments()
     assert sum(seg.values()) == 500
-    assert seg["system"] == count("You are terse.")
+    assert seg["system"] == count("<system>\nYou are terse.\n</system>\n")  # the tags are in the prompt too
     assert seg["messages"] == sum(ctx.message_tokens(m) for m in ctx.messages)
+    assert count(ctx.render()) == ctx.used
 
 
 def test_warning_at_70_percent_then_flush_to_about_half():
@@ -170,3 +171,61 @@ def test_restore_puts_back_a_saved_queue_and_summary():
     with pytest.raises(ValueError, match="over its"):
         big.restore(ctx.messages)
     assert big.messages == [] and big.summary == ""
+
+
+# -- the budget is the rendered prompt (issue 14) -------------------------------------
+
+
+def test_used_is_the_token_count_of_the_rendered_prompt_at_awkward_seams():
+    from memlib.core_memory import CoreMemory
+
+    core = CoreMemory.default(human="Name: Ada ")
+    ctx = MainContext(window=400, system_prompt="sys.", core_memory=core, summarizer=TruncatingSummarizer())
+    for text in ["", " leading space", "trailing space ", "\n\nnewlines\n", "ends with a dot.", "12", "34",
+                 "'s", "中文", "</system>", "<|endoftext|>", "\r\n", "word " * 30] * 4:
+        ctx.append(Message.user(text))
+        assert count(ctx.render()) == ctx.used <= ctx.window
+    assert ctx.summary and "<summary>" in ctx.render()
+
+
+def test_a_direct_core_edit_flushes_or_is_refused_never_overflows():
+    from memlib.core_memory import CoreMemory
+
+    core = CoreMemory.default(limit=5000)
+    ctx = MainContext(window=512, core_memory=core)
+    fill(ctx, 20)
+    core.append("human", "likes tea " * 60)  # straight on CoreMemory, no tool: the context is told
+    assert count(ctx.render()) == ctx.used <= 512 and "flush" in kinds(ctx.events)
+    before = (core.to_json(), ctx.used, ctx.render())
+    with pytest.raises(ContextOverflowError, match="edit undone"):
+        core.append("human", "likes tea " * 300)  # would be about 1,940 of 512 tokens
+    assert (core.to_json(), ctx.used, ctx.render()) == before
+
+
+def test_a_summarizer_that_raises_changes_nothing():
+    class Broken:
+        def summarize(self, previous, evicted, max_tokens):
+            raise RuntimeError("model offline")
+
+    ctx = MainContext(window=300, system_prompt="sys", summarizer=Broken(), summary_tokens=30)
+    fill(ctx, 8)
+    before = (ctx.messages, ctx.used, ctx.summary, len(ctx.recall), len(ctx.events))
+    with pytest.raises(RuntimeError, match="model offline"):
+        fill(ctx, 20)
+    after_first_failure = (ctx.messages, ctx.used, ctx.summary, len(ctx.recall), len(ctx.events))
+    with pytest.raises(RuntimeError):
+        ctx.flush()
+    assert (ctx.messages, ctx.used, ctx.summary, len(ctx.recall), len(ctx.events)) == after_first_failure
+    assert after_first_failure[0][: len(before[0])] == before[0]  # nothing evicted unsummarised
+
+
+def test_room_says_exactly_what_still_fits():
+    ctx = MainContext(window=300, system_prompt="sys")
+    fill(ctx, 10)
+    room = ctx.room(Message.user("x"))
+    fits = Message.user("word " * 400)
+    while ctx.message_tokens(fits) > room:
+        fits = Message.user(fits.content[:-5])
+    ctx.append(fits)  # the largest message room() allows is accepted
+    with pytest.raises(ContextOverflowError):
+        ctx.append(Message.user(fits.content + " word word word"))

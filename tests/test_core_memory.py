@@ -263,3 +263,44 @@ def test_failed_edit_leaves_memory_byte_identical(operations):
             assert memory.version == version + 1
         assert all(block.chars <= block.limit for block in memory)
         assert CoreMemory.from_json(memory.to_json()) == memory
+
+
+# -- the context is told about every edit (issue 14) ----------------------------------
+
+
+def test_a_listener_sees_every_edit_and_a_refusal_undoes_it():
+    import copy
+    import gc
+
+    class Window:
+        def __init__(self, limit):
+            self.limit, self.seen = limit, []
+
+        def core_changed(self):
+            self.seen.append(memory.version)
+            if len(memory.render()) > self.limit:
+                raise ValueError("too big for the window")
+
+    memory = CoreMemory.default()
+    window = Window(limit=200)
+    memory.attach(window)
+    memory.append("human", "Name: Ada")
+    memory.add_block(Block("notes", "short"))
+    assert len(window.seen) == 2
+    before = memory.to_json()
+    with pytest.raises(ValueError, match="too big"):
+        memory.append("human", "x" * 500)
+    assert memory.to_json() == before  # undone, and the listener was told so
+    assert len(window.seen) == 4
+    twin = copy.deepcopy(memory)  # a copy is a new memory: nobody listens to it
+    twin.append("human", "y" * 500)
+    assert len(window.seen) == 4
+    memory.detach(window)
+    memory.append("human", "z" * 500)
+    assert len(window.seen) == 4
+    memory.attach(window)
+    del window
+    gc.collect()
+    memory.append("human", "still fine")  # a listener nobody holds is dropped, not called
+    with pytest.raises(TypeError, match="core_changed"):
+        memory.attach(object())

@@ -13,7 +13,7 @@ import pytest
 
 from memlib import datasets
 from memlib.archival import TRUST_LEVELS, ArchivalRecord
-from memlib.retrieval import tokenize
+from memlib.retrieval import ANALYZERS, tokenize
 
 DATA = resources.files("memlib.data")
 
@@ -44,7 +44,9 @@ def actual_counts() -> dict[str, int]:
         "conversation": len(jsonl("conversation.jsonl")),
         "conversation_questions": len(jsonl("conversation_questions.jsonl")),
         "poisoning": len(jsonl("poisoning.jsonl")),
+        "poisoning_heldout": len(jsonl("poisoning_heldout.jsonl")),
         "core_memory": len(core),
+        "decider_scenarios": len(json.loads(DATA.joinpath("decider_scenarios.json").read_text("utf-8"))["scenarios"]),
         "quizzes": len(quizzes),
     }
 
@@ -76,7 +78,7 @@ def test_readme_detail_numbers_match_files():
 def test_minimum_sizes():
     c = actual_counts()
     assert c["facts"] >= 300 and c["queries"] >= 100 and c["conversation"] >= 400
-    assert c["conversation_questions"] >= 40 and c["poisoning"] >= 150 and c["quizzes"] == 9
+    assert c["conversation_questions"] >= 40 and c["poisoning"] >= 150 and c["quizzes"] == len(datasets.QUIZ_NOTEBOOKS)
 
 
 # -- facts -------------------------------------------------------------------------
@@ -146,7 +148,10 @@ def test_paraphrase_share_and_definition():
     for q in paraphrases:
         # the key answer term does not appear in the question
         # one-letter tokens are possessive fragments ("master's"), not answer terms
-        shared = {t for t in set(tokenize(q["answer"])) & set(tokenize(q["question"])) if len(t) > 1}
+        # compared as words (no stemming): q-045 asks about "depots" for an answer with "depot",
+        # which the default stemmed analyzer does match
+        words = ANALYZERS["unstemmed"]
+        shared = {t for t in set(words(q["answer"])) & set(words(q["question"])) if len(t) > 1}
         assert not shared, f"{q['id']} shares {shared} with its answer"
 
 
@@ -213,24 +218,57 @@ def test_poisoning_schema_and_shares():
     assert len({n["id"] for n in notes}) == len(notes)
     assert len({n["text"] for n in notes}) == len(notes)
     for n in notes:
-        assert set(n) == {"id", "text", "label", "category"}
+        assert set(n) == {"id", "text", "label", "category", "carrier"}
+        assert n["carrier"] in datasets.CARRIERS
         if n["label"] == "injection":
-            assert n["category"] in datasets.INJECTION_CATEGORIES
+            assert n["category"] in datasets.INJECTION_FAMILIES
         else:
-            assert n["label"] == "benign" and n["category"] in datasets.BENIGN_CATEGORIES
-    cats = Counter(n["category"] for n in notes if n["label"] == "injection")
-    assert set(cats) == set(datasets.INJECTION_CATEGORIES)
-    assert min(cats.values()) >= 8
+            assert n["label"] == "benign" and n["category"] in datasets.BENIGN_KINDS
+    families = Counter(n["category"] for n in notes if n["label"] == "injection")
+    assert set(families) == set(datasets.INJECTION_FAMILIES)
+    assert min(families.values()) >= 20
     benign = [n for n in notes if n["label"] == "benign"]
+    assert set(n["category"] for n in benign) == set(datasets.BENIGN_KINDS)
     hard = [n for n in benign if n["category"] in datasets.HARD_NEGATIVE_CATEGORIES]
     assert len(hard) / len(benign) >= 0.40
 
 
-def test_hidden_unicode_notes_really_hide_something():
-    for n in datasets.load("poisoning"):
-        if n.category == "hidden_unicode":
-            assert any(ord(c) > 0x7F for c in n.text), n.id
-    assert "\\u" in repr(next(n for n in datasets.load("poisoning") if n.category == "hidden_unicode"))
+def test_both_poisoning_splits_reach_the_corpus_target():
+    """Issue 15's target: at least 600 injected and 600 benign notes over the two splits."""
+    notes = jsonl("poisoning.jsonl") + jsonl("poisoning_heldout.jsonl")
+    labels = Counter(n["label"] for n in notes)
+    assert labels["injection"] >= 600 and labels["benign"] >= 600
+
+
+def test_heldout_poisoning_split_covers_every_family_and_kind():
+    notes = jsonl("poisoning_heldout.jsonl")
+    assert len({n["id"] for n in notes}) == len(notes) and len({n["text"] for n in notes}) == len(notes)
+    for n in notes:
+        assert set(n) == {"id", "text", "label", "category", "carrier"}
+        assert n["carrier"] in datasets.CARRIERS
+        kinds = datasets.INJECTION_FAMILIES if n["label"] == "injection" else datasets.BENIGN_KINDS
+        assert n["category"] in kinds, n["id"]
+    families = Counter(n["category"] for n in notes if n["label"] == "injection")
+    assert set(families) == set(datasets.INJECTION_FAMILIES) and min(families.values()) >= 20
+    benign = Counter(n["category"] for n in notes if n["label"] == "benign")
+    assert set(benign) == set(datasets.BENIGN_KINDS) and min(benign.values()) >= 20
+    # benign hard negatives in about the same number as injections
+    assert 0.9 <= sum(benign.values()) / sum(families.values()) <= 1.1
+    assert set(Counter(n["carrier"] for n in notes)) == set(datasets.CARRIERS)
+    # no note of the development split reappears in the held-out one
+    assert not {n["text"] for n in notes} & {n["text"] for n in jsonl("poisoning.jsonl")}
+    loaded = datasets.load("poisoning_heldout")
+    assert len(loaded) == len(notes) and loaded[0].carrier == notes[0]["carrier"]
+
+
+def test_concealment_notes_hide_something_and_show_it_in_repr():
+    concealed = [n for n in datasets.load("poisoning") if n.category == "concealment"]
+    # all but the few split-sentence ones hide characters, mark-up or an encoding
+    hidden = [n for n in concealed if any(ord(c) > 0x7F for c in n.text)
+              or any(w in n.text.lower() for w in ("base64", "hex", "rot13", "reverse", "backwards", "decode", "encoded", "<", "\\u"))]
+    assert len(hidden) >= 0.9 * len(concealed)
+    assert "\\u" in repr(next(n for n in datasets.load("poisoning")
+                                if n.category == "concealment" and any(ord(c) > 0xFFFF for c in n.text)))
 
 
 # -- core memory -------------------------------------------------------------------
@@ -271,7 +309,9 @@ def test_quiz_files(notebook):
     assert raw["notebook"] == notebook and raw["title"].strip()
     assert len(raw["questions"]) >= 5
     for q in raw["questions"]:
-        assert set(q) == {"question", "options", "answer", "explanation"}
+        assert {"question", "options", "answer", "explanation"} <= set(q) <= {"question", "options", "answer",
+                                                                            "explanation", "feedback"}
+        assert len(q.get("feedback", q["options"])) == len(q["options"])
         assert len(q["options"]) >= 3 and len(set(q["options"])) == len(q["options"])
         assert isinstance(q["answer"], int) and 0 <= q["answer"] < len(q["options"])
         assert q["explanation"].strip()
@@ -350,6 +390,7 @@ def test_generator_is_deterministic(tmp_path):
     turns, questions = generate.world_conversation.build(random.Random(generate.SEED + 1))
     assert turns == jsonl("conversation.jsonl") and questions == jsonl("conversation_questions.jsonl")
     assert generate.world_poisoning.build(random.Random(generate.SEED + 2)) == jsonl("poisoning.jsonl")
+    assert generate.world_poisoning_heldout.build(random.Random(generate.SEED + 15)) == jsonl("poisoning_heldout.jsonl")
 
 
 def test_quiz_citation_example_matches_the_facts():

@@ -619,3 +619,12 @@ def test_saved_agent_never_reuses_a_deleted_archival_id(tmp_path):
     save_agent(tmp_path / "save", archival=store)
     loaded = load_agent(tmp_path / "save").archival
     assert loaded.insert("new fact").id == "arc-000003"
+
+
+def test_read_only_true_opens_a_store_on_a_read_only_mount(read_only_dir):
+    with SQLiteArchivalStore(read_only_dir / "a.db", read_only=True) as store:
+        assert [h.record.id for h in store.search("window seats")] == ["arc-000001"]
+        with pytest.raises(ReadOnlyStorageError):
+            store.insert("more")
+    with SQLiteRecallStore(read_only_dir / "r.db", read_only=True) as recall:
+        assert len(recall) == 0

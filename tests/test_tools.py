@@ -363,3 +363,26 @@ def test_dispatch_never_raises(name, args):
 _FUZZ_MEMORY = MemorySystem.create(window=1024, clock=Clock())
 _FUZZ_MEMORY.archival.insert("Ada likes tea")
 _FUZZ_MEMORY.append_message(Message.user("hello Ada"))
+
+
+# -- results that do not fit (issue 14) -------------------------------------------------
+
+
+def test_a_tool_result_too_large_for_the_window_is_cut_with_a_note_in_the_loop():
+    from memlib.agent import Agent, ScriptedPolicy
+    from memlib.tools import RESULT_CHAR_LIMIT, result_message
+
+    memory = MemorySystem.create(window=256, clock=Clock())
+    for i in range(12):
+        memory.archival.insert(f"garden fact {i}: " + "the tomatoes need water every morning " * 7)
+    agent = Agent(ScriptedPolicy([("archival_memory_search", {"query": "garden tomatoes water",
+                                                               "request_heartbeat": True}),
+                                  ("send_message", {"message": "done"})]), memory)
+    trace = agent.step("what about the garden?")  # the page is bigger than the whole window
+    assert trace.reply == "done"
+    tool_messages = [m for m in memory.recall if m.role == "tool"]
+    first = json.loads(tool_messages[0].content)
+    assert first["status"] == "OK" and "[cut to" in first["message"]
+    assert memory.context.used <= memory.context.window
+    long = ToolResult("OK", "x" * 10_000)
+    assert len(json.loads(result_message(long, "c1").content)["message"]) < RESULT_CHAR_LIMIT + 80

@@ -350,7 +350,9 @@ def test_context_stepper_widget_and_display():
 
 
 def test_mark_terms_escapes_and_marks_whole_words():
-    assert mark_terms("Seats & <seat> seatsbelt", ["seats"]) == "<mark>Seats</mark> &amp; &lt;seat&gt; seatsbelt"
+    assert mark_terms("Seats & <seat> seatsbelt", ["seat"]) == (
+        "<mark>Seats</mark> &amp; &lt;<mark>seat</mark>&gt; seatsbelt")  # both forms stem to "seat"
+    assert mark_terms("她对花生过敏", ["花生"]) == "<mark>她对花生过敏</mark>"  # a CJK run is marked whole
     assert mark_terms("x_b", ["x"]) == "<mark>x</mark>_b"
     assert mark_terms("x < y", []) == "x &lt; y"
 
@@ -370,7 +372,7 @@ def test_retrieval_explorer_search_changes_bars_and_table():
     hits = ex.search("dentist appointment")
     assert [h.record.id for h in hits] == ["arc-000003"]
     assert list(ex.figure.data[0].y) == ["arc-000003"]
-    assert ex.matched == {"arc-000003": ["dentist", "appointment"]}
+    assert ex.matched == {"arc-000003": ["dentist", "appoint"]}  # tokens, stemmed
     assert "<mark>dentist</mark>" in ex.render_html() and "trust-untrusted" not in ex.render_html()
     assert ex._text.value == "dentist appointment"
     ex._examples.value = "when is the dentist"  # picking an example query runs it

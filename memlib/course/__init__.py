@@ -7,6 +7,8 @@
   checking kit (`memlib.course.checking`: `CheckFailed`, `@graded`, `expect`) and the
   checks, one module per exercise (`memlib.course.checks.nbNN_<topic>`).
 - `memlib.course.grade`: `python -m memlib grade`, a class graded with nbval into a gradebook.
+- `memlib.course.shards`: `grade --shard K/N` picks a shard's students; `grade merge` joins the shards.
+- `memlib.course.item_analysis`: `grade items`, pass rate and failure reasons per check.
 - `memlib.course.quiz`: the self-check quiz widget at the end of each notebook.
 - `memlib.course.config`: the repository slug and branch (the only place they are written).
 

@@ -7,6 +7,43 @@ A check asserts invariants and compares with a reference; it prints one
 `AssertionError`, so nbval and pytest treat it as a failure) with a message
 that says what is wrong and where to look.
 
+How an unsolved notebook still runs to its last cell (Run All)
+----------------------------------------------------------------
+Front ends stop Run All at the first cell whose ``execute_reply`` has status
+"error" (JupyterLab 4 and Colab alike; Colab does not read cell tags, so a
+``raises-exception`` tag cannot be the answer). A failing check therefore
+must not raise in a student's interactive session, and must raise under
+nbval and under ``python -m memlib grade``. The switch that tells them apart:
+
+* By default a failed check **raises** `CheckFailed` (plain Python, pytest,
+  nbval, the grader).
+* The release stamps the Colab setup cell, the first code cell of every
+  notebook, tagged ``nbval-skip``, with a call to `keep_going_after_failures`.
+  Interactive front ends run that cell (it is the first cell of Run All in
+  JupyterLab, Colab, Binder, VS Code); nbval and the grader skip it, so they
+  stay strict. After the call, inside an IPython kernel, a failed check
+  *displays* its failure (message and hint, a few lines, marked
+  ``memlib-check-failed``) and the cell completes normally, so the next cells
+  run. Nothing in the exercise or graded cells changes.
+* The grader cannot be fooled by a student who calls the switch or removes
+  the tag: every graded cell it restores starts with `ensure_unpatched`,
+  which turns strict mode back on, and the environment variable
+  ``MEMLIB_STRICT_CHECKS=1`` forces strict mode whatever a cell did.
+
+A failure that is raised renders short too: `CheckFailed._render_traceback_`
+gives IPython three lines (what, hint, how to see more) instead of a
+traceback through memlib's internals. The full traceback, including the
+student's exception that caused the failure, is one flag away:
+``MEMLIB_FULL_TRACEBACK=1`` or `show_full_tracebacks()`.
+
+Inside a check, any exception the student's code raises becomes a
+`CheckFailed` that names the exception and where it was raised ("your answer
+crashed"); the release's stub (``NotImplementedError("Exercise N: ...")``)
+alone is reported as "not solved yet". When a check sees the student's code
+call memlib's own reference implementation of the exercise (the
+``references`` of `graded`), it prints a line starting with `REFERENCE_NOTE`
+and records it in `REFERENCE_CALLS`, so the gradebook can note it.
+
 This module does not run notebooks or award points (that is
 `memlib.course.grade`) and does not hold solutions beyond calling memlib's
 reference implementations.
@@ -19,15 +56,25 @@ gathers them, so a graded cell imports from one place.
 from __future__ import annotations
 
 import functools
+import html
 import importlib
+import os
+import re
 import sys
+import sysconfig
+import traceback
 from dataclasses import dataclass
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 __all__ = [
     "CheckFailed",
     "Check",
     "CHECKS",
+    "REFERENCE_CALLS",
+    "REFERENCE_NOTE",
+    "STRICT_ENV",
+    "FULL_TRACEBACK_ENV",
     "graded",
     "get_check",
     "run_check",
@@ -35,7 +82,74 @@ __all__ = [
     "expect",
     "expect_equal",
     "passed",
+    "keep_going_after_failures",
+    "strict_checks",
+    "failures_raise",
+    "show_full_tracebacks",
+    "is_exercise_stub",
 ]
+
+#: Set to 1 in a kernel's environment to make every failed check raise (the grader can set it).
+STRICT_ENV = "MEMLIB_STRICT_CHECKS"
+#: Set to 1 to see the full traceback of a failed check (for instructors).
+FULL_TRACEBACK_ENV = "MEMLIB_FULL_TRACEBACK"
+#: Start of the output line a check prints when the answer calls memlib's reference implementation.
+REFERENCE_NOTE = "NOTE  your answer calls memlib's reference implementation: "
+#: grade_id -> the reference implementations the last run of its check saw the answer call.
+REFERENCE_CALLS: dict[str, tuple[str, ...]] = {}
+
+# The release's stub: raise NotImplementedError("Exercise 2: ...") (see memlib.course.release).
+_STUB_MESSAGE = re.compile(r"^Exercise [0-9]+[a-z]?:")
+_MEMLIB_DIR = str(Path(__file__).resolve().parents[1])
+_LIBRARY_DIRS = tuple({str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                       if (p := sysconfig.get_paths().get(key))})
+
+_mode = {"keep_going": False, "full_tracebacks": False}
+
+
+def _shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()
+
+
+def keep_going_after_failures() -> None:
+    """Let Run All continue past a failed check in this interactive session.
+
+    Called by the stamped setup cell (tagged ``nbval-skip``, so nbval and the
+    grader never run it). Outside an IPython kernel it does nothing (see
+    `failures_raise`). Returns None so the setup cell shows no output.
+    """
+    if _shell() is not None:
+        _mode["keep_going"] = True
+
+
+def strict_checks() -> None:
+    """Make failed checks raise again (the grader's restored graded cells call this)."""
+    _mode["keep_going"] = False
+
+
+def failures_raise() -> bool:
+    """True when a failed check raises `CheckFailed`; False when it only displays the failure."""
+    if os.environ.get(STRICT_ENV, "").strip() not in ("", "0"):
+        return True
+    return not (_mode["keep_going"] and _shell() is not None)
+
+
+def show_full_tracebacks(on: bool = True) -> None:
+    """Show the full traceback of failed checks (instructors); ``MEMLIB_FULL_TRACEBACK=1`` does the same."""
+    _mode["full_tracebacks"] = bool(on)
+
+
+def _full_tracebacks() -> bool:
+    return _mode["full_tracebacks"] or os.environ.get(FULL_TRACEBACK_ENV, "").strip() not in ("", "0")
+
+
+def is_exercise_stub(error: BaseException) -> bool:
+    """True for the release's unsolved-exercise stub: NotImplementedError("Exercise N: ...")."""
+    return isinstance(error, NotImplementedError) and bool(_STUB_MESSAGE.match(str(error)))
 
 
 class CheckFailed(AssertionError):
@@ -60,6 +174,50 @@ class CheckFailed(AssertionError):
 
     def __repr__(self) -> str:
         return f"CheckFailed(what={self.what!r}, hint={self.hint!r}, grade_id={self.grade_id!r})"
+
+    def short_lines(self) -> list[str]:
+        """The failure as a student sees it: what is wrong, the hint, how to see more."""
+        label = f"check {self.grade_id} failed" if self.grade_id else "check failed"
+        lines = [f"{label}: {self.what}"]
+        if self.hint:
+            lines.append(f"Hint: {self.hint}")
+        lines.append(f"(instructors: {FULL_TRACEBACK_ENV}=1 or memlib.course.checking.show_full_tracebacks() "
+                     "shows the full traceback)")
+        return lines
+
+    def full_lines(self) -> list[str]:
+        return "".join(traceback.format_exception(type(self), self, self.__traceback__)).splitlines()
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython calls this instead of formatting a traceback through memlib's internals.
+        if _full_tracebacks():
+            return self.full_lines()
+        red, bold, reset = "\x1b[0;31m", "\x1b[1m", "\x1b[0m"
+        first, *rest = self.short_lines()
+        return [f"{red}{bold}CheckFailed{reset}{red}: {first}{reset}", *rest]
+
+
+def _display_failure(failure: CheckFailed) -> None:
+    """Show a failure in the cell's output without raising (Run All keeps going)."""
+    lines = failure.full_lines() if _full_tracebacks() else failure.short_lines()
+    text = "\n".join(lines)
+    try:
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - failures_raise() is True without IPython
+        print(text)
+        return
+    first, *rest = lines
+    body = "".join(f"<div>{html.escape(line)}</div>" for line in rest)
+    display({
+        "text/plain": text,
+        "text/html": (
+            '<div class="memlib-check-failed" style="border-left:4px solid #c62828;padding:4px 10px;'
+            'background:#fdecea;color:#5f2120;font-family:monospace;white-space:pre-wrap">'
+            f"<b>✗ {html.escape(first)}</b>{body}"
+            "<div style='color:#666'>(the notebook keeps running; fix your answer and re-run its cell, "
+            "then this one)</div></div>"
+        ),
+    }, raw=True)
 
 
 def passed(message: str) -> None:
@@ -101,35 +259,154 @@ class Check:
 CHECKS: dict[str, Check] = {}
 
 
-def graded(grade_id: str, description: str = "") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _is_library_file(filename: str) -> bool:
+    """True for memlib's own files, the standard library and installed packages (not the student's code)."""
+    if filename.startswith("<frozen"):
+        return True
+    if filename.startswith("<"):
+        return False  # <ipython-input-...>, <string>, a mutant compiled from text
+    path = str(Path(filename).resolve())
+    return any(path == d or path.startswith(d + os.sep) for d in (_MEMLIB_DIR, *_LIBRARY_DIRS))
+
+
+def _student_frame(error: BaseException) -> traceback.FrameSummary | None:
+    """The innermost frame of `error`'s traceback that is the student's code (None if there is none)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    for frame in reversed(frames):
+        if not _is_library_file(frame.filename):
+            return frame
+    return None
+
+
+def _crash(error: BaseException, grade_id: str) -> CheckFailed:
+    """The CheckFailed for an exception that escaped the check: the student's code crashed."""
+    frame = _student_frame(error)
+    detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    if frame is None:
+        return CheckFailed(
+            f"the check could not run on your answer: {detail}",
+            "is the answer of the kind the exercise asks for (a function, a class, an instance)? "
+            f"If it is, tell your instructor ({FULL_TRACEBACK_ENV}=1 shows the full traceback)",
+            grade_id)
+    line = f": {frame.line.strip()}" if frame.line else ""
+    return CheckFailed(
+        f"your answer crashed with {detail} (in {frame.name}, line {frame.lineno}{line})",
+        "call your code on a small input in a cell of its own to see the full traceback",
+        grade_id)
+
+
+class _ReferenceWatch:
+    """Notice, while a check runs, calls from the student's code into a reference implementation."""
+
+    def __init__(self, references: Iterable[str]) -> None:
+        self.references = tuple(references)
+        self.codes: dict[Any, str] = {}
+        self.classes: dict[type, str] = {}
+        self.used: list[str] = []
+
+    def _note(self, name: str) -> None:
+        if name not in self.used:
+            self.used.append(name)
+
+    def inspect_answer(self, args: Iterable[Any]) -> None:
+        """Note an answer that *is* a reference: its function, its class, a subclass or an instance."""
+        for answer in args:
+            function = getattr(answer, "__func__", answer)
+            if getattr(function, "__code__", None) in self.codes:
+                self._note(self.codes[function.__code__])
+            cls = answer if isinstance(answer, type) else type(answer)
+            for base in getattr(cls, "__mro__", ()):
+                if base in self.classes:
+                    self._note(self.classes[base])
+
+    def _resolve(self) -> None:
+        for spec in self.references:
+            module_name, _, qualname = spec.partition(":")
+            try:
+                target: Any = importlib.import_module(module_name)
+                for part in qualname.split("."):
+                    target = getattr(target, part)
+            except (ImportError, AttributeError):
+                continue
+            if isinstance(target, type):
+                self.classes[target] = spec.replace(":", ".")
+            functions = ([v for v in vars(target).values()] if isinstance(target, type) else [target])
+            for function in functions:
+                function = getattr(function, "__func__", function)
+                code = getattr(function, "__code__", None)
+                if code is not None:
+                    self.codes[code] = spec.replace(":", ".")
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in self.codes:
+            caller = frame.f_back
+            if caller is not None and not _is_library_file(caller.f_code.co_filename):
+                self._note(self.codes[frame.f_code])
+
+    def __enter__(self) -> "_ReferenceWatch":
+        self._resolve()
+        self._previous = sys.getprofile()
+        if self.codes and self._previous is None:
+            sys.setprofile(self._profile)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.codes and self._previous is None:
+            sys.setprofile(None)
+
+
+def graded(grade_id: str, description: str = "", *,
+           references: Iterable[str] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register the decorated function as the check for `grade_id`.
 
-    The wrapped check labels its `CheckFailed` with the grade_id, turns an
-    unsolved stub (`NotImplementedError`) into a `CheckFailed` that says so,
-    and prints a final ``PASS`` line when everything held.
+    The wrapped check labels its `CheckFailed` with the grade_id, turns the
+    unsolved stub into "not solved yet" and any other exception from the
+    student's code into "your answer crashed", prints a final ``PASS`` line
+    when everything held, and either raises the failure or (after
+    `keep_going_after_failures`) displays it. `references` names memlib's
+    reference implementations of the exercise ("module:qualname"); a call to
+    one of them from the student's code is reported (`REFERENCE_NOTE`).
     """
 
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> Any:
+            watch = _ReferenceWatch(references)
             try:
-                result = function(*args, **kwargs)
+                with watch:
+                    watch.inspect_answer([*args, *kwargs.values()])
+                    result = function(*args, **kwargs)
             except CheckFailed as failure:
                 if not failure.grade_id:
                     failure.grade_id = grade_id
                     failure.args = (str(failure),)
-                raise
+                problem = failure
             except NotImplementedError as stub:
-                # The stub's own message ("Exercise 2: ...") is the best guidance.
-                detail = str(stub) or "the exercise stub still raises NotImplementedError"
-                raise CheckFailed(
-                    f"not solved yet: {detail}",
-                    "replace the `raise NotImplementedError(...)` line with your solution, "
-                    "run that cell, then run this one again",
-                    grade_id,
-                ) from stub
-            passed(f"all checks for {grade_id}")
-            return result
+                if is_exercise_stub(stub):
+                    # The stub's own message ("Exercise 2: ...") is the best guidance.
+                    problem = CheckFailed(
+                        f"not solved yet: {stub}",
+                        "replace the `raise NotImplementedError(...)` line with your solution, "
+                        "run that cell, then run this one again"
+                        + (f"; help({function.__name__}) says what is fixed and what is free"
+                           if "Fixed:" in (function.__doc__ or "") else ""),
+                        grade_id)
+                else:
+                    problem = _crash(stub, grade_id)
+                problem.__cause__ = stub
+            except Exception as error:  # the student's code (or its effect on memlib) raised
+                problem = _crash(error, grade_id)
+                problem.__cause__ = error
+            else:
+                problem = None
+            _report_references(grade_id, watch.used)
+            if problem is None:
+                passed(f"all checks for {grade_id}")
+                return result
+            if failures_raise():
+                raise problem
+            _display_failure(problem)
+            return None
 
         existing = CHECKS.get(grade_id)
         # Re-registering the same function is fine: the grader reloads check
@@ -140,10 +417,17 @@ def graded(grade_id: str, description: str = "") -> Callable[[Callable[..., Any]
                 "each graded cell needs its own grade_id"
             )
         run.grade_id = grade_id  # type: ignore[attr-defined]
+        run.references = tuple(references)  # type: ignore[attr-defined]
         CHECKS[grade_id] = Check(grade_id, run, description or (function.__doc__ or "").strip())
         return run
 
     return decorate
+
+
+def _report_references(grade_id: str, used: list[str]) -> None:
+    REFERENCE_CALLS[grade_id] = tuple(used)
+    if used:
+        print(f"{REFERENCE_NOTE}{', '.join(used)} (the gradebook notes it)")
 
 
 def _qualified(function: Callable[..., Any]) -> str:
@@ -163,14 +447,18 @@ def get_check(grade_id: str) -> Check:
 
 
 def ensure_unpatched(module: str, *names: str) -> None:
-    """Reload `module` when one of its check functions `names` was replaced from a notebook.
+    """Undo a notebook's tampering before a graded cell the grader restored: strict mode, unpatched checks.
 
     The grader puts a call to this at the top of every graded cell it
-    restores. A check whose ``__module__`` is a real module file is left
-    alone (reloading would give that module's classes new identities); one
-    that a student cell assigned (``module.check_x = lambda f: None``) comes
-    from ``__main__`` or from a module without a file, and triggers a reload.
+    restores. It turns strict mode back on (a failed check raises, whatever
+    an earlier cell switched) and reloads `module` when one of its check
+    functions `names` was replaced from a notebook. A check whose
+    ``__module__`` is a real module file is left alone (reloading would give
+    that module's classes new identities); one that a student cell assigned
+    (``module.check_x = lambda f: None``) comes from ``__main__`` or from a
+    module without a file, and triggers a reload.
     """
+    strict_checks()
     loaded = sys.modules.get(module)
     if loaded is None:
         return

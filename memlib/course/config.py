@@ -14,6 +14,12 @@ REPO_SLUG = "memlib-course/memlib"
 BRANCH = "main"
 #: Folder (relative to the repository root) the student notebooks are released into.
 NOTEBOOKS_DIR = "notebooks"
+#: The Python of the course's reference JupyterLab (CI, the browser tests). JupyterLab
+#: rewrites a notebook's ``language_info`` to what its kernel reports, exact Python
+#: version included, and marks the notebook modified when that changes anything:
+#: the release writes it for this version, so a released notebook opens unmodified
+#: there (under another Python, only ``language_info.version`` differs).
+KERNEL_PYTHON = "3.11.7"
 
 
 def github_url(path: str = "") -> str:
@@ -36,6 +42,23 @@ def binder_url(path: str = f"{NOTEBOOKS_DIR}/00_welcome.ipynb") -> str:
     return f"https://mybinder.org/v2/gh/{REPO_SLUG}/{BRANCH}?urlpath=lab/tree/{_clean(path)}"
 
 
+def nbgitpuller_url(hub: str, path: str = f"{NOTEBOOKS_DIR}/00_welcome.ipynb") -> str:
+    """A JupyterHub link that clones (or updates) the course with nbgitpuller and opens `path` in JupyterLab.
+
+    `hub` is the hub's address, e.g. ``https://hub.example.edu``. nbgitpuller
+    clones into a folder named after the repository, so that folder leads the
+    path JupyterLab opens. Example:
+    nbgitpuller_url("https://hub.example.edu")
+    -> "https://hub.example.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2F<slug>"
+       "&branch=main&urlpath=lab%2Ftree%2F<name>%2Fnotebooks%2F00_welcome.ipynb"
+    """
+    from urllib.parse import urlencode
+
+    folder = REPO_SLUG.split("/")[-1]
+    query = urlencode({"repo": github_url(), "branch": BRANCH, "urlpath": f"lab/tree/{folder}/{_clean(path)}"})
+    return f"{hub.rstrip('/')}/hub/user-redirect/git-pull?{query}"
+
+
 def pip_requirement() -> str:
     """What `pip install` needs to get memlib (with its data) from the repository."""
     return f"memlib @ git+https://github.com/{REPO_SLUG}@{BRANCH}"
@@ -43,3 +66,25 @@ def pip_requirement() -> str:
 
 def _clean(path: str) -> str:
     return str(path).replace("\\", "/").lstrip("/")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m memlib.course.config HUB [NOTEBOOK...]``: print the nbgitpuller link of each notebook."""
+    import argparse
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(prog="python -m memlib.course.config",
+                                     description="nbgitpuller links that open the course on a JupyterHub.")
+    parser.add_argument("hub", help="the hub's address, e.g. https://hub.example.edu")
+    parser.add_argument("notebooks", nargs="*", help=f"repository paths (default: every {NOTEBOOKS_DIR}/*.ipynb here)")
+    args = parser.parse_args(argv)
+    paths = args.notebooks or sorted(p.as_posix() for p in Path(NOTEBOOKS_DIR).glob("*.ipynb"))
+    if not paths:
+        parser.error(f"no notebooks given and none in ./{NOTEBOOKS_DIR}: run this from the repository root")
+    for path in paths:
+        print(f"{Path(path).stem}  {nbgitpuller_url(args.hub, path)}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -20,7 +20,26 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["use_or_reference", "is_solved", "Requirement", "EnvironmentReport", "environment_report"]
+__all__ = ["use_or_reference", "is_solved", "answer_status", "Requirement", "EnvironmentReport", "environment_report"]
+
+
+def answer_status(answer: Any, probe: Callable[[Any], Any] | None = None) -> tuple[str, BaseException | None]:
+    """("solved" | "unsolved" | "crashed", the exception): what `probe(answer)` does.
+
+    "unsolved" is the release's stub (NotImplementedError("Exercise N: ...")) or
+    no answer at all; "crashed" is an answer that exists but raises on the probe.
+    """
+    from memlib.course.checking import is_exercise_stub
+
+    if answer is None:
+        return "unsolved", None
+    if probe is None:
+        return "solved", None
+    try:
+        probe(answer)
+    except Exception as error:  # the student's code: anything may come out
+        return ("unsolved" if is_exercise_stub(error) else "crashed"), error
+    return "solved", None
 
 
 def is_solved(answer: Any, probe: Callable[[Any], Any] | None = None) -> bool:
@@ -29,19 +48,7 @@ def is_solved(answer: Any, probe: Callable[[Any], Any] | None = None) -> bool:
     The stub of an unsolved exercise raises NotImplementedError when called,
     so a probe that calls it once on a tiny input tells solved from unsolved.
     """
-    if answer is None:
-        return False
-    if probe is None:
-        return True
-    try:
-        probe(answer)
-    except NotImplementedError:
-        return False
-    except Exception:
-        # A solution that crashes on the probe is not usable either; its graded
-        # cell explains why, this helper only decides what to show.
-        return False
-    return True
+    return answer_status(answer, probe)[0] == "solved"
 
 
 def use_or_reference(answer: Any, reference: Any, exercise: str, what: str = "the reference",
@@ -50,7 +57,8 @@ def use_or_reference(answer: Any, reference: Any, exercise: str, what: str = "th
 
     `exercise` names the exercise ("exercise 2"), `what` the reference
     ("the reference BM25"). `probe(answer)` is called once to see whether the
-    answer works; without a probe, any answer that is not None is used.
+    answer works; without a probe, any answer that is not None is used. An
+    answer that crashes on the probe is named as crashed, with its exception.
 
     Example:
         >>> def stub(): raise NotImplementedError("Exercise 9: ...")
@@ -58,11 +66,16 @@ def use_or_reference(answer: Any, reference: Any, exercise: str, what: str = "th
         exercise 9 not solved yet: showing len. Solve it above and re-run this cell to see yours.
         True
     """
-    if is_solved(answer, probe):
+    status, error = answer_status(answer, probe)
+    if status == "solved":
         if not quiet:
             print(f"Using your answer to {exercise}.")
         return answer
-    print(f"{exercise} not solved yet: showing {what}. Solve it above and re-run this cell to see yours.")
+    if status == "crashed":
+        print(f"your answer to {exercise} crashed ({type(error).__name__}: {error}): showing {what}. "
+              "Its graded cell says more; fix it and re-run this cell to see yours.")
+    else:
+        print(f"{exercise} not solved yet: showing {what}. Solve it above and re-run this cell to see yours.")
     return reference
 
 

@@ -67,7 +67,7 @@ from typing import Any, Callable, Iterable
 
 import nbformat
 
-from memlib.course import kernel_run, tamper
+from memlib.course import kernel_run, shards, tamper
 from memlib.course.kernel_run import CellRun, NotebookRun
 from memlib.course.release import TAG_GRADED, GradedCell, graded_cells, source_checksum
 from memlib.course.sandbox import Limits, Sandbox, SandboxError, resolve
@@ -207,6 +207,8 @@ class GradeReport:
     seconds: float = 0.0
     jobs: int = 1
     notebooks_run: int = 0
+    shard: shards.Shard | None = None
+    not_handed_in: list[str] = field(default_factory=list)  # released, but nobody handed them in
     sandbox: str = ""
 
     @property
@@ -882,7 +884,9 @@ def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings) -> Notebo
     # what was run, with what the grader saw, for --keep-work
     kept = copy.deepcopy(nb)
     for cell_run in run.cells:
-        kept.cells[cell_run.index].outputs = [nbformat.from_dict(o) for o in cell_run.outputs]
+        cell = kept.cells[cell_run.index]
+        cell.outputs = [nbformat.from_dict(o) for o in cell_run.outputs]
+        cell.metadata["grader_run"] = {"status": cell_run.status, "seconds": round(cell_run.seconds, 3)}
     (folder / "executed.ipynb").write_text(json.dumps(kept, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     (folder / "kernel.log").write_text(run.log_tail, encoding="utf-8")
     return run
@@ -1023,11 +1027,17 @@ def grade(
     assignments: Iterable[str] = (),
     progress: Callable[[int, int, NotebookResult], None] | None = None,
     keep_work: str | Path | None = None,
+    shard: shards.Shard | None = None,
+    all_assignments: bool = False,
     sandbox: str | Sandbox = "auto",
     limits: Limits | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
+
+    Only the assignments someone in the class handed in get rows, unless
+    `all_assignments`; with `shard`, only that shard's students are run (the
+    class as a whole still decides what was handed in, so shards agree).
 
     `sandbox` is ``"auto"`` (bubblewrap when it works here, else none with a
     warning), ``"bwrap"`` (required) or ``"none"``; warnings go to `warn`
@@ -1057,6 +1067,10 @@ def grade(
     settings = _Settings(confinement, support, cell_limit, float(timeout))
 
     planned = [job for submission in students for job in _plan(submission, released)]
+    handed_in = {job.assignment.name for job in planned if job.status_if_not_run != MISSING}
+    not_handed_in = [] if all_assignments else [a.name for a in released if a.name not in handed_in]
+    planned = [job for job in planned if job.assignment.name not in not_handed_in
+               and (shard is None or shard.holds(job.student))]
     if keep_work is not None:
         scratch = Path(keep_work)
         scratch.mkdir(parents=True, exist_ok=True)
@@ -1091,6 +1105,8 @@ def grade(
         seconds=time.monotonic() - started,
         jobs=max(1, int(jobs)),
         notebooks_run=sum(1 for job in planned if not job.status_if_not_run),
+        shard=shard,
+        not_handed_in=not_handed_in,
         sandbox=confinement.describe(),
     )
 
@@ -1143,11 +1159,16 @@ def _summary_text(report: GradeReport) -> str:
     per_notebook = report.seconds / max(1, report.notebooks_run)
     lines = [
         f"Graded {len(report.students)} student(s): {report.notebooks_run} notebook run(s) in {report.seconds:.1f} s "
-        f"with -j {report.jobs} ({per_notebook:.1f} s per notebook); {report.reruns} needed the clean re-run",
+        f"with -j {report.jobs} ({per_notebook:.1f} s per notebook)"
+        + (f", shard {report.shard}" if report.shard else "")
+        + f"; {report.reruns} needed the clean re-run",
         f"Kernels ran in: {report.sandbox or 'no sandbox'}",
         "",
-        "Mean points per check:",
     ]
+    if report.not_handed_in:
+        lines += [f"Nobody handed in {', '.join(report.not_handed_in)}: no rows in the gradebook "
+                  "(--all-assignments grades every released notebook)", ""]
+    lines.append("Mean points per check:")
     for assignment in report.assignments:
         for graded in assignment.graded:
             rows = [r for r in report.rows if r.grade_id == graded.grade_id]
@@ -1253,7 +1274,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", type=int, default=Limits.memory // 2**20, metavar="MB",
                         help="address space of each sandboxed kernel, MB (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--shard", default=None, metavar="K/N",
+                        help="grade only shard K of N (K from 1), chosen by a hash of each student's name; "
+                             "join the shards with `python -m memlib grade merge`")
+    parser.add_argument("--all-assignments", action="store_true",
+                        help="rows for every released notebook, also those nobody handed in (as missing)")
     args = parser.parse_args(argv)
+    try:
+        shard = shards.parse_shard(args.shard) if args.shard is not None else None
+    except shards.ShardError as error:
+        parser.error(str(error))
     if args.jobs < 1 or args.timeout <= 0 or (args.cell_timeout is not None and args.cell_timeout <= 0):
         parser.error("-j, --timeout and --cell-timeout must be positive")
     try:
@@ -1270,6 +1300,8 @@ def main(argv: list[str] | None = None) -> int:
             assignments=args.assignment,
             progress=None if args.quiet else _Progress(),
             keep_work=args.keep_work,
+            shard=shard,
+            all_assignments=args.all_assignments,
             sandbox=args.sandbox,
             limits=Limits(memory=args.memory_limit * 2**20),
         )
@@ -1283,7 +1315,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"grading could not run: {error}", file=sys.stderr)
         return 2
     print(report.summary())
-    print(f"\nGradebook: {out}" + (f"; feedback: {args.feedback}/" if args.feedback else ""))
+    print(f"\nGradebook: {out}" + (f"; feedback: {Path(args.feedback)}{os.sep}" if args.feedback else ""))
     return 1 if report.grader_errors else 0
 
 

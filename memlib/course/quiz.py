@@ -10,10 +10,12 @@ The widget uses only ipywidgets APIs present in both 7.7.1 (Colab) and 8.x:
 HTML, RadioButtons, Button, VBox, Layout, ``on_click``. It does not record or
 send scores anywhere.
 
-Quiz data: ``data/quizzes/NN.json``, an object ``{"title": ..., "questions":
-[...]}`` (or a bare list) whose questions have ``question``, ``options``,
-``answer`` (0-based index into options), ``explanation`` and optionally
-``feedback`` (one text per option, shown when that option is chosen).
+Quiz data: ``data/quizzes/NN.json``, an object ``{"notebook": "NN", "title":
+..., "questions": [...]}`` (or a bare list) whose questions have ``question``,
+``options``, ``answer`` (0-based index into options), ``explanation`` and
+optionally ``feedback`` (one text per option, shown when that option is
+chosen: why that distractor is wrong). `Question` and `Quiz` are the course's
+only quiz model: ``memlib.datasets.load_quiz`` returns a `Quiz` too.
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ class Question:
             feedback=tuple(str(f) for f in (get("feedback", ()) or ())),
         )
 
+    @property
+    def correct(self) -> str:
+        """The text of the right option."""
+        return self.options[self.answer]
+
     def choice_index(self, choice: int | str | None) -> int | None:
         """Turn 0-based index, a letter ("b") or the option text into an index (None if unknown)."""
         if choice is None or isinstance(choice, bool):
@@ -132,21 +139,34 @@ class Quiz:
 
     questions: list[Question]
     title: str = ""
+    notebook: str = ""
     tries: dict[int, list[int | None]] = field(default_factory=dict)  # question number -> choices tried
 
-    def __init__(self, questions: Iterable[Any], title: str = "") -> None:
+    def __init__(self, questions: Iterable[Any], title: str = "", notebook: str = "") -> None:
         self.questions = [q if isinstance(q, Question) else Question.from_data(q) for q in questions]
         if not self.questions:
             raise ValueError("a quiz needs at least one question")
         self.title = title
+        self.notebook = notebook
         self.tries = {}
         self.last: dict[int, Feedback] = {}
 
     @classmethod
+    def from_data(cls, raw: Any, notebook: str = "") -> "Quiz":
+        """A quiz from its JSON data: ``{"notebook", "title", "questions"}`` or a bare list of questions."""
+        if isinstance(raw, dict):
+            return cls(raw.get("questions", []), title=str(raw.get("title", "") or ""),
+                       notebook=str(raw.get("notebook", notebook) or notebook))
+        return cls(raw, notebook=notebook)
+
+    @classmethod
     def load(cls, notebook: str | int) -> "Quiz":
-        """The quiz of notebook `notebook` ("03", 3 or "03_archival")."""
+        """The quiz of notebook `notebook` ("03", 3 or "03_archival"), a fresh one on every call."""
         title, questions = load_quiz(notebook)
-        return cls(questions, title=title)
+        return cls(questions, title=title, notebook=_notebook_id(notebook))
+
+    def __len__(self) -> int:
+        return len(self.questions)
 
     def question(self, number: int) -> Question:
         if not 1 <= number <= len(self.questions):
@@ -221,7 +241,8 @@ class Quiz:
     def __repr__(self) -> str:
         right, total = self.score
         title = f"{self.title!r}, " if self.title else ""
-        return f"Quiz({title}{total} questions, {right} answered correctly)"
+        notebook = f"{self.notebook} " if self.notebook else ""
+        return f"Quiz({notebook}{title}{total} questions, {right} answered correctly)"
 
 
 def _notebook_id(notebook: str | int) -> str:
@@ -247,7 +268,7 @@ def load_quiz(notebook: str | int) -> tuple[str, list[Question]]:
         datasets = None  # type: ignore[assignment]
     if datasets is not None and hasattr(datasets, "load_quiz"):
         data = datasets.load_quiz(number)
-        return str(getattr(data, "title", "") or ""), [Question.from_data(q) for q in data.questions]
+        return str(getattr(data, "title", "") or ""), list(data.questions)
     try:
         raw = json.loads(resources.files("memlib.data").joinpath("quizzes").joinpath(f"{number}.json").read_text("utf-8"))
     except FileNotFoundError:

@@ -34,7 +34,10 @@ Conventions for notebook authors (solutions/ is the source of truth):
   under any file name.
 * The first cell tagged ``colab-setup`` is stamped with the standard Colab
   install cell (it installs memlib only inside
-  ``if "google.colab" in sys.modules``, tagged ``nbval-skip``), and a markdown
+  ``if "google.colab" in sys.modules``, tagged ``nbval-skip``; it also calls
+  `memlib.course.checking.keep_going_after_failures`, so Run All in a
+  student's session continues past a failed graded cell while nbval and the
+  grader, which skip the cell, still fail it), and a markdown
   cell tagged ``colab-badge`` with the "Open in Colab" badge is stamped (or
   inserted just before it). Repository slug and branch come from
   `memlib.course.config`, the only place they are written down. The command
@@ -241,7 +244,12 @@ def _validate_graded(cell: dict, where: str) -> None:
 
 
 def colab_setup_source() -> str:
-    """The standard first code cell: installs memlib on Colab only."""
+    """The standard first code cell: installs memlib on Colab only, and lets Run All pass a failed check.
+
+    The cell is tagged ``nbval-skip``: interactive front ends run it, nbval
+    and the grader do not, which is what tells a student's Run All (keep
+    going) from grading (fail). See `memlib.course.checking`.
+    """
     return (
         "# Colab only: install memlib (locally and on Binder it is already installed).\n"
         "import sys\n"
@@ -252,7 +260,13 @@ def colab_setup_source() -> str:
         "    subprocess.run(\n"
         f'        [sys.executable, "-m", "pip", "install", "--quiet", {json.dumps(config.pip_requirement())}],\n'
         "        check=True,\n"
-        "    )"
+        "    )\n"
+        "\n"
+        "# Run All keeps going past an unsolved exercise: its graded cell shows what is wrong\n"
+        "# and the cells below still run. (nbval and the grader skip this cell: there it fails.)\n"
+        "from memlib.course.checking import keep_going_after_failures\n"
+        "\n"
+        "keep_going_after_failures()"
     )
 
 
@@ -383,8 +397,27 @@ def _assert_stub_parses(original: str, stubbed: str, where: str) -> None:
 
 
 def render_notebook(nb: dict) -> str:
-    """Stable JSON text of a notebook: sorted keys, one-space indent, trailing newline."""
+    """Stable JSON text of a notebook: sorted keys, one-space indent, trailing newline.
+
+    A Python notebook gets the kernel metadata JupyterLab would write when its
+    kernel starts (ipykernel's display name, the kernel's ``language_info`` for
+    `config.KERNEL_PYTHON`): JupyterLab rewrites exactly these on open and
+    marks the notebook modified when they differ. Everything else in the file
+    (key order, indent, ids, nbformat_minor, line lists) is already as it saves them.
+    """
     node = nbformat.from_dict(copy.deepcopy(dict(nb)))
+    metadata = node.setdefault("metadata", nbformat.NotebookNode())
+    if metadata.get("kernelspec", {}).get("name", "python3") == "python3":
+        metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+        metadata["language_info"] = {
+            "codemirror_mode": {"name": "ipython", "version": 3},
+            "file_extension": ".py",
+            "mimetype": "text/x-python",
+            "name": "python",
+            "nbconvert_exporter": "python",
+            "pygments_lexer": "ipython3",
+            "version": config.KERNEL_PYTHON,
+        }
     nbformat.validate(node)
     # nbformat stores multi-line strings as lists of lines; do the same so the
     # files diff nicely and match what Jupyter would save.

@@ -21,6 +21,8 @@ from memlib.viz.figures import (LINE_COLORS, SCORER_COLORS, SEGMENT_COLORS, SEGM
                                 TRUST_COLORS, context_bar, eviction_comparison, recall_at_k_curve, usage_bar,
                                 score_bars, token_timeline)
 from memlib.viz.replay import Snapshot, as_message, replay
+from memlib.viz.profiles import ProfileExplorer, profile_comparison, profile_histories, profile_state_rows
+from memlib.viz.tables import html_table, table_html
 from memlib.viz.widgets import (SCORERS, ContextStepper, Interrupt, RetrievalExplorer, TraceViewer,
                                 interrupts_of, mark_terms)
 
@@ -28,5 +30,6 @@ __all__ = [
     "Snapshot", "replay", "as_message",
     "ContextStepper", "RetrievalExplorer", "TraceViewer", "Interrupt", "interrupts_of", "mark_terms", "SCORERS",
     "context_bar", "usage_bar", "token_timeline", "eviction_comparison", "score_bars", "recall_at_k_curve",
+    "ProfileExplorer", "profile_comparison", "profile_histories", "profile_state_rows", "html_table", "table_html",
     "SEGMENTS", "SEGMENT_LABELS", "SEGMENT_COLORS", "TRUST_COLORS", "LINE_COLORS", "SCORER_COLORS",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from memlib import retrieval
 from memlib.viz.replay import Snapshot, replay
 
 if TYPE_CHECKING:  # plotly is imported lazily at run time
@@ -34,8 +35,18 @@ SEGMENT_COLORS = {
 }
 LINE_COLORS = {"warning": "#f08c00", "flush": "#d62728", "evict target": "#6c757d"}
 TRUST_COLORS = {"trusted": "#2e9e4f", "unverified": "#8a8f98", "untrusted": "#d62728"}
-SCORER_COLORS = {"overlap": "#8a8f98", "bm25": "#3a86c8", "bm25-lucene": "#3a86c8",
-                 "bm25-okapi": "#e39b2d"}
+
+
+def scorer_color(name: str) -> str | None:
+    """A registered scorer's colour (memlib.retrieval.SCORERS; aliases too), else None."""
+    try:
+        return retrieval.scorer_entry(name).color
+    except ValueError:
+        return None
+
+
+# The registered scorers' colours when this module was imported (see scorer_color).
+SCORER_COLORS = {n: scorer_color(n) for n in retrieval.SCORER_NAMES}
 # Fallback colours for curves whose name is not a known scorer.
 PALETTE = ("#3a86c8", "#e39b2d", "#2e9e4f", "#d62728", "#8e6cc1", "#5b6577", "#17becf")
 TEMPLATE = "plotly_white"
@@ -50,12 +61,13 @@ def _go():
 
 
 def _thresholds(window: int, warn_at: float, flush_at: float, evict_to: float) -> list[tuple[str, float, str, str]]:
-    """(name, tokens, dash, label) for the three lines of the paging policy."""
-    return [
-        ("evict target", evict_to * window, "dot", f"{evict_to:.0%} evict target"),
-        ("warning", warn_at * window, "dash", f"{warn_at:.0%} warning"),
-        ("flush", flush_at * window, "solid", f"{flush_at:.0%} flush"),
+    """(name, tokens, dash, label) for the lines of the paging policy (None: a profile without that line)."""
+    lines = [
+        ("evict target", evict_to, "dot", "evict target"),
+        ("warning", warn_at, "dash", "warning"),
+        ("flush", flush_at, "solid", "flush"),
     ]
+    return [(name, at * window, dash, f"{at:.0%} {label}") for name, at, dash, label in lines if at is not None]
 
 
 def _threshold_lines(fig, window, warn_at, flush_at, evict_to, *, vertical: bool,
@@ -374,7 +386,7 @@ def recall_at_k_curve(curves: Mapping[str, Sequence[float]], ks: Sequence[int] |
     """recall@k (or any 0..1 metric at k) per method, one line each.
 
     `curves` maps a method name to its values at k = 1, 2, ... (or at `ks`).
-    Known scorer names (overlap, bm25, bm25-okapi) keep their course colours.
+    Registered scorer names (memlib.retrieval.SCORERS) keep their course colours.
 
     Example:
         >>> fig = recall_at_k_curve({"overlap": [0.2, 0.3], "bm25": [0.5, 0.7]})
@@ -397,7 +409,7 @@ def recall_at_k_curve(curves: Mapping[str, Sequence[float]], ks: Sequence[int] |
         all_ks.update(xs)
         fig.add_trace(go.Scatter(
             x=xs, y=[float(v) for v in values], name=str(name), mode="lines+markers",
-            line=dict(color=SCORER_COLORS.get(str(name), PALETTE[i % len(PALETTE)]), width=2),
+            line=dict(color=scorer_color(str(name)) or PALETTE[i % len(PALETTE)], width=2),
             hovertemplate=f"{name}: {metric}@%{{x}} = %{{y:.2f}}<extra></extra>",
         ))
     fig.update_layout(

@@ -35,9 +35,9 @@ class Snapshot:
     evicted: tuple[int, ...] = ()
     summary: str = ""
     used_before: int = 0
-    warn_at: float = 0.7
+    warn_at: float | None = 0.7  # None: the context's profile never warns (Letta)
     flush_at: float = 1.0
-    evict_to: float = 0.5
+    evict_to: float | None = 0.5  # None: the profile evicts a share, not down to a level
 
     @property
     def used(self) -> int:

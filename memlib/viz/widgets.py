@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from memlib.archival import ArchivalRecord, Hit
+from memlib import retrieval
 from memlib.retrieval import make_scorer, tokenize
 from memlib.viz.figures import (LINE_COLORS, SEGMENT_COLORS, TRUST_COLORS, context_bar, score_bars,
                                 usage_bar)
@@ -26,7 +26,9 @@ from memlib.viz.replay import Snapshot, replay
 __all__ = ["ContextStepper", "RetrievalExplorer", "TraceViewer", "Interrupt", "interrupts_of", "mark_terms", "figure_bundle",
            "SCORERS", "DISPLAY_MODE"]
 
-SCORERS = ("overlap", "bm25-lucene", "bm25-okapi")
+# The scorer menu at import time; the explorer itself reads memlib.retrieval.SCORERS
+# when it is built, so a scorer registered later shows up too.
+SCORERS = tuple(retrieval.SCORERS)
 EVENT_COLORS = {
     "append": SEGMENT_COLORS["messages"], "pressure": LINE_COLORS["warning"], "evict": "#6c757d",
     "summarize": SEGMENT_COLORS["summary"], "flush": LINE_COLORS["flush"], "core_edit": SEGMENT_COLORS["core_memory"],
@@ -296,9 +298,6 @@ class ContextStepper(_Explorer):
 
 # -- RetrievalExplorer --------------------------------------------------------
 
-_WORD = re.compile(r"[^\W_]+")  # the word pattern of memlib.retrieval.tokenize
-
-
 def mark_terms(text: str, terms: Iterable[str]) -> str:
     """`text` as escaped HTML with every word whose token is in `terms` wrapped in <mark>.
 
@@ -308,11 +307,11 @@ def mark_terms(text: str, terms: Iterable[str]) -> str:
     """
     wanted = set(terms)
     out, pos = [], 0
-    for match in _WORD.finditer(text):
-        if wanted.intersection(tokenize(match.group())):
-            out.append(_esc(text[pos:match.start()]))
-            out.append(f"<mark>{_esc(match.group())}</mark>")
-            pos = match.end()
+    for start, end in retrieval.word_spans(text):
+        if wanted.intersection(tokenize(text[start:end])):
+            out.append(_esc(text[pos:start]))
+            out.append(f"<mark>{_esc(text[start:end])}</mark>")
+            pos = end
     out.append(_esc(text[pos:]))
     return "".join(out)
 
@@ -360,10 +359,8 @@ def _queries_of(queries) -> list[str]:
 
 
 def _scorer_name(name) -> str:
-    name = "bm25-lucene" if name == "bm25" else name
-    if name not in SCORERS:
-        raise ValueError(f"unknown scorer {name!r}; choose one of {', '.join(map(repr, SCORERS))}")
-    return name
+    """The registry name of a scorer name or alias ("bm25" -> "bm25-lucene")."""
+    return retrieval.scorer_entry(name).name
 
 
 class RetrievalExplorer(_Explorer):
@@ -395,7 +392,7 @@ class RetrievalExplorer(_Explorer):
         self._syncing = False
         self._text = w.Text(value=self.query, description="query", continuous_update=False,
                             placeholder="ask something, then press Enter", layout=w.Layout(width="60%"))
-        self._scorer = w.Dropdown(options=list(SCORERS), value=self.scorer_name, description="scorer")
+        self._scorer = w.Dropdown(options=list(retrieval.SCORERS), value=self.scorer_name, description="scorer")
         self._k = w.IntSlider(value=self.k, min=1, max=max(self.k, min(len(self.records), 20)), description="k")
         self._examples = w.Dropdown(options=[""] + self.queries, value="", description="examples")
         self._out = w.Output()
@@ -568,11 +565,13 @@ def interrupts_of(source) -> list[Interrupt]:
     for trace in _traces_of(source):
         groups: list[list] = [[]]
         for event in trace.events:
-            if event.kind == "tool_call" and groups[-1]:
+            # a call's inner monologue opens its frame, just before the call itself
+            after_thought = event.kind == "tool_call" and groups[-1] and groups[-1][-1].kind == "thought"
+            if event.kind in ("thought", "tool_call") and groups[-1] and not after_thought:
                 groups.append([])
             groups[-1].append(event)
         # frame 0 is the user's message arriving; a trace that starts with a call has none
-        first = 1 if groups[0] and groups[0][0].kind == "tool_call" else 0
+        first = 1 if groups[0] and groups[0][0].kind in ("thought", "tool_call") else 0
         for index, events in enumerate(groups, start=first):
             call = result = None
             for e in events:
@@ -680,6 +679,10 @@ class TraceViewer(_Explorer):
         else:
             render = getattr(f.call, "render", None)
             text = render() if callable(render) else repr(f.call)
+            thought = getattr(f.call, "thought", "")
+            if thought:
+                parts.append(f'<div class="thought"><b>inner monologue</b> <i style="white-space:pre-wrap">'
+                             f'{_esc(_cut(thought, 600))}</i></div>')
             parts.append(f'<div><b>interrupt {f.index}/{calls}</b> · tool call '
                          f'<code class="tool-call">{_esc(text)}</code></div>')
             if f.result is not None:
@@ -693,7 +696,7 @@ class TraceViewer(_Explorer):
             for m in f.spliced:
                 parts.append(f'<pre class="spliced" style="margin:2px 0;padding:4px 6px;background:#f4f6f8;'
                              f'white-space:pre-wrap">[{_esc(m.role)} #{m.id}] {_esc(_cut(m.content, 600))}</pre>')
-        others = [e for e in f.events if e.kind not in ("tool_call", "tool_result", "append")]
+        others = [e for e in f.events if e.kind not in ("thought", "tool_call", "tool_result", "append")]
         if others:
             parts.append('<div style="margin-top:6px"><b>then</b></div>')
             for e in others:

@@ -23,6 +23,7 @@ _MODULES = (
     "nb02_summarizer",
     "nb03_bm25",
     "nb04_page_fault",
+    "nb05_policy",
     "nb06_citations",
     "nb07_guard",
     "nb08_typed_core_memory",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from memlib.course.checking import CheckFailed
+from memlib.course.checking import CheckFailed, _student_frame, is_exercise_stub
 
 
 def ordinal(n: int) -> str:
@@ -21,15 +21,20 @@ def _short(value: Any, width: int = 60) -> str:
 def _call(fn: Callable, args: tuple, kwargs: dict | None = None, *, where: str) -> Any:
     """Call the student's code; an exception becomes a CheckFailed that says on what input.
 
-    NotImplementedError passes through: `graded` turns it into "not solved yet".
+    The release's stub passes through: `graded` turns it into "not solved yet".
     """
     try:
         return fn(*args, **(kwargs or {}))
-    except (NotImplementedError, CheckFailed):
+    except CheckFailed:
         raise
     except Exception as exc:
+        if is_exercise_stub(exc):
+            raise
+        frame = _student_frame(exc)
+        at = f"; in {frame.name}, line {frame.lineno}: {frame.line.strip()}" if frame and frame.line else ""
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         raise CheckFailed(
-            f"your code raised {type(exc).__name__}: {exc} ({where})",
+            f"your answer crashed with {detail} ({where}{at})",
             "run your function on that input in a cell of its own to see the full traceback",
         ) from exc
 

@@ -149,23 +149,33 @@ def _describe_budget_case(label, messages, window, system_prompt, reserve) -> st
             f"{len(messages)} messages)")
 
 
-@graded("01-token-budget", "how_many_fit counts the newest messages that fit, with tiktoken and overheads")
+@graded("01-token-budget", "how_many_fit counts the newest messages that fit, with tiktoken and overheads",
+        references=("memlib.course.checks.nb01_token_budget:reference_how_many_fit",))
 def check_token_budget(how_many_fit: Callable) -> None:
-    """Check `how_many_fit(messages, window, system_prompt="", reserve=0) -> int` (notebook 01)."""
+    """Check `how_many_fit(messages, window, system_prompt="", reserve=0) -> int` (notebook 01).
+
+    Fixed: an int; tokens counted with memlib.tokens.count; each message costs
+    count(text) + MESSAGE_OVERHEAD; the system prompt and `reserve` are used first; the
+    kept messages are the newest, contiguous, and a prompt of exactly `window` tokens fits;
+    the list given is not changed. Free: how you loop (reversed, indices, accumulate).
+    """
     fn = _as_callable(how_many_fit, "how_many_fit")
     cases = _budget_cases()
     got: list[Any] = []
     for label, messages, window, system_prompt, reserve in cases:
-        before = list(messages)
-        value = _call(fn, (list(messages), window, system_prompt, reserve),
+        given = list(messages)  # the student gets a copy; the case's own list stays as it was
+        value = _call(fn, (given, window, system_prompt, reserve),
                       where=f"how_many_fit on {_describe_budget_case(label, messages, window, system_prompt, reserve)}")
         if isinstance(value, bool) or not isinstance(value, int):
             raise CheckFailed(
                 f"how_many_fit returned {type(value).__name__} {_short(value)} for {label}",
                 "return the number of messages that fit, an int (not the tokens, not the messages)",
             )
-        expect(messages == before, "how_many_fit changed the list of messages it was given",
-               "count without removing or editing messages")
+        expect(given == messages, f"how_many_fit changed the list of messages it was given ({label}): "
+               f"{len(messages)} messages before the call, {len(given)} after"
+               if len(given) != len(messages) else
+               f"how_many_fit changed the list of messages it was given ({label})",
+               "count without removing, reordering or editing messages (reversed(messages) reads without changing)")
         got.append(value)
     passed("returns an int and leaves the messages alone")
     expected = [reference_how_many_fit(m, w, s, r) for _, m, w, s, r in cases]

@@ -37,9 +37,17 @@ def _chunks(turns, sizes: Sequence[int]):
         at += size
 
 
-@graded("02-summarizer", "exercise 1: a recursive summarizer that stays within max_tokens and keeps facts")
+@graded("02-summarizer", "exercise 1: a recursive summarizer that stays within max_tokens and keeps facts",
+        references=("memlib.summarize:ExtractiveSummarizer",))
 def check_summarizer(summarizer: Any) -> None:
-    """Check exercise 1: `summarizer.summarize(previous, evicted, max_tokens) -> str` (notebook 02)."""
+    """Check exercise 1: `summarizer.summarize(previous, evicted, max_tokens) -> str` (notebook 02).
+
+    Fixed: a str with count(summary) <= max_tokens ('' for 0); the same output for the same
+    input; the evicted list is not changed; the previous summary's facts and the evicted
+    facts are kept when there is room; fact retention on the course conversation at least
+    half the reference's and above forgetting or keeping the newest text. Free: the scoring
+    heuristic, the line format, which small talk is dropped.
+    """
     from memlib import datasets
     from memlib.evaluation import evaluate_retention, fact_retention
     from memlib.messages import Message
@@ -103,11 +111,17 @@ def check_summarizer(summarizer: Any) -> None:
     # 3. deterministic and leaves its input alone
     evicted = [Message(t.role, t.content) for t in turns[20:40]]
     copy_before = list(evicted)
-    first, second = summarize(_PREVIOUS_SUMMARY, evicted, 120), summarize(_PREVIOUS_SUMMARY, evicted, 120)
-    expect(first == second, "two calls with the same arguments gave different summaries",
-           "no randomness, no dependence on the time or on earlier calls: same input, same summary")
-    expect(evicted == copy_before, "summarize changed the list of evicted messages",
+    # The input is checked after the first call, before the second: a summarizer that pops the
+    # evicted list would otherwise be reported as non-deterministic, which is not its mistake.
+    first = summarize(_PREVIOUS_SUMMARY, evicted, 120)
+    expect(evicted == copy_before, "summarize changed the list of evicted messages "
+           f"({len(copy_before)} messages before the call, {len(evicted)} after)" if len(evicted) != len(copy_before)
+           else "summarize changed the list of evicted messages (same length, other content)",
            "read the messages without removing or editing them")
+    second = summarize(_PREVIOUS_SUMMARY, evicted, 120)
+    expect(first == second, "two calls with the same arguments gave different summaries: "
+           f"{_first_text_difference(first, second)}",
+           "no randomness, no dependence on the time or on earlier calls: same input, same summary")
     passed("deterministic, and does not modify the evicted messages")
 
     # 4. recursive: facts of the previous summary survive when there is room
@@ -148,3 +162,9 @@ def check_summarizer(summarizer: Any) -> None:
         )
     passed(f"fact retention {mine.retained:.3f} of {mine.evicted_facts} evicted facts "
            f"(no summary / newest text: {baseline:.3f}, reference: {reference:.3f})")
+
+
+def _first_text_difference(a: str, b: str) -> str:
+    """Where two texts first differ, shown on both sides (never two equal lengths)."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"at character {at}: {a[max(0, at - 15):at + 25]!r} vs {b[max(0, at - 15):at + 25]!r}"

@@ -67,7 +67,7 @@ class PageFaultScenario:
 
     def run(self, calls) -> Any:
         """Answer `question` with a ScriptedPolicy replaying `calls`; returns the Trace."""
-        from memlib.agent import ScriptedPolicy
+        from memlib.policies import ScriptedPolicy
 
         self.agent.policy = ScriptedPolicy(calls)
         return self.agent.step(self.question)
@@ -80,7 +80,8 @@ class PageFaultScenario:
 
 def page_fault_scenario(window: int = 600) -> PageFaultScenario:
     """A fresh, deterministic agent that archived a fact and then evicted it (notebook 04)."""
-    from memlib.agent import Agent, RulePolicy
+    from memlib.agent import Agent
+    from memlib.policies import RulePolicy
     from memlib.tools import MemorySystem
 
     memory = MemorySystem.create(window=window, clock=_Clock(), session_id="s1")
@@ -123,13 +124,18 @@ def _script_of(answer: Any) -> list:
     return calls
 
 
-@graded("04-page-fault", "the scripted agent pages the evicted fact in from archival memory and answers with a citation")
+@graded("04-page-fault", "the scripted agent pages the evicted fact in from archival memory and answers with a citation",
+        references=("memlib.course.checks.nb04_page_fault:reference_page_fault_calls",))
 def check_page_fault(page_fault_calls: Any) -> None:
     """Check the notebook-04 exercise: the calls that answer the scenario's question.
 
     Accepts the student's function (called with no arguments) or its list of ToolCall.
+    Fixed: an archival_memory_search that returns the record, with request_heartbeat=True so
+    the next call runs; a send_message whose reply says 'chicken' and cites that record in
+    brackets ([arc-000001]). Free: the search words, the reply's wording, how the citation
+    is built.
     """
-    from memlib.agent import ScriptedPolicyExhausted
+    from memlib.policies import ScriptedPolicyExhausted
     from memlib.citations import CITATION_PATTERN
 
     calls = _script_of(page_fault_calls)
@@ -197,6 +203,12 @@ def check_page_fault(page_fault_calls: Any) -> None:
     expect(scenario.answer in reply.lower(),
            f"the reply does not say what Biscuit must avoid: {_short(reply, 100)}",
            "answer the question with what the archival record says")
+    text = reply.lower()
+    says_avoid = re.search(r"allerg|avoid|must not|mustn't|never|can ?not eat|can't eat|no chicken|keep .* away", text)
+    says_safe = re.search(r"not allergic|isn't allergic|no allerg|can eat|is (?:fine|safe|ok)|safe to eat", text)
+    expect(says_avoid and not says_safe,
+           f"the reply names chicken but does not say Biscuit must avoid it, as the record does: {_short(reply, 100)}",
+           "an answer must agree with the record it cites ('Biscuit is allergic to chicken')")
     cited = CITATION_PATTERN.findall(reply)
     bare_ids = re.findall(r"arc-\d{6}", reply)
     if not cited:
@@ -212,4 +224,7 @@ def check_page_fault(page_fault_calls: Any) -> None:
     expect(scenario.record_id in cited,
            f"the reply cites {', '.join(cited)}, not the record that holds the answer ({scenario.record_id})",
            "cite the record the answer comes from")
+    extra = sorted(set(cited) - {scenario.record_id})
+    expect(not extra, f"the reply also cites {', '.join(extra)}, which says nothing about Biscuit's food",
+           "cite only the record the answer comes from, not every record you have seen")
     passed(f"the reply answers and cites {scenario.record_id}: {_short(reply, 100)}")

@@ -8,7 +8,7 @@ from typing import Any, Callable
 from memlib.course.checking import CheckFailed, expect, graded, passed
 from memlib.course.checks._common import _short_text as _short
 
-__all__ = ["check_citation_contract", "citation_store", "CITATION_QUESTIONS"]
+__all__ = ["check_citation_contract", "citation_store", "CITATION_QUESTIONS", "ANSWER_FACTS"]
 
 
 # ---------------------------------------------------------------------------
@@ -43,7 +43,23 @@ CITATION_QUESTIONS = (
     ("Where does the Heron design doc live?", ("arc-000006",)),
     ("Who is Ines's mentor at Kestrel?", ()),
     ("Which day is the PyData Lisbon talk?", ("arc-000003",)),
+    # The user's name is in half the records: sharing it and one place name is no support.
+    ("What does Ines think of the Lisbon trams?", ()),
+    # One informative word is enough when the record has it.
+    ("Where is the allotment?", ("arc-000010",)),
 )
+
+#: What a supported answer must say (a regular expression, case-insensitive): the cited record's fact.
+#: An answer that cites the right record but says something else contradicts it.
+ANSWER_FACTS = {
+    "What is Ines allergic to?": r"penicillin",
+    "What time does the flight to Lisbon leave?": r"\b0?6[:.h]40\b",
+    "How much does Biscuit the beagle weigh?": r"13[.,]2",
+    "Which day are Ada's swimming lessons?": r"wednesday",
+    "Where does the Heron design doc live?": r"wiki",
+    "Which day is the PyData Lisbon talk?": r"second",
+    "Where is the allotment?": r"potternewton|plot (?:number |no\.? ?)?14",
+}
 
 # An answer without support must say so; these are the ways of saying it we accept.
 _ADMITS = re.compile(
@@ -70,9 +86,18 @@ def _record_hint(store, record_id: str) -> str:
     return f"{record_id} ({_short(store.get(record_id).text, 45)})"
 
 
-@graded("06-citations", "every retrieval-backed answer cites real, supporting records; no support, no citation")
+@graded("06-citations", "every retrieval-backed answer cites real, supporting records; no support, no citation",
+        references=("memlib.citations:answer_from_store",))
 def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
-    """Ask `answer_fn(question, store)` nine questions; check each CitedAnswer against the contract."""
+    """Ask `answer_fn(question, store)` the CITATION_QUESTIONS; check each CitedAnswer against the contract.
+
+    Fixed: a CitedAnswer; citations built from store records (Citation.from_record or
+    cite), only of records that support the answer, never an extra one; the answer says
+    what the cited record says (ANSWER_FACTS) and passes memlib.citations.verify; with no
+    support, no citation and a plain statement that nothing was found. Free: the support
+    threshold (half of the question's content words is enough; the user's name alone is
+    not), the wording.
+    """
     from memlib.citations import CitedAnswer, answer_from_store, verify
 
     expect(callable(answer_fn), f"answer_with_citations is a {type(answer_fn).__name__}, not a function",
@@ -129,6 +154,11 @@ def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
         expect(not problems,
                f"the answer to {question!r} is not supported by what it cites: {problems[0] if problems else ''}",
                "answer with the words of the record you cite (an extractive answer), e.g. the record's text")
+        fact = ANSWER_FACTS.get(question)
+        expect(fact is None or re.search(fact, answer.text, re.I),
+               f"the answer to {question!r} cites {gold[0]} but does not say what it says: "
+               f"{_short(answer.text)} (the record: {_short(store.get(gold[0]).text, 70)})",
+               "an answer must agree with the record it cites: answer with the record's own words")
     answered = sum(bool(g) for _, g in CITATION_QUESTIONS)
     passed(f"{answered} answerable questions: each answer cites the right record with session, turn and source url")
     passed(f"{len(CITATION_QUESTIONS) - answered} unanswerable questions: no citation, and the answer says so")

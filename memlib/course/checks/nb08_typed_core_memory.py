@@ -81,9 +81,20 @@ def _normalised(doc: dict) -> dict:
     return CoreMemory.from_dict(copy.deepcopy(doc)).to_dict()
 
 
-@graded("08-typed-core-memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip")
+@graded("08-typed-core-memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip",
+        references=("memlib.core_memory:CoreMemory", "memlib.core_memory:Block"))
 def check_typed_core_memory(cls: Any) -> None:
-    """Check a TypedCoreMemory class against the schema, the examples in data/ and memlib's CoreMemory."""
+    """Check a TypedCoreMemory class against the schema, the examples in data/ and memlib's CoreMemory.
+
+    Fixed: from_legacy / from_document / to_document / to_json / from_json / render /
+    append / replace; every schema rule enforced (each on its own), labels unique, each
+    value within its own block's limit (exactly the limit fits); a refused edit raises
+    ValueError (CoreMemoryError), KeyError or jsonschema.ValidationError and changes
+    nothing; the caller's dicts are not changed; no state shared between instances; render
+    shows each block as <label ...> value </label> with its 'used/limit' and a read-only
+    marker inside the read-only blocks' sections only. Free: error wording, how
+    descriptions and attributes are rendered, how blocks are stored.
+    """
     from memlib.core_memory import CoreMemory
     from memlib.datasets import load
 
@@ -94,13 +105,16 @@ def check_typed_core_memory(cls: Any) -> None:
 
     # 1. the port of the flat legacy file
     legacy = examples.legacy
+    given = copy.deepcopy(legacy)
     try:
-        ported = cls.from_legacy(copy.deepcopy(legacy))
+        ported = cls.from_legacy(given)
     except NotImplementedError:
         raise
     except Exception as error:
         raise CheckFailed(f"from_legacy raised {type(error).__name__} on the legacy file: {error}",
                           "build blocks with limit 2000, a description and read_only=False; they must validate") from None
+    expect(given == legacy, "from_legacy changed the dict it was given",
+           "read the legacy sections without adding, removing or editing keys of the caller's dict")
     doc = _document(ported, "after from_legacy")
     problem = _schema_errors(doc, schema)
     expect(problem is None, f"the ported legacy memory does not match the schema: {problem}",
@@ -120,18 +134,22 @@ def check_typed_core_memory(cls: Any) -> None:
                "typed blocks say what belongs in them: give persona and human a one-line description")
         expect(block.get("read_only") is False, f"block {label!r} has read_only={block.get('read_only')!r}",
                "the agent must be able to edit persona and human: read_only=False")
+    doc_after_port = doc
     passed("the legacy flat memory ports to persona + human blocks that validate against the schema")
 
     # 2. valid documents load and round-trip through JSON, like memlib's CoreMemory
     for name, valid in examples.valid.items():
+        given = copy.deepcopy(valid)
         try:
-            memory = cls.from_document(copy.deepcopy(valid))
+            memory = cls.from_document(given)
         except NotImplementedError:
             raise
         except Exception as error:
             raise CheckFailed(f"from_document rejected the valid example valid_{name}.json: "
                               f"{type(error).__name__}: {error}",
                               "description and read_only are optional: default them to '' and False") from None
+        expect(given == valid, f"from_document changed the document it was given (valid_{name}.json)",
+               "fill in defaults in your own copies of the blocks (dict(block)), not in the caller's document")
         doc = _document(memory, f"valid_{name}")
         expected = _normalised(valid)
         expect(doc == expected,
@@ -159,7 +177,18 @@ def check_typed_core_memory(cls: Any) -> None:
                 "JSON Schema cannot express this rule: check it in from_document yourself")
         expect(_refused(lambda: cls.from_document(copy.deepcopy(invalid))),
                f"from_document accepted invalid_{name}.json ({what})", hint)
-    passed(f"{len(examples.invalid)} invalid documents are refused, including the two the schema cannot catch")
+    for what, broken in _one_rule_broken(examples.valid["letta_blocks"]):
+        expect(_refused(lambda: cls.from_document(broken)),
+               f"from_document accepted a document whose only problem is {what}",
+               "validate with jsonschema.validate(document, schema): it checks every rule of the schema, "
+               "one at a time as well as together")
+    exact = copy.deepcopy(examples.valid["letta_blocks"])
+    exact["blocks"][2]["value"] = "x" * exact["blocks"][2]["limit"]
+    _must_work(lambda: cls.from_document(copy.deepcopy(exact)),
+               f"from_document of a block holding exactly its limit of {exact['blocks'][2]['limit']} characters",
+               "a value of exactly `limit` characters fits: refuse only len(value) > limit")
+    passed(f"{len(examples.invalid)} invalid documents are refused, including the two the schema cannot catch, "
+           "and each schema rule is enforced on its own; a value of exactly its limit is accepted")
 
     # 4. rendering
     letta = examples.valid["letta_blocks"]
@@ -176,11 +205,17 @@ def check_typed_core_memory(cls: Any) -> None:
         expect(f"{len(value)}/{limit}" in prompt,
                f"render() does not show block {label!r}'s fill level {len(value)}/{limit}",
                "show characters used against the limit, e.g. characters=\"42/2000\", so the model sees the budget")
+        start = prompt.index(f"<{label}")
+        end = prompt.find(f"</{label}>", start)
+        section = prompt[start:end if end >= 0 else len(prompt)].replace(value, "")
+        marked = re.search(r"read[_ -]?only(?![_ -]?[=:]\s*[\"']?(?:false|no|0)\b)", section, re.I)
         if block["read_only"]:
-            expect(re.search(r"read[_ -]?only", prompt[prompt.index(f"<{label}"):], re.I),
-                   f"render() does not mark block {label!r} as read-only",
-                   "tell the model which blocks it cannot edit, e.g. read_only=\"true\"")
-        positions.append(prompt.index(f"<{label}"))
+            expect(marked, f"render() does not mark block {label!r} as read-only inside its own section",
+                   "tell the model which blocks it cannot edit, in that block's tag, e.g. read_only=\"true\"")
+        else:
+            expect(not marked, f"render() marks the editable block {label!r} as read-only",
+                   "mark only the blocks whose read_only is True")
+        positions.append(start)
     expect(positions == sorted(positions), "render() does not keep the blocks in their order",
            "render the blocks in document order")
     passed("render() shows every block as a tagged section with its fill level and read-only flag")
@@ -204,8 +239,8 @@ def check_typed_core_memory(cls: Any) -> None:
     reference.append("human", "y" * room)
     got = _document(memory, "after an append up to the limit")["blocks"][1]["value"]
     expect(got == reference.get("human").value,
-           f"append up to exactly the limit gave a {len(got)}-character value, expected "
-           f"{len(reference.get('human').value)}",
+           f"append up to exactly the limit gave a different value from memlib's CoreMemory: "
+           f"{_text_difference(got, reference.get('human').value)}",
            "a value of exactly `limit` characters is allowed (> limit is refused, not >=); "
            "append adds the text on a new line")
     before = _document(memory, "before an over-limit replace")
@@ -247,6 +282,70 @@ def check_typed_core_memory(cls: Any) -> None:
            "a refused edit of a read-only block still changed core memory", "check read_only first, then change nothing")
     passed(f"the read-only block {locked['label']!r} cannot be edited")
 
+    # 7. a block with its own, smaller limit
+    memory = cls.from_document(copy.deepcopy(letta))
+    small = next(b for b in _normalised(letta)["blocks"] if b["limit"] != 2000 and not b["read_only"])
+    label, limit = small["label"], small["limit"]
+    room = limit - len(small["value"]) - (1 if small["value"] else 0)
+    before = _document(memory, f"before filling {label!r}")
+    expect(_refused(lambda: memory.append(label, "z" * (room + 1))),
+           f"append to {label!r} past its own limit of {limit} characters was accepted",
+           "each block has its own limit: compare with that block's limit, not with 2000")
+    expect(_document(memory, f"after a refused append to {label!r}") == before,
+           f"the refused append to {label!r} still changed core memory", "compute, check, then assign")
+    _must_work(lambda: memory.append(label, "z" * room),
+               f"append to {label!r} up to exactly its own limit of {limit} characters",
+               "a value of exactly the block's limit fits: refuse only when it is longer")
+    passed("a block with a smaller limit of its own is filled exactly to it and not past it")
+
+    # 8. no state shared between instances or kept from earlier calls
+    again = _document(cls.from_legacy(copy.deepcopy(legacy)), "from_legacy after other instances were edited")
+    expect(again == doc_after_port,
+           "from_legacy gave a different memory after other instances had been edited: "
+           f"{_first_difference(again, doc_after_port)}",
+           "keep the blocks on the instance (self.blocks = ...), built fresh by each call; no class-level "
+           "or module-level dict shared between instances")
+    other = {key: value.replace("a", "o") for key, value in legacy.items()}  # same shape, other text
+    got = _document(cls.from_legacy(copy.deepcopy(other)), "from_legacy of another legacy file")
+    expect([b.get("value") for b in got["blocks"]] == list(other.values()),
+           "from_legacy of a second legacy file returned the first file's text",
+           "build the blocks from the dict you are given on every call; do not cache by size or label")
+    twin = copy.deepcopy(letta)
+    twin["blocks"][1]["value"] = twin["blocks"][1]["value"].replace("a", "o")  # same JSON length
+    one, two = cls.from_document(copy.deepcopy(letta)).to_json(), cls.from_document(twin).to_json()
+    expect(_document(cls.from_json(two), "from_json of a second document") == _normalised(twin),
+           "from_json of a second document of the same size returned the first one's blocks",
+           "parse the text you are given on every call; do not cache results")
+    expect(_document(cls.from_json(one), "from_json again") == _normalised(letta),
+           "from_json gave a different memory for a document it had read before",
+           "parse the text you are given on every call; do not cache results")
+    passed("fresh and used instances agree; nothing is remembered across calls")
+
+
+def _one_rule_broken(valid: dict) -> list[tuple[str, dict]]:
+    """(what is wrong, document): the valid document with exactly one schema rule broken."""
+    def changed(what: str, edit: Callable[[dict], None]) -> tuple[str, dict]:
+        doc = copy.deepcopy(valid)
+        edit(doc)
+        return what, doc
+
+    first = lambda doc: doc["blocks"][1]  # noqa: E731 - the 'human' block, editable, no read_only key
+    return [
+        changed("a limit given as the string '2000'", lambda d: first(d).update(limit="2000")),
+        changed("read_only given as the string 'no'", lambda d: first(d).update(read_only="no")),
+        changed("a block without a value", lambda d: first(d).pop("value")),
+        changed("a block without a limit", lambda d: first(d).pop("limit")),
+        changed("a value that is a number, not a string", lambda d: first(d).update(value=42)),
+        changed("a description that is a list, not a string", lambda d: first(d).update(description=["x"])),
+        changed("a limit of 0 (the schema's minimum is 1)", lambda d: first(d).update(limit=0)),
+        changed("a label with a space and '!' in it", lambda d: first(d).update(label="my human!")),
+        changed("a block field the schema does not know ('colour')", lambda d: first(d).update(colour="red")),
+        changed("a top-level field the schema does not know ('version')", lambda d: d.update(version=2)),
+        changed("an empty list of blocks", lambda d: d.update(blocks=[])),
+        changed("a 'human' block with a limit of 3000 (persona and human allow at most 2000)",
+                lambda d: first(d).update(limit=3000)),
+    ]
+
 
 def _first_difference(got: dict, expected: dict) -> str:
     got_blocks, exp_blocks = got.get("blocks", []), expected.get("blocks", [])
@@ -262,3 +361,11 @@ def _first_difference(got: dict, expected: dict) -> str:
         if extra:
             return f"block {e['label']!r} has extra fields {sorted(extra)}"
     return "the documents differ"
+
+
+def _text_difference(got: str, expected: str) -> str:
+    """Where two values first differ, both sides shown (never two equal lengths)."""
+    at = next((i for i, (x, y) in enumerate(zip(got, expected)) if x != y), min(len(got), len(expected)))
+    sizes = f"{len(got)} characters, expected {len(expected)}; " if len(got) != len(expected) else ""
+    return f"{sizes}first difference at character {at}: {got[max(0, at - 10):at + 10]!r} vs " \
+           f"{expected[max(0, at - 10):at + 10]!r}"

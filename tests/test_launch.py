@@ -1,0 +1,113 @@
+"""Launch paths: what students install, what Binder builds, links for a JupyterHub."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from memlib.course import config
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_TOOLING = ("pytest", "pytest-xdist", "hypothesis", "nbval", "bm25s", "playwright")
+
+
+def _pins(path: Path) -> dict[str, str]:
+    lines = [line.split("#")[0].strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    pins = {}
+    for line in filter(None, lines):
+        if line.startswith(("-e", "-r", ".")):
+            continue
+        name, _, version = line.partition("==")
+        assert version, f"{path.name}: {line!r} is not pinned (name==version)"
+        pins[name.lower()] = version
+    return pins
+
+
+def test_students_install_the_course_and_the_tests_add_their_tooling():
+    course, tests = _pins(ROOT / "requirements.txt"), _pins(ROOT / "requirements-test.txt")
+    assert "jupyterlab" in course and not set(TEST_TOOLING) & set(course), "test tooling belongs in requirements-test.txt"
+    assert set(TEST_TOOLING) <= set(tests)
+    assert "-e ." in (ROOT / "requirements.txt").read_text() and "-r requirements.txt" in (
+        ROOT / "requirements-test.txt").read_text()
+
+
+def test_binder_installs_the_same_runtime_pins_in_a_cacheable_layer():
+    binder = ROOT / "binder"
+    text = (binder / "requirements.txt").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*(-e|\.|/|file:)", text, flags=re.M), "no local path: repo2docker could not cache the layer"
+    pins, course = _pins(binder / "requirements.txt"), _pins(ROOT / "requirements.txt")
+    assert pins == course, "binder/requirements.txt and requirements.txt must pin the same packages alike"
+    post_build = (binder / "postBuild").read_text(encoding="utf-8")
+    assert "pip install" in post_build and "--no-deps ." in post_build and "-e" not in post_build.split()
+    assert re.fullmatch(r"python-3\.1[1-9]", (binder / "runtime.txt").read_text().strip())
+    assert not (ROOT / "runtime.txt").exists(), "repo2docker ignores the root when binder/ exists: one runtime.txt"
+
+
+def test_nbgitpuller_link_opens_the_notebook_inside_the_cloned_folder():
+    url = config.nbgitpuller_url("https://hub.example.edu/", "notebooks/03_archival_bm25.ipynb")
+    parts = urlsplit(url)
+    assert (parts.scheme, parts.netloc, parts.path) == ("https", "hub.example.edu", "/hub/user-redirect/git-pull")
+    query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    folder = config.REPO_SLUG.split("/")[1]
+    assert query == {"repo": f"https://github.com/{config.REPO_SLUG}", "branch": "main",
+                     "urlpath": f"lab/tree/{folder}/notebooks/03_archival_bm25.ipynb"}
+
+
+def test_config_prints_one_link_per_released_notebook(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert config.main(["https://hub.example.edu"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(list((ROOT / "notebooks").glob("*.ipynb"))) and lines[0].startswith("00_welcome  https://")
+
+
+def test_grading_output_in_a_checkout_is_git_ignored():
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        import pytest
+
+        pytest.skip("not a git checkout")
+    paths = ["grading/grades.csv", "grading/feedback/ada.md", "grading/submissions/ada/03_archival_bm25.ipynb",
+             "grading/work/x.log", "submissions/ada.zip", "feedback/ada.md", "grades.csv", "out/grades.csv"]
+    answer = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=ROOT, capture_output=True, text=True)
+    assert sorted(answer.stdout.split()) == sorted(paths)
+    kept = subprocess.run(["git", "check-ignore", "--no-index", "notebooks/03_archival_bm25.ipynb",
+                           "memlib/course/grade.py"], cwd=ROOT, capture_output=True, text=True)
+    assert kept.stdout == ""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in readme.splitlines():
+        if line.startswith("python -m memlib grade") and "--out" in line:
+            out = line.split("--out ")[1].split()[0]
+            assert out.startswith(("grading/", "/out/")), line
+
+
+def test_release_and_grade_without_the_course_extra(monkeypatch, capsys):
+    """As on a plain `pip install memlib`: one line naming the extra and exit 2; --help still works,
+    and the stand-ins used for the help leave nothing behind."""
+    import importlib.util
+    import sys
+
+    import memlib.__main__ as cli
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name in ("nbformat", "nbval") else real_find_spec(name, *a))
+    for name in ("memlib.course.grade", "memlib.course.release"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert cli.main(["release", "solutions", "notebooks"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert "needs the 'course' extra (nbformat not installed): pip install 'memlib[course]'" in captured.err
+    assert cli.main(["grade", "sub", "--release", "notebooks", "--out", "x.csv"]) == 2
+    assert "(nbformat, nbval not installed)" in capsys.readouterr().err
+    assert cli.main(["grade", "--help"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("usage: python -m memlib grade") and "--all-assignments" in captured.out
+    assert "pip install 'memlib[course]'" in captured.err
+    assert "memlib.course.grade" not in sys.modules and not isinstance(sys.modules.get("nbformat"), cli._StandIn)
+    monkeypatch.undo()
+    import nbformat
+
+    assert hasattr(nbformat, "v4")  # the real module, not the stand-in

@@ -1,0 +1,229 @@
+"""A failed check stops nbval and the grader but not a student's Run All; it is short, and crashes say so.
+
+The kernel tests drive a real IPython kernel through jupyter_client the way a
+front end does (``execute_request`` with ``stop_on_error``), and look at the
+``execute_reply`` status a front end's Run All stops on.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from memlib.course import checking
+from memlib.course.checking import CheckFailed, graded
+from memlib.course.checks import check_bm25, check_token_budget
+from memlib.course.fallback import answer_status, use_or_reference
+from memlib.course.release import colab_setup_source
+
+STUB = 'def how_many_fit(messages, window, system_prompt="", reserve=0):\n    raise NotImplementedError("Exercise 0: do it")\n'
+GRADED = "from memlib.course.checks import check_token_budget\n\ncheck_token_budget(how_many_fit)"
+AFTER = "print('the cell after the exercise ran')"
+
+
+def _failure(check, answer) -> CheckFailed:
+    with pytest.raises(CheckFailed) as info:
+        check(answer)
+    return info.value
+
+
+# -- without a kernel ------------------------------------------------------------------
+
+
+def test_outside_ipython_a_failed_check_raises_even_after_the_switch():
+    checking.keep_going_after_failures()  # no IPython shell here: does nothing
+    assert checking.failures_raise()
+    _failure(check_token_budget, lambda *a, **k: 0)
+
+
+def test_a_raised_failure_renders_in_three_lines_and_the_full_traceback_is_one_flag_away(monkeypatch):
+    failure = _failure(check_bm25, lambda q, d, **kw: [0.0] * len(d))
+    short = failure._render_traceback_()
+    assert len(short) == 3 and "03-bm25" in short[0] and short[1].startswith("Hint: ")
+    assert "MEMLIB_FULL_TRACEBACK=1" in short[2]
+    monkeypatch.setenv(checking.FULL_TRACEBACK_ENV, "1")
+    full = failure._render_traceback_()
+    assert full[0].startswith("Traceback") and len(full) > 5
+
+
+def test_a_crash_is_reported_as_a_crash_with_the_exception_and_where():
+    def bm25_scores(query, docs, k1=1.5, b=0.75, epsilon=0.25):
+        total = sum(len(d) for d in docs)
+        return [total / 0] * len(docs)
+
+    message = str(_failure(check_bm25, bm25_scores))
+    assert "crashed with ZeroDivisionError" in message and "in bm25_scores, line" in message
+    assert "not solved" not in message
+
+
+def test_a_not_implemented_error_that_is_not_the_stub_is_a_crash():
+    def how_many_fit(messages, window, system_prompt="", reserve=0):
+        raise NotImplementedError("tokenizer for this model")
+
+    message = str(_failure(check_token_budget, how_many_fit))
+    assert "crashed with NotImplementedError: tokenizer for this model" in message
+
+
+def test_an_exception_escaping_a_check_becomes_a_crash_report():
+    @graded("test-escape")
+    def check_escape(answer):
+        answer()  # the check forgot _call: the wrapper still names the crash
+
+    def answer():
+        return {}["missing"]
+
+    message = str(_failure(check_escape, answer))
+    assert "your answer crashed with KeyError" in message and "in answer, line" in message
+    checking.CHECKS.pop("test-escape")
+
+
+def test_fallback_names_a_crashing_answer_as_crashed(capsys):
+    def stub():
+        raise NotImplementedError("Exercise 9: do it")
+
+    def crashing():
+        return 1 // 0
+
+    assert answer_status(stub, lambda f: f())[0] == "unsolved"
+    status, error = answer_status(crashing, lambda f: f())
+    assert status == "crashed" and isinstance(error, ZeroDivisionError)
+    assert use_or_reference(crashing, len, "exercise 9", "len", probe=lambda f: f()) is len
+    out = capsys.readouterr().out
+    assert "exercise 9 crashed (ZeroDivisionError" in out and "not solved" not in out
+
+
+def fit_by_hand(messages, window, system_prompt="", reserve=0):
+    from memlib.context import MESSAGE_OVERHEAD
+    from memlib.tokens import count
+
+    used, kept = count(system_prompt) + reserve, 0
+    for text in messages[::-1]:
+        used += count(text) + MESSAGE_OVERHEAD
+        if used > window:
+            break
+        kept += 1
+    return kept
+
+
+def test_a_reference_call_from_the_answer_is_noted(capsys):
+    from memlib.course.checks import nb01_token_budget as nb01
+
+    def how_many_fit(messages, window, system_prompt="", reserve=0):
+        return nb01.reference_how_many_fit(messages, window, system_prompt, reserve)
+
+    check_token_budget(how_many_fit)
+    out = capsys.readouterr().out
+    assert checking.REFERENCE_NOTE + "memlib.course.checks.nb01_token_budget.reference_how_many_fit" in out
+    assert checking.REFERENCE_CALLS["01-token-budget"]
+    check_token_budget(fit_by_hand)  # the check calling its reference is not the answer's doing
+    assert checking.REFERENCE_NOTE not in capsys.readouterr().out
+    assert checking.REFERENCE_CALLS["01-token-budget"] == ()
+
+
+# -- in a real kernel ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    from jupyter_client.manager import start_new_kernel
+
+    env = {k: v for k, v in os.environ.items() if k not in (checking.STRICT_ENV, checking.FULL_TRACEBACK_ENV)}
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    km, kc = start_new_kernel(kernel_name="python3", env=env)
+    try:
+        yield kc
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def run(kc, code: str) -> tuple[str, list[tuple[str, dict]]]:
+    """(execute_reply status, [(iopub msg_type, content)]) of one cell, sent as Run All sends it."""
+    msg_id = kc.execute(code, store_history=True, stop_on_error=True)
+    reply = kc.get_shell_msg(timeout=120)
+    while reply["parent_header"].get("msg_id") != msg_id:  # a reply to the start-up handshake may come first
+        reply = kc.get_shell_msg(timeout=120)
+    outputs = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=120)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+        if msg["msg_type"] in ("stream", "error", "display_data", "execute_result"):
+            outputs.append((msg["msg_type"], msg["content"]))
+    return reply["content"]["status"], outputs
+
+
+def test_in_a_kernel_strict_until_the_setup_cell_runs_then_run_all_keeps_going(kernel):
+    assert run(kernel, STUB)[0] == "ok"
+    # nbval and the grader skip the setup cell: the graded cell fails, short
+    status, outputs = run(kernel, GRADED)
+    assert status == "error"
+    error = next(c for t, c in outputs if t == "error")
+    assert error["ename"] == "CheckFailed" and len(error["traceback"]) == 3
+    assert "not solved yet: Exercise 0: do it" in error["traceback"][0]
+    # a student's Run All runs the setup cell first
+    status, outputs = run(kernel, colab_setup_source())
+    assert status == "ok" and outputs == [], outputs
+    status, outputs = run(kernel, GRADED)
+    assert status == "ok", outputs
+    shown = [c for t, c in outputs if t == "display_data"]
+    assert len(shown) == 1 and "memlib-check-failed" in shown[0]["data"]["text/html"]
+    text = shown[0]["data"]["text/plain"]
+    assert "not solved yet: Exercise 0: do it" in text and len(text.splitlines()) <= 4
+    assert run(kernel, AFTER)[0] == "ok"
+    # the grader's restored graded cell starts with ensure_unpatched: strict again
+    prefix = "from memlib.course.checks import ensure_unpatched as _g; _g('memlib.course.checks', 'check_token_budget')\n"
+    assert run(kernel, prefix + GRADED)[0] == "error"
+    run(kernel, colab_setup_source())
+    assert run(kernel, f"import os; os.environ[{checking.STRICT_ENV!r}] = '1'")[0] == "ok"
+    assert run(kernel, GRADED)[0] == "error", "MEMLIB_STRICT_CHECKS=1 forces strict mode"
+    run(kernel, f"import os; del os.environ[{checking.STRICT_ENV!r}]")
+    # a crash in lenient mode is shown as a crash, and the cell still completes
+    run(kernel, 'def how_many_fit(messages, window, system_prompt="", reserve=0):\n    return messages[99]\n')
+    status, outputs = run(kernel, GRADED)
+    assert status == "ok"
+    text = next(c for t, c in outputs if t == "display_data")["data"]["text/plain"]
+    assert "crashed with IndexError" in text and "in how_many_fit, line 2: return messages[99]" in text
+
+
+def test_an_answer_that_is_the_reference_or_inherits_it_is_noted(capsys):
+    from memlib.course.checks import check_summarizer
+    from memlib.summarize import ExtractiveSummarizer
+
+    class MySummarizer(ExtractiveSummarizer):
+        pass  # inherits memlib's reference summarize
+
+    check_summarizer(MySummarizer())
+    assert checking.REFERENCE_NOTE + "memlib.summarize.ExtractiveSummarizer" in capsys.readouterr().out
+    from memlib.course.checks import nb01_token_budget as nb01
+
+    check_token_budget(nb01.reference_how_many_fit)  # handing in the reference function itself
+    assert checking.REFERENCE_CALLS["01-token-budget"] == ("memlib.course.checks.nb01_token_budget.reference_how_many_fit",)
+
+
+@pytest.mark.slow
+def test_the_grader_stays_strict_when_a_submission_switches_keep_going_on(tmp_path):
+    import csv
+    import json
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    nb = json.loads((root / "notebooks" / "03_archival_bm25.ipynb").read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if "colab-setup" in cell["metadata"].get("tags", []):
+            cell["metadata"]["tags"] = []  # the setup cell would now run under nbval
+    nb["cells"].insert(5, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "id": "cheat",
+                           "source": "import memlib.course.checking as k\nk._mode['keep_going'] = True"})
+    (tmp_path / "cheat").mkdir()
+    (tmp_path / "cheat" / "03_archival_bm25.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    out = tmp_path / "grades.csv"
+    subprocess.run([sys.executable, "-m", "memlib", "grade", str(tmp_path / "cheat"), "--release",
+                    str(root / "notebooks"), "--out", str(out)], check=False, timeout=600, capture_output=True)
+    rows = {r["grade_id"]: r for r in csv.DictReader(out.open(encoding="utf-8"))}
+    assert rows["03-bm25"]["status"] == "failed" and rows["03-bm25"]["points"] == "0", rows["03-bm25"]
+    assert rows["03-bm25"]["reason"].startswith("not solved yet: Exercise 2:")
