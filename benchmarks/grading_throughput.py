@@ -109,17 +109,16 @@ def kernel_seconds(runs: int = 3) -> tuple[float, float]:
 
 
 def phases(work: Path, notebooks: int) -> dict[str, float]:
-    """Seconds per notebook spent in each kind of cell, from the kept nbval results."""
+    """Seconds per notebook spent in each kind of cell, from the notebooks the grader kept (first runs only)."""
     sums = {"grader prelude": 0.0, "notebook cells": 0.0, "graded cells": 0.0}
-    for results in work.rglob("*.results.jsonl"):
-        prepared = json.loads(results.with_name(results.name.replace(".results.jsonl", ".ipynb")).read_text())
-        code = [c for c in prepared["cells"] if c["cell_type"] == "code"]
-        records = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
-        cells = [r for r in records if r.get("event") == "cell"]
-        for record, cell in zip(cells, code):
-            kind = ("grader prelude" if record.get("grader_cell") else
-                    "graded cells" if record.get("grade_id") else "notebook cells")
-            sums[kind] += record.get("seconds", 0.0)
+    for executed in work.rglob("as-handed-in/executed.ipynb"):
+        for cell in json.loads(executed.read_text())["cells"]:
+            run = cell.get("metadata", {}).get("grader_run")
+            if cell["cell_type"] != "code" or not run:
+                continue
+            meta = cell["metadata"].get("memlib", {})
+            kind = "grader prelude" if "grader" in meta else "graded cells" if "grade_id" in meta else "notebook cells"
+            sums[kind] += run.get("seconds", 0.0)
     return {kind: seconds / notebooks for kind, seconds in sums.items()}
 
 

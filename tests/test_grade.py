@@ -209,6 +209,10 @@ KERNEL_DEAD = (
     "not run: the kernel died earlier in the cell starting {head!r} (os._exit, a crash, "
     "running out of memory or a cell that could not be interrupted)"
 )
+REVIEW_DEAD = (
+    "review: as handed in this check failed (" + KERNEL_DEAD + "); "
+    "with only the exercise cells in the release it passed"
+)
 TIMED_OUT = f"timed out after {CELL_TIMEOUT} s (an infinite loop or a very slow solution?)"
 
 
@@ -239,7 +243,8 @@ def _expected(graded_class) -> list[tuple]:
         ("non_utf8", "fixture-add", 2, P, UTF8_NOTE.format(offset=offset)),
         ("non_utf8", "fixture-words", 3, P, UTF8_NOTE.format(offset=offset)),
         ("os_exit", "fixture-add", 2, P, ""),
-        ("os_exit", "fixture-words", 0, F, KERNEL_DEAD.format(head="import os")),
+        # the cell that kills the kernel is not an exercise cell: the clean re-run passes, and is flagged
+        ("os_exit", "fixture-words", 3, P, REVIEW_DEAD.format(head="import os")),
         ("other_assignment", "fixture-add", 0, M,
          missing + " (ignored 01_fixture.ipynb (its metadata says assignment '02_other'))"),
         ("other_assignment", "fixture-words", 0, M,
@@ -253,7 +258,7 @@ def _expected(graded_class) -> list[tuple]:
         ("renamed", "fixture-words", 3, P,
          "note: graded my homework (1).ipynb as 01_fixture.ipynb (its metadata says assignment '01_fixture')"),
         ("stubborn_loop", "fixture-add", 2, P, ""),
-        ("stubborn_loop", "fixture-words", 0, F, KERNEL_DEAD.format(head="import time")),
+        ("stubborn_loop", "fixture-words", 3, P, REVIEW_DEAD.format(head="import time")),
         ("sys_exit", "fixture-add", 2, P, ""),
         ("sys_exit", "fixture-words", 3, P, ""),
         ("truncated", "fixture-add", 0, E,
@@ -318,7 +323,9 @@ def test_feedback_per_student(graded_class) -> None:
 
 
 def test_notebook_time_limit_kills_the_run(course, tmp_path: Path) -> None:
-    nb = _insert_code(_solved(course), "def add", "import time\ntime.sleep(600)")
+    nb = _solved(course)  # the sleep sits in the exercise cell, so the clean re-run is the same notebook
+    at = _cell_index(nb, "def add")
+    nb.cells[at].source = "import time\ntime.sleep(600)\n" + nb.cells[at].source
     _write(tmp_path / "sleeper", nb)
     report = grading.grade([tmp_path / "sleeper"], course["release"], timeout=8, cell_timeout=120)
     assert [(r.grade_id, r.status) for r in report.rows] == [("fixture-add", F), ("fixture-words", F)]
@@ -507,3 +514,17 @@ def test_course_notebooks_grade_full_marks_for_solutions_and_zero_for_the_releas
                 assert (row.status, row.points) == ("failed", 0), row
                 assert row.reason.startswith("not solved yet: Exercise"), row
     assert not any(result.other_errors for result in report.results)  # nothing but graded cells failed
+
+
+def test_without_the_sandbox_grading_still_works_and_says_what_is_missing(course, tmp_path: Path) -> None:
+    _write(tmp_path / "complete", _solved(course))
+    _write(tmp_path / "blank", _blank(course))
+    warnings: list[str] = []
+    report = grading.grade([tmp_path / "blank", tmp_path / "complete"], course["release"], jobs=2,
+                           sandbox="none", warn=warnings.append)
+    assert [(r.student, r.grade_id, r.points, r.status) for r in report.rows] == [
+        ("blank", "fixture-add", 0, F), ("blank", "fixture-words", 0, F),
+        ("complete", "fixture-add", 2, P), ("complete", "fixture-words", 3, P),
+    ]
+    assert report.sandbox == "no sandbox"
+    assert len(warnings) == 1 and "student code runs with your permissions" in warnings[0]

@@ -1,56 +1,46 @@
-"""Grade a class: run every submission under nbval and write a gradebook.
+"""Grade a class: run every submission in a fresh, sandboxed kernel and write a gradebook.
 
 ``python -m memlib grade SUBMISSIONS... --release notebooks/ --out grades.csv
-[-j N] [--timeout S] [--cell-timeout S] [--feedback DIR]``
+[-j N] [--timeout S] [--cell-timeout S] [--feedback DIR] [--sandbox auto|bwrap|none]``
 
 Each SUBMISSION is one student: a folder, a ``.zip`` or a single ``.ipynb``
 (the student's name is the folder / zip / file name). For every released
 notebook that has graded cells, the grader
 
 1. finds the student's copy (by the release's ``memlib.assignment`` notebook
-   metadata, else by the grade_ids inside, else by file name);
+   metadata, else by the grade_ids inside, else by file name), refusing
+   symbolic links and special files;
 2. reads it leniently (non-UTF-8 bytes are replaced, nbformat 3 is converted)
    and works on a copy in a scratch folder: the submission is never modified;
-3. rebuilds the notebook: outputs dropped, every cell that claims to be graded
-   removed, and every graded cell of the release put back (edited cells are
-   overwritten, deleted ones re-inserted, duplicates removed), just before the
-   release cell that follows it, so it runs after everything the student wrote
-   for that exercise;
-4. runs it with ``pytest --nbval-lax`` in a subprocess, with a per-cell
-   (``--nbval-cell-timeout``) and a per-notebook (kill the process group)
-   time limit;
-5. maps nbval's results to points by grade_id and writes one gradebook row per
-   student x graded cell: student, notebook, grade_id, points, max_points,
-   status (passed / failed / error / missing), reason.
+3. rebuilds the notebook: outputs dropped, every cell that is a copy of a
+   graded cell (by its grade_id metadata or its exact source, never its cell
+   id) removed, and every graded cell of the release put back just before the
+   release cell that follows it;
+4. runs its code cells in a new kernel (`memlib.course.kernel_run`), confined
+   by bubblewrap when available (`memlib.course.sandbox`), with a per-cell and
+   a per-notebook time limit. The outcome of a graded cell is what the grader
+   itself reads back from the kernel: the cell's ``execute_reply`` and its
+   error output. Nothing the kernel can write (a file, a variable, a module)
+   is ever read back, and the only process the grader signals is the one it
+   started;
+5. runs the release once more with only the student's exercise cells put in
+   (`memlib.course.tamper`), unless that is exactly the notebook it just ran:
+   points follow this clean run, a check whose outcome differs is flagged
+   ``review:``, and so is an exercise cell that reaches into the checking
+   machinery;
+6. writes one gradebook row per student x graded cell: student, notebook,
+   grade_id, points, max_points, status (passed / failed / error / missing),
+   reason; text cells that a spreadsheet would read as a formula are quoted.
 
-Timeouts and kernel deaths: after a cell times out nbval marks the later
-cells "expected to fail"; the grader counts such a cell that fails as failed
-(not skipped) and one that passes as passed, since its check really ran. When
-the kernel dies (``os._exit``, a crash, an uninterruptible loop), the later
-graded cells cannot run and are failed with a reason naming the cell where it
-died.
+When the kernel dies (``os._exit``, a crash, a cell that ignores its
+interrupt) the later graded cells cannot run and are failed with a reason
+naming the cell where it died.
 
-Why results are keyed by the cell's metadata, not by nbval's item names: nbval
-names items "Cell N", counting code cells, and that numbering shifts with
-every cell a student adds and has changed between nbval versions. The child
-process registers a small pytest plugin that, for each nbval item, reads
-``item.cell.metadata["memlib"]["grade_id"]`` -- metadata only the grader wrote,
-since student cells are stripped of it -- and appends the outcome to a JSON
-lines file as it goes, so a notebook killed by its time limit keeps the
-results of the cells that did run. (A marker printed by each graded cell would
-also work, but a student's cell can print the same marker.)
-
-Before the student's first cell the grader runs one cell of its own that caps
-what each cell can print (a runaway print loop otherwise fills the grader's
-memory while nbval drains the kernel's backlog).
-
-What this does not protect against: student code runs with the grader's
-permissions (files, network, environment variables). Grade inside a container
-or as a separate, unprivileged user. Restoring graded cells, importing the
-check inside each of them and reloading a check module whose check was
-replaced from a notebook stop a student from editing, deleting, redefining
-or patching a check; a determined student can still patch the interpreter
-from their own cells. It is a grading tool, not a sandbox.
+What this does not protect against: without the sandbox, student code runs
+with the grader's permissions (files, network, environment, processes). With
+it, a student can still patch the interpreter inside their own kernel; the
+clean re-run and the review flags make that visible, they cannot make it
+impossible. See the README, "What the grader protects against".
 """
 
 from __future__ import annotations
@@ -65,8 +55,7 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
+import stat
 import sys
 import tempfile
 import threading
@@ -78,8 +67,10 @@ from typing import Any, Callable, Iterable
 
 import nbformat
 
-from memlib.course import shards
+from memlib.course import kernel_run, shards, tamper
+from memlib.course.kernel_run import CellRun, NotebookRun
 from memlib.course.release import TAG_GRADED, GradedCell, graded_cells, source_checksum
+from memlib.course.sandbox import Limits, Sandbox, SandboxError, resolve
 
 __all__ = [
     "GradeSetupError",
@@ -102,12 +93,13 @@ MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
 STDOUT_TAIL_CHARS = 2000
 REASON_CHARS = 400
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 NAME_PREFIX_RE = re.compile(r"^(\d+)")
 
 
 class GradeSetupError(RuntimeError):
-    """The grader itself cannot run (bad release folder, missing nbval, unwritable output)."""
+    """The grader itself cannot run (bad release folder, missing kernel, no sandbox when one is required, unwritable output)."""
 
 
 # --------------------------------------------------------------------------- data
@@ -148,13 +140,13 @@ class Row:
 
     def as_csv(self) -> dict[str, str]:
         return {
-            "student": self.student,
-            "notebook": self.notebook,
-            "grade_id": self.grade_id,
+            "student": _csv_text(self.student),
+            "notebook": _csv_text(self.notebook),
+            "grade_id": _csv_text(self.grade_id),
             "points": _num(self.points),
             "max_points": _num(self.max_points),
             "status": self.status,
-            "reason": self.reason,
+            "reason": _csv_text(self.reason),
         }
 
     def __repr__(self) -> str:
@@ -188,10 +180,16 @@ class NotebookResult:
     other_errors: list[str] = field(default_factory=list)  # ungraded cells that raised
     seconds: float = 0.0
     grader_error: bool = False
+    reran: bool = False  # the clean re-run was needed (the notebook differs from the release beyond its exercises)
+    handed_in: dict[str, str] = field(default_factory=dict)  # grade_id -> status in the run of the notebook as handed in
 
     @property
     def points(self) -> float:
         return sum(r.points for r in self.rows)
+
+    @property
+    def review(self) -> list[Row]:
+        return [r for r in self.rows if "review:" in r.reason]
 
     def __repr__(self) -> str:
         return (
@@ -211,6 +209,11 @@ class GradeReport:
     notebooks_run: int = 0
     shard: shards.Shard | None = None
     not_handed_in: list[str] = field(default_factory=list)  # released, but nobody handed them in
+    sandbox: str = ""
+
+    @property
+    def reruns(self) -> int:
+        return sum(1 for r in self.results if r.reran)
 
     @property
     def rows(self) -> list[Row]:
@@ -326,7 +329,7 @@ def _discover(paths: Iterable[str | Path]) -> list[_Submission]:
     submissions: list[_Submission] = []
     for raw in paths:
         path = Path(raw)
-        if not path.exists():
+        if not os.path.lexists(path):  # a dangling link is refused later, with a row
             raise GradeSetupError(f"submission {str(path)!r} does not exist")
         name = path.name if path.is_dir() else path.stem
         submissions.append(_Submission(name or str(path), path))
@@ -342,19 +345,64 @@ def _skip_part(part: str) -> bool:
     return part.startswith(".") or part == "__MACOSX"
 
 
+def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _read_regular(path: Path, display: str) -> _Found:
+    """The bytes of a regular file, opened without following a link (a link swapped in meanwhile fails too)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        return _Found(display, None, f"cannot be read ({error.strerror})")
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return _Found(display, None, f"refused: {_kind_of(info.st_mode)}")
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            return _Found(display, None, f"file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
+        return _Found(display, handle.read(MAX_NOTEBOOK_BYTES + 1))
+
+
 def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
+    """The notebooks of one submission. Symbolic links and special files are refused with a note,
+    never followed: a link could name the instructor's solutions or any file the grader can read."""
     path = submission.path
     notes: list[str] = []
     found: list[_Found] = []
-    if path.is_dir():
-        for file in sorted(path.rglob("*.ipynb")):
-            relative = file.relative_to(path)
-            if any(_skip_part(part) for part in relative.parts) or not file.is_file():
-                continue
-            if file.stat().st_size > MAX_NOTEBOOK_BYTES:
-                found.append(_Found(str(relative), None, f"file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB"))
-            else:
-                found.append(_Found(str(relative), file.read_bytes()))
+    top = path.lstat()
+    if not (stat.S_ISDIR(top.st_mode) or stat.S_ISREG(top.st_mode)):
+        notes.append(f"refused {path.name}: {_kind_of(top.st_mode)}")
+    elif stat.S_ISDIR(top.st_mode):
+        refused: list[str] = []
+        for folder, dirs, files in os.walk(path, followlinks=False):
+            here = Path(folder)
+            for name in sorted(dirs):
+                if (here / name).is_symlink():
+                    refused.append(f"{(here / name).relative_to(path)} ({_kind_of(stat.S_IFLNK)})")
+            dirs[:] = sorted(d for d in dirs if not _skip_part(d) and not (here / d).is_symlink())
+            for name in sorted(files):
+                file = here / name
+                relative = file.relative_to(path)
+                mode = file.lstat().st_mode
+                if not stat.S_ISREG(mode):
+                    if not _skip_part(name):
+                        refused.append(f"{relative} ({_kind_of(mode)})")
+                    continue
+                if name.lower().endswith(".ipynb") and not _skip_part(name):
+                    found.append(_read_regular(file, str(relative)))
+        found.sort(key=lambda f: f.display)
+        if refused:
+            notes.append(f"refused {', '.join(refused)}: only regular files are graded")
         if not found:
             notes.append(f"no notebook found in {path.name}/")
     elif path.suffix.lower() == ".zip":
@@ -364,6 +412,9 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
                 for info in sorted(archive.infolist(), key=lambda i: i.filename):
                     parts = Path(info.filename).parts
                     if info.is_dir() or not info.filename.lower().endswith(".ipynb") or any(_skip_part(p) for p in parts):
+                        continue
+                    if stat.S_ISLNK(info.external_attr >> 16):
+                        notes.append(f"refused {info.filename}: a symbolic link")
                         continue
                     total += info.file_size
                     if info.file_size > MAX_NOTEBOOK_BYTES or total > MAX_ZIP_TOTAL_BYTES:
@@ -376,7 +427,7 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
             if not found:
                 notes.append(f"no notebook found in {path.name}")
     elif path.suffix.lower() == ".ipynb":
-        found.append(_Found(path.name, path.read_bytes()))
+        found.append(_read_regular(path, path.name))
     else:
         notes.append(f"{path.name} is not a folder, a .zip or a .ipynb file")
     return found, notes
@@ -514,7 +565,6 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
     """
     release_cells = assignment.nb.cells
     release_graded = {g.grade_id: g for g in assignment.graded}
-    graded_cell_ids = {g.cell.get("id"): g.grade_id for g in assignment.graded if g.cell.get("id")}
     graded_sources = {g.source.strip(): g.grade_id for g in assignment.graded}
     seen: collections.Counter[str] = collections.Counter()
     edited: set[str] = set()
@@ -524,17 +574,23 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
         source = cell.get("source", "")
         tags = cell.get("metadata", {}).get("tags", [])
         tags = tags if isinstance(tags, list) else []
+        # A copy of a graded cell is known by the release's metadata or by its
+        # exact source, never by its cell id: an honest solution cell may carry
+        # any id (a student who pasted it there), and must not be dropped.
         grade_id = _cell_grade_id(cell)
         if grade_id not in release_graded:
-            grade_id = graded_cell_ids.get(cell.get("id")) or graded_sources.get(source.strip())
+            grade_id = graded_sources.get(source.strip())
         if grade_id is not None or TAG_GRADED in tags:
             if grade_id is not None:
                 seen[grade_id] += 1
                 if source_checksum(source) != source_checksum(release_graded[grade_id].source):
                     edited.add(grade_id)
             continue  # every claimed graded cell goes; the release's copy comes back below
-        # a student cell cannot carry grading metadata
+        # a student cell cannot carry grading metadata (its exercise name stays)
         metadata = {k: v for k, v in cell.get("metadata", {}).items() if k != "memlib"}
+        exercise = tamper.exercise_key(cell)
+        if exercise:
+            metadata["memlib"] = {"exercise": exercise}
         if tags:
             metadata["tags"] = [t for t in tags if isinstance(t, str) and t != TAG_GRADED]
         cell["metadata"] = metadata
@@ -619,15 +675,16 @@ def _unique_ids(cells: list[dict]) -> None:
         seen.add(cell_id)
 
 
-# --------------------------------------------------------------------------- running nbval
+# --------------------------------------------------------------------------- the grader's first cell
 
 #: Characters of stdout / stderr kept per cell; the rest is dropped in the kernel.
 OUTPUT_CAP_CHARS = 1_000_000
 
-# The first cell of every graded notebook. nbval keeps a cell's whole output in
-# memory and, after a timeout, drains the kernel's backlog: a runaway print
-# loop reached 1 GB in 10 s when measured. Capping output inside the kernel,
-# reset before each cell, keeps memory and time bounded.
+# The first cell of every graded notebook. It caps what each cell prints inside
+# the kernel, so an honest runaway print loop sends little over the socket. It
+# is a courtesy, not the limit: a cell can write around it (the underlying
+# stream, its file descriptors), and the grader enforces its own cap on what
+# it receives (kernel_run.OUTPUT_CAP_CHARS).
 PRELUDE_SOURCE = f"""\
 # Added by the grader: cap what each cell can print ({OUTPUT_CAP_CHARS:,} characters per stream).
 def _grader_cap_output(limit={OUTPUT_CAP_CHARS}):
@@ -674,269 +731,85 @@ def _prelude_cell() -> nbformat.NotebookNode:
 
 
 
-def _nbval_child(argv: list[str]) -> int:
-    """Entry point of the grading subprocess: run nbval on one notebook, record results.
-
-    argv: results_path notebook_path cell_timeout
-    """
-    import pytest  # only the child needs pytest and nbval
-
-    results_path, notebook, cell_timeout = argv[0], argv[1], float(argv[2])
-    folder = Path(notebook).parent
-    ini = folder / "pytest.ini"
-    ini.write_text("[pytest]\n", encoding="utf-8")
-    recorder = _make_recorder(results_path)
-    args = [
-        notebook,
-        "-p", "nbval.plugin",
-        "--nbval-lax",
-        "--nbval-current-env",
-        f"--nbval-cell-timeout={cell_timeout:g}",
-        "-p", "no:cacheprovider",
-        "-c", str(ini),
-        "--rootdir", str(folder),
-        "-q", "--tb=no", "--color=no",
-    ]
-    return int(pytest.main(args, plugins=[recorder]))
-
-
-def _make_recorder(results_path: str) -> Any:
-    import pytest
-    from queue import Empty
-
-    class Recorder:
-        """Writes one JSON line per nbval item, keyed by the cell's grade_id."""
-
-        def __init__(self) -> None:
-            self.handle = open(results_path, "a", encoding="utf-8")
-            self.watched: set[int] = set()
-            self.died_in: str | None = None
-            self.current: str = ""
-            self.current_item: Any = None
-
-        def write(self, record: dict) -> None:
-            self.handle.write(json.dumps(record) + "\n")
-            self.handle.flush()
-
-        def watch(self, item: Any) -> None:
-            # nbval waits a full cell timeout for the reply of a kernel that has
-            # died (os._exit, segfault, OOM kill). Wrap this kernel's
-            # await_reply so it checks for a dead kernel twice a second; with an
-            # nbval that lacks these attributes we simply do not watch.
-            kernel = getattr(item.parent, "kernel", None)
-            if kernel is None or id(kernel) in self.watched or not hasattr(kernel, "await_reply"):
-                return
-            self.watched.add(id(kernel))
-            pid = getattr(getattr(getattr(kernel, "km", None), "provisioner", None), "pid", None)
-            if pid:
-                self.write({"event": "kernel", "pid": pid})
-            original = kernel.await_reply
-            recorder = self
-
-            def await_reply(msg_id: Any, timeout: float | None = None) -> Any:
-                deadline = None if timeout is None else time.monotonic() + timeout
-                while True:
-                    remaining = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
-                    if remaining <= 0:
-                        raise Empty()
-                    try:
-                        return original(msg_id, timeout=remaining)
-                    except Empty:
-                        if not kernel.is_alive():
-                            recorder.died_in = recorder.current
-                            recorder.current_item.output_timeout = 0.5
-                            raise
-
-            kernel.await_reply = await_reply
-
-        @pytest.hookimpl(hookwrapper=True)
-        def pytest_runtest_call(self, item: Any) -> Any:
-            self.current = getattr(item, "nodeid", "")
-            self.current_item = item
-            try:
-                self.watch(item)
-            except Exception:  # watching is an optimisation; never break grading
-                pass
-            yield
-
-        @pytest.hookimpl(hookwrapper=True)
-        def pytest_runtest_makereport(self, item: Any, call: Any) -> Any:
-            outcome = yield
-            report = outcome.get_result()
-            if call.when == "call" or (call.when == "setup" and report.outcome != "passed"):
-                self.write(_item_record(item, call, report, self.died_in == getattr(item, "nodeid", None)))
-
-        def pytest_sessionfinish(self) -> None:
-            self.write({"event": "finished"})
-            self.handle.close()
-
-    return Recorder()
-
-
-def _item_record(item: Any, call: Any, report: Any, died_here: bool) -> dict:
-    cell = getattr(item, "cell", {}) or {}
-    grade_id = _cell_grade_id(cell)
-    source = cell.get("source", "") if isinstance(cell, dict) else ""
-    meta = cell.get("metadata", {}).get("memlib", {}) if isinstance(cell, dict) else {}
-    record: dict[str, Any] = {
-        "event": "cell",
-        "grade_id": grade_id,
-        "grader_cell": isinstance(meta, dict) and "grader" in meta,
-        "outcome": report.outcome,
-        "xfail": bool(getattr(report, "wasxfail", "")),
-        "head": _first_line(source),
-        "kernel_died": died_here,
-        "seconds": round(getattr(call, "duration", 0.0), 3),
-    }
-    if call.excinfo is not None:
-        value = call.excinfo.value
-        record["message"] = _strip_ansi(str(value)).strip().splitlines()[0] if str(value).strip() else type(value).__name__
-        record["exception"] = type(value).__name__
-    outputs = getattr(item, "test_outputs", None) or []
-    errors = [o for o in outputs if o.get("output_type") == "error"]
-    if errors:
-        error = errors[-1]
-        record["ename"] = str(error.get("ename", ""))
-        record["evalue"] = _strip_ansi(str(error.get("evalue", "")))
-        record["traceback"] = [_strip_ansi(str(line)) for line in error.get("traceback", [])][-30:]
-    if grade_id is not None:
-        text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stdout")
-        record["stdout"] = text[-STDOUT_TAIL_CHARS:]
-    return record
+# --------------------------------------------------------------------------- turning runs into rows
 
 
 @dataclass
-class _RunOutcome:
-    records: list[dict]
-    finished: bool
-    notebook_timed_out: bool
-    returncode: int | None
-    log_tail: str
+class _Outcome:
+    """One graded cell's outcome in one run."""
+
+    status: str  # PASSED / FAILED / ERROR
+    reason: str = ""
+    message: str = ""
+    traceback: str = ""
+    stdout: str = ""
 
 
-def _run_nbval(notebook: Path, cell_timeout: float, timeout: float) -> _RunOutcome:
-    results = notebook.with_suffix(".results.jsonl")
-    log = notebook.with_suffix(".log")
-    env = dict(os.environ)
-    # No third-party pytest plugins in the child: faster start, no surprises.
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env.pop("PYTEST_ADDOPTS", None)
-    # nbformat -> jsonschema imports rfc3987_syntax when it is installed, which
-    # builds a grammar for about a second on every start; jsonschema treats it
-    # as optional (it only checks the "iri" format nbval never needs), so the
-    # child hides it: a third of the grader's per-notebook overhead.
-    command = [
-        sys.executable,
-        "-c",
-        "import sys; sys.modules.setdefault('rfc3987_syntax', None); "
-        "from memlib.course.grade import _nbval_child; sys.exit(_nbval_child(sys.argv[1:]))",
-        str(results),
-        str(notebook),
-        str(cell_timeout),
-    ]
-    timed_out = False
-    with log.open("wb") as log_handle:
-        process = subprocess.Popen(
-            command,
-            cwd=str(notebook.parent),
-            stdout=log_handle,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=env,
-            start_new_session=True,  # one process group to kill on the notebook time limit
-        )
-        try:
-            returncode: int | None = process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(process.pid)
-            returncode = None
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:  # pragma: no cover - a process ignoring SIGKILL
-                pass
-    records = _read_records(results)
-    # The kernel runs in its own session (jupyter_client starts it so); make
-    # sure it does not outlive a killed run.
-    for record in records:
-        if record.get("event") == "kernel" and (timed_out or not any(r.get("event") == "finished" for r in records)):
-            _kill_pid(int(record["pid"]))
-    return _RunOutcome(
-        records=[r for r in records if r.get("event") == "cell"],
-        finished=any(r.get("event") == "finished" for r in records),
-        notebook_timed_out=timed_out,
-        returncode=returncode,
-        log_tail=_tail(log),
-    )
+def _heads(nb: dict) -> dict[int, str]:
+    return {i: _first_line(c.get("source", "")) for i, c in enumerate(nb.get("cells", []))}
 
 
-def _kill_group(pid: int) -> None:
-    killpg = getattr(os, "killpg", None)  # POSIX only; elsewhere kill the child itself
-    try:
-        if killpg is not None:
-            killpg(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
-        else:  # pragma: no cover - Windows
-            os.kill(pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
-
-
-def _kill_pid(pid: int) -> None:
-    try:
-        os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
-
-
-def _read_records(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # the last line of a killed run may be cut
-    return records
-
-
-def _tail(path: Path, chars: int = 1500) -> str:
-    try:
-        data = path.read_bytes()[-chars:]
-    except OSError:
-        return ""
-    return _strip_ansi(data.decode("utf-8", errors="replace"))
-
-
-# --------------------------------------------------------------------------- turning records into rows
-
-
-def _reason_for(record: dict, cell_timeout: float, death: dict | None) -> tuple[str, str, str]:
-    """(gradebook reason, feedback message, trimmed traceback) for a failed graded cell."""
-    message = record.get("message", "")
-    ename, evalue = record.get("ename", ""), record.get("evalue", "")
-    if record.get("kernel_died"):
+def _failure_reason(cell: CellRun, cell_timeout: float) -> tuple[str, str, str]:
+    """(gradebook reason, feedback message, trimmed traceback) for a cell that failed."""
+    trace = _trim_traceback([_strip_ansi(line) for line in cell.traceback])
+    ename, evalue = cell.ename, _strip_ansi(cell.evalue)
+    if cell.status == kernel_run.DIED:
         text = "the kernel died while this cell ran (os._exit, a crash or running out of memory)"
         return text, text, ""
-    if "Kernel dead on test start" in message or record.get("exception") == "RuntimeError" and "dead" in message:
-        where = f" in the cell starting {death['head']!r}" if death else ""
-        text = f"not run: the kernel died earlier{where} (os._exit, a crash, running out of memory or a cell that could not be interrupted)"
-        return text, text, ""
-    if message.startswith("Timeout of") or (ename == "KeyboardInterrupt" and "Timeout" in message):
+    if cell.status == kernel_run.TIMEOUT:
         text = f"timed out after {cell_timeout:g} s (an infinite loop or a very slow solution?)"
-        return text, text, _trim_traceback(record.get("traceback", []))
+        return text, text, trace
     if ename == "SystemExit":
         text = "SystemExit: the code called sys.exit() or exit()"
-        return text, text, _trim_traceback(record.get("traceback", []))
-    if ename:
-        if ename == "CheckFailed" or ename.endswith(".CheckFailed"):
-            detail = re.sub(r"^\[[^\]]+\]\s*", "", evalue)
-            # the gradebook gets what is wrong; the hint goes to the feedback file
-            return _one_line(detail.split("\nHint:")[0]), detail, ""
-        return _one_line(f"{ename}: {evalue}"), f"{ename}: {evalue}", _trim_traceback(record.get("traceback", []))
-    text = message or f"failed ({record.get('outcome')})"
-    return _one_line(text), text, ""
+        return text, text, trace
+    if ename == "CheckFailed" or ename.endswith(".CheckFailed"):
+        detail = re.sub(r"^\[[^\]]+\]\s*", "", evalue)
+        # the gradebook gets what is wrong; the hint goes to the feedback file
+        return _one_line(detail.split("\nHint:")[0]), detail, ""
+    return _one_line(f"{ename}: {evalue}"), f"{ename}: {evalue}", trace
+
+
+def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: float,
+              timeout: float) -> tuple[dict[str, _Outcome], list[str], bool]:
+    """Per grade_id outcome of `run` over `nb`, the other cells that failed, and whether the grader failed."""
+    heads = _heads(nb)
+    where = {_cell_grade_id(c): i for i, c in enumerate(nb.get("cells", [])) if _cell_grade_id(c)}
+    grader_cells = {i for i, c in enumerate(nb.get("cells", [])) if _is_grader_cell(c)}
+    finished = [c for c in run.cells if c.status not in (kernel_run.NOT_RUN, kernel_run.SKIPPED)]
+    outcomes: dict[str, _Outcome] = {}
+    grader_failed = False
+    for graded in assignment.graded:
+        index = where.get(graded.grade_id)
+        cell = run.cell(index) if index is not None else None
+        if run.start_error or cell is None:
+            why = run.start_error or "the graded cell was not in the notebook"
+            tail = run.log_tail.strip().splitlines()[-1:] if run.log_tail.strip() else []
+            reason = f"grader error: {why}" + (f" ({tail[0][:200]})" if tail else "")
+            outcomes[graded.grade_id] = _Outcome(ERROR, reason, reason)
+            grader_failed = True
+        elif cell.status == kernel_run.OK:
+            outcomes[graded.grade_id] = _Outcome(PASSED, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
+        elif cell.status == kernel_run.NOT_RUN and run.notebook_timed_out:
+            last = heads.get(finished[-1].index, "") if finished else ""
+            after = f"; the last cell that finished starts {last!r}" if last else ""
+            reason = f"not run: the notebook exceeded its time limit of {timeout:g} s before this check{after}"
+            outcomes[graded.grade_id] = _Outcome(FAILED, reason, reason)
+        elif cell.status == kernel_run.NOT_RUN:
+            head = heads.get(run.died_in, "") if run.died_in is not None else ""
+            where_text = f" in the cell starting {head!r}" if head else ""
+            reason = (f"not run: the kernel died earlier{where_text} (os._exit, a crash, running out of memory "
+                      "or a cell that could not be interrupted)")
+            outcomes[graded.grade_id] = _Outcome(FAILED, reason, reason)
+        else:
+            reason, message, trace = _failure_reason(cell, cell_timeout)
+            outcomes[graded.grade_id] = _Outcome(FAILED, reason, message, trace, cell.stdout[-STDOUT_TAIL_CHARS:])
+    others = []
+    graded_at = set(where.values())
+    for cell in run.cells:
+        if cell.failed and cell.status != kernel_run.NOT_RUN and cell.index not in graded_at | grader_cells:
+            reason, _, _ = _failure_reason(cell, cell_timeout)
+            others.append(f"cell starting {heads.get(cell.index, '')!r}: {reason}")
+    return outcomes, others, grader_failed
 
 
 def _trim_traceback(lines: list[str]) -> str:
@@ -947,47 +820,14 @@ def _trim_traceback(lines: list[str]) -> str:
     return "\n".join(kept + [lines[-1].rstrip()])
 
 
-def _rows_from_run(
-    result: NotebookResult,
-    outcome: _RunOutcome,
-    cell_timeout: float,
-    timeout: float,
-    extra: dict[str, list[str]],
-) -> None:
-    assignment = result.assignment
-    by_id: dict[str, dict] = {}
-    for record in outcome.records:
-        if record.get("grade_id") in {g.grade_id for g in assignment.graded}:
-            by_id.setdefault(record["grade_id"], record)
-    death = next((r for r in outcome.records if r.get("kernel_died") or "Failed to interrupt" in r.get("message", "")), None)
-    for graded in assignment.graded:
-        record = by_id.get(graded.grade_id)
-        notes = extra.get(graded.grade_id, []) + result.notes
-        if record is None:
-            if outcome.notebook_timed_out:
-                last = outcome.records[-1]["head"] if outcome.records else ""
-                after = f"; the last cell that finished starts {last!r}" if last else ""
-                reason = f"not run: the notebook exceeded its time limit of {timeout:g} s before this check{after}"
-                status = FAILED
-            else:
-                detail = outcome.log_tail.strip().splitlines()[-1] if outcome.log_tail.strip() else "no output"
-                reason = f"grader error: nbval did not run this cell (exit code {outcome.returncode}; {detail})"
-                status = ERROR
-                result.grader_error = True
-            result.rows.append(_row(result, graded, 0, status, _join(reason, notes)))
-            result.details.append(CheckDetail(graded.grade_id, status, reason))
-            continue
-        if record["outcome"] == "passed":
-            result.rows.append(_row(result, graded, graded.points, PASSED, _join("", notes)))
-            result.details.append(CheckDetail(graded.grade_id, PASSED, stdout=record.get("stdout", "")))
-        else:
-            reason, message, trace = _reason_for(record, cell_timeout, death)
-            result.rows.append(_row(result, graded, 0, FAILED, _join(reason, notes)))
-            result.details.append(CheckDetail(graded.grade_id, FAILED, message, trace, record.get("stdout", "")))
-    for record in outcome.records:
-        if record.get("grade_id") is None and not record.get("grader_cell") and record.get("outcome") == "failed":
-            reason, _, _ = _reason_for(record, cell_timeout, death)
-            result.other_errors.append(f"cell starting {record.get('head', '')!r}: {reason}")
+def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dict[str, list[str]]) -> None:
+    for graded in result.assignment.graded:
+        outcome = outcomes[graded.grade_id]
+        points = graded.points if outcome.status == PASSED else 0
+        row_notes = notes.get(graded.grade_id, []) + result.notes
+        result.rows.append(_row(result, graded, points, outcome.status, _join(outcome.reason, row_notes)))
+        result.details.append(CheckDetail(graded.grade_id, outcome.status, outcome.message, outcome.traceback,
+                                          outcome.stdout))
 
 
 def _row(result: NotebookResult, graded: GradedCell, points: float, status: str, reason: str) -> Row:
@@ -996,7 +836,7 @@ def _row(result: NotebookResult, graded: GradedCell, points: float, status: str,
 
 def _join(reason: str, notes: list[str]) -> str:
     parts = [reason] if reason else []
-    parts += [f"note: {n}" for n in notes]
+    parts += [n if n.startswith("review:") else f"note: {n}" for n in notes]
     return _one_line("; ".join(parts), limit=REASON_CHARS + 200 * len(notes))
 
 
@@ -1020,7 +860,58 @@ class _Job:
     status_if_not_run: str = ""
 
 
-def _grade_job(job: _Job, scratch: Path, support: list[Path], cell_timeout: float, timeout: float) -> NotebookResult:
+@dataclass
+class _Settings:
+    sandbox: Sandbox
+    support: list[Path]
+    cell_timeout: float
+    timeout: float
+
+
+def _is_grader_cell(cell: dict) -> bool:
+    meta = cell.get("metadata", {}).get("memlib", {})
+    return isinstance(meta, dict) and "grader" in meta
+
+
+def _executed_sources(nb: dict) -> list[str]:
+    return [c.get("source", "") for c in nb.get("cells", [])
+            if c.get("cell_type") == "code" and not kernel_run.is_skipped(c)]
+
+
+def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings) -> NotebookRun:
+    run = kernel_run.run_notebook(nb, settings.sandbox, folder, settings.support,
+                                  cell_timeout=settings.cell_timeout, timeout=settings.timeout)
+    # what was run, with what the grader saw, for --keep-work
+    kept = copy.deepcopy(nb)
+    for cell_run in run.cells:
+        cell = kept.cells[cell_run.index]
+        cell.outputs = [nbformat.from_dict(o) for o in cell_run.outputs]
+        cell.metadata["grader_run"] = {"status": cell_run.status, "seconds": round(cell_run.seconds, 3)}
+    (folder / "executed.ipynb").write_text(json.dumps(kept, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    (folder / "kernel.log").write_text(run.log_tail, encoding="utf-8")
+    return run
+
+
+def _review_notes(assignment: Assignment, used: dict[str, list[str]]) -> dict[str, list[str]]:
+    """grade_id -> review notes for exercise cells that reach into the checking machinery."""
+    exercise_at = {key: index for index, key in tamper.release_exercises(assignment.nb).items()}
+    notes: dict[str, list[str]] = collections.defaultdict(list)
+    modules = tamper.check_modules(g.source for g in assignment.graded)
+    for key, sources in used.items():
+        labels: list[str] = []
+        for source in sources:
+            labels += [label for label in tamper.reaches_in(source, modules) if label not in labels]
+        if not labels:
+            continue
+        # a patch can fool any check that runs after it
+        for graded in [g for g in assignment.graded if g.index > exercise_at.get(key, -1)] or assignment.graded[-1:]:
+            notes[graded.grade_id].append(
+                f"review: the cell of exercise {key} reaches into the checking machinery ({', '.join(labels)})"
+            )
+    return notes
+
+
+def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
     started = time.monotonic()
     result = NotebookResult(job.student, job.assignment, job.chosen.display if job.chosen else "", notes=list(job.notes))
     try:
@@ -1028,17 +919,42 @@ def _grade_job(job: _Job, scratch: Path, support: list[Path], cell_timeout: floa
             _rows_for_all(result, job.status_if_not_run, job.error)
             return result
         assert job.nb is not None
-        prepared, repairs = restore_graded_cells(job.nb, job.assignment)
+        assignment = job.assignment
+        prepared, repairs = restore_graded_cells(job.nb, assignment)
         prepared.cells.insert(0, _prelude_cell())
         folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
-        for file in support:
-            shutil.copy2(file, folder / file.name)
-        target = folder / job.assignment.name
-        target.write_text(json.dumps(prepared, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        outcome = _run_nbval(target, cell_timeout, timeout)
-        _rows_from_run(result, outcome, cell_timeout, timeout, repairs)
-        if outcome.notebook_timed_out:
-            result.notes.append(f"notebook stopped after its time limit of {timeout:g} s")
+        full_run = _run(prepared, folder / "as-handed-in", settings)
+        full, others, full_failed = _outcomes(assignment, prepared, full_run, settings.cell_timeout, settings.timeout)
+        result.other_errors = others
+        result.handed_in = {grade_id: outcome.status for grade_id, outcome in full.items()}
+
+        # The clean re-run: the release with only the student's exercise cells.
+        clean_nb, missing, used = tamper.clean_notebook(assignment.nb, job.nb)
+        clean_prepared, _ = restore_graded_cells(clean_nb, assignment)
+        clean_prepared.cells.insert(0, _prelude_cell())
+        notes = {gid: list(n) for gid, n in repairs.items()}
+        if _executed_sources(clean_prepared) == _executed_sources(prepared):
+            clean, clean_failed = full, full_failed  # the same cells: the first run was already clean
+        else:
+            result.reran = True
+            clean_run = _run(clean_prepared, folder / "clean", settings)
+            clean, _, clean_failed = _outcomes(assignment, clean_prepared, clean_run, settings.cell_timeout,
+                                               settings.timeout)
+            for graded in assignment.graded:
+                mine, theirs = full[graded.grade_id], clean[graded.grade_id]
+                if (mine.status == PASSED) != (theirs.status == PASSED) and ERROR not in (mine.status, theirs.status):
+                    handed_in = "passed" if mine.status == PASSED else f"failed ({mine.reason})"
+                    lost = f"; exercise(s) {', '.join(missing)} not found in the notebook" if missing else ""
+                    notes.setdefault(graded.grade_id, []).append(
+                        f"review: as handed in this check {handed_in}; with only the exercise cells "
+                        f"in the release it {'passed' if theirs.status == PASSED else 'failed'}{lost}"
+                    )
+        for grade_id, extra in _review_notes(assignment, used).items():
+            notes.setdefault(grade_id, []).extend(extra)
+        _fill_rows(result, clean, notes)
+        result.grader_error = clean_failed
+        if full_run.notebook_timed_out:
+            result.notes.append(f"notebook stopped after its time limit of {settings.timeout:g} s")
     except Exception as error:  # a bug in the grader must not stop the class
         result.rows = []
         result.details = []
@@ -1047,6 +963,7 @@ def _grade_job(job: _Job, scratch: Path, support: list[Path], cell_timeout: floa
     finally:
         result.seconds = time.monotonic() - started
     return result
+
 
 
 def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
@@ -1112,6 +1029,9 @@ def grade(
     keep_work: str | Path | None = None,
     shard: shards.Shard | None = None,
     all_assignments: bool = False,
+    sandbox: str | Sandbox = "auto",
+    limits: Limits | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
 
@@ -1119,8 +1039,10 @@ def grade(
     `all_assignments`; with `shard`, only that shard's students are run (the
     class as a whole still decides what was handed in, so shards agree).
 
-    Raises `GradeSetupError` only when grading cannot start; every problem
-    with a submission becomes gradebook rows.
+    `sandbox` is ``"auto"`` (bubblewrap when it works here, else none with a
+    warning), ``"bwrap"`` (required) or ``"none"``; warnings go to `warn`
+    (default: stderr). Raises `GradeSetupError` only when grading cannot
+    start; every problem with a submission becomes gradebook rows.
     """
     started = time.monotonic()
     released = load_release(release, assignments)
@@ -1129,9 +1051,20 @@ def grade(
     students = _discover(submissions)
     cell_limit = float(cell_timeout) if cell_timeout is not None else min(60.0, float(timeout))
     try:
-        import nbval.plugin  # noqa: F401  (checked here so a missing nbval is a setup error, not N rows)
+        import ipykernel  # noqa: F401  (checked here so a missing kernel is a setup error, not N rows)
+        import jupyter_client  # noqa: F401
     except ImportError as error:
-        raise GradeSetupError(f"nbval is not installed ({error}); pip install nbval") from None
+        raise GradeSetupError(f"{error.name} is not installed; pip install ipykernel jupyter_client") from None
+    if isinstance(sandbox, Sandbox):
+        confinement, warning = sandbox, ""
+    else:
+        try:
+            confinement, warning = resolve(sandbox, limits)
+        except SandboxError as error:
+            raise GradeSetupError(str(error)) from None
+    if warning:
+        (warn or (lambda text: print(text, file=sys.stderr)))(warning)
+    settings = _Settings(confinement, support, cell_limit, float(timeout))
 
     planned = [job for submission in students for job in _plan(submission, released)]
     handed_in = {job.assignment.name for job in planned if job.status_if_not_run != MISSING}
@@ -1151,7 +1084,7 @@ def grade(
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
             futures = {
-                pool.submit(_grade_job, job, scratch, support, cell_limit, float(timeout)): index
+                pool.submit(_grade_job, job, scratch, settings): index
                 for index, job in enumerate(planned)
             }
             for future in concurrent.futures.as_completed(futures):
@@ -1174,6 +1107,7 @@ def grade(
         notebooks_run=sum(1 for job in planned if not job.status_if_not_run),
         shard=shard,
         not_handed_in=not_handed_in,
+        sandbox=confinement.describe(),
     )
 
 
@@ -1226,7 +1160,9 @@ def _summary_text(report: GradeReport) -> str:
     lines = [
         f"Graded {len(report.students)} student(s): {report.notebooks_run} notebook run(s) in {report.seconds:.1f} s "
         f"with -j {report.jobs} ({per_notebook:.1f} s per notebook)"
-        + (f", shard {report.shard}" if report.shard else ""),
+        + (f", shard {report.shard}" if report.shard else "")
+        + f"; {report.reruns} needed the clean re-run",
+        f"Kernels ran in: {report.sandbox or 'no sandbox'}",
         "",
     ]
     if report.not_handed_in:
@@ -1250,6 +1186,12 @@ def _summary_text(report: GradeReport) -> str:
         for result in problems:
             row = result.rows[0]
             lines.append(f"  {result.student:<20} {result.assignment.name:<28} {row.status}: {row.reason}")
+    review = [row for result in report.results for row in result.review]
+    if review:
+        lines += ["", f"Review ({len(review)} check(s) where the notebook may have tampered with grading):"]
+        for row in review:
+            flags = "; ".join(part for part in row.reason.split("; ") if part.startswith("review:"))
+            lines.append(f"  {row.student:<20} {row.grade_id:<24} {_num(row.points)}/{_num(row.max_points)} {flags}")
     if report.grader_errors:
         lines += ["", f"{report.grader_errors} notebook(s) hit a grader error: see the reasons above"]
     return "\n".join(lines)
@@ -1281,6 +1223,11 @@ class _Progress:
 # --------------------------------------------------------------------------- helpers
 
 
+def _csv_text(text: str) -> str:
+    """A text cell a spreadsheet will not run: one that would start a formula gets a leading quote."""
+    return "'" + text if text[:1] in FORMULA_STARTS else text
+
+
 def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
@@ -1310,7 +1257,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m memlib grade``: exit 0 when grading ran (whatever the grades), 2 when it could not."""
     parser = argparse.ArgumentParser(
         prog="python -m memlib grade",
-        description="Grade student notebooks against the release with nbval and write a gradebook CSV.",
+        description="Grade student notebooks against the release in sandboxed kernels and write a gradebook CSV.",
     )
     parser.add_argument("submissions", nargs="+", help="one folder, .zip or .ipynb per student")
     parser.add_argument("--release", required=True, help="the released notebooks (folder or one notebook)")
@@ -1320,7 +1267,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cell-timeout", type=float, default=None, help="time limit per cell, seconds (default min(60, timeout))")
     parser.add_argument("--feedback", default=None, help="folder for one feedback file per student")
     parser.add_argument("--assignment", action="append", default=[], help="grade only this notebook (name, stem or number); repeatable")
-    parser.add_argument("--keep-work", default=None, help="keep the prepared notebooks and nbval logs in this folder")
+    parser.add_argument("--keep-work", default=None, help="keep the notebooks as they were run (with outputs) and the kernels' logs in this folder")
+    parser.add_argument("--sandbox", choices=("auto", "bwrap", "none"), default="auto",
+                        help="confine each kernel with bubblewrap: auto (when it works here, the default), "
+                             "bwrap (required) or none (student code runs with your permissions)")
+    parser.add_argument("--memory-limit", type=int, default=Limits.memory // 2**20, metavar="MB",
+                        help="address space of each sandboxed kernel, MB (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--shard", default=None, metavar="K/N",
                         help="grade only shard K of N (K from 1), chosen by a hash of each student's name; "
@@ -1350,6 +1302,8 @@ def main(argv: list[str] | None = None) -> int:
             keep_work=args.keep_work,
             shard=shard,
             all_assignments=args.all_assignments,
+            sandbox=args.sandbox,
+            limits=Limits(memory=args.memory_limit * 2**20),
         )
         report.write_csv(out)
         if args.feedback:

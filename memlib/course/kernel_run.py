@@ -1,0 +1,364 @@
+"""Run a notebook's code cells in a fresh kernel and record what the grader saw.
+
+This is the grader's only result channel. For each code cell the grader sends
+an ``execute_request`` over the kernel's shell socket and reads back, itself:
+the ``execute_reply`` (its status, and the error it names) and the cell's
+output messages on the iopub socket. A cell fails when the reply is not
+``ok`` or the cell produced an ``error`` output; no file, variable or module
+the kernel can reach is ever read, and the only process the grader signals is
+the one it started (held as a `subprocess.Popen`, never a pid read back).
+
+It follows nbval's lax mode, which the course's tests use: cells tagged
+``nbval-skip`` (or starting with ``# NBVAL_SKIP``) are not run, a cell tagged
+``nbval-raises-exception`` passes when it raises, outputs are not compared.
+
+Limits enforced here, on the grader's side of the socket, whatever the kernel
+does to its own streams: a per-cell time limit (interrupt, then kill if the
+cell ignores the interrupt), a per-notebook time limit (kill), and a cap on
+the output kept per cell (anything beyond it is read and dropped, so a flood
+costs time, never the grader's memory). The kernel is started by
+`memlib.course.sandbox`; this module does not decide points.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from queue import Empty
+from typing import Any
+
+from memlib.course.sandbox import Sandbox
+
+__all__ = ["CellRun", "NotebookRun", "run_notebook", "is_skipped", "OUTPUT_CAP_CHARS"]
+
+#: Characters of output kept per cell (all streams and displays together); the rest is read and dropped.
+OUTPUT_CAP_CHARS = 1_000_000
+#: Largest single message accepted from the kernel; a larger one drops the connection (which then reconnects).
+MAX_MESSAGE_BYTES = 64 * 2**20
+KERNEL_START_SECONDS = 60.0
+INTERRUPT_GRACE_SECONDS = 5.0
+LOG_TAIL_CHARS = 4000
+ERROR_CHARS = 20_000  # of an error's message, and of each line of its traceback
+
+OK, ERROR, TIMEOUT, DIED, NOT_RUN, SKIPPED = "ok", "error", "timeout", "died", "not-run", "skipped"
+
+
+@dataclass
+class CellRun:
+    """What the grader observed of one code cell."""
+
+    index: int  # position among the notebook's cells
+    status: str  # ok / error / timeout (interrupted) / died (the kernel died in it) / not-run / skipped
+    ename: str = ""
+    evalue: str = ""
+    traceback: list[str] = field(default_factory=list)
+    stdout: str = ""
+    outputs: list[dict] = field(default_factory=list)
+    output_chars: int = 0  # everything the cell printed, kept or not
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in (OK, SKIPPED)
+
+
+@dataclass
+class NotebookRun:
+    cells: list[CellRun]
+    start_error: str = ""
+    notebook_timed_out: bool = False
+    died_in: int | None = None  # index of the cell in which the kernel died or was killed
+    log_tail: str = ""
+
+    def cell(self, index: int) -> CellRun | None:
+        return next((c for c in self.cells if c.index == index), None)
+
+
+def is_skipped(cell: dict) -> bool:
+    """nbval does not run this cell (tag ``nbval-skip`` or a first line ``# NBVAL_SKIP``)."""
+    tags = cell.get("metadata", {}).get("tags", [])
+    first = cell.get("source", "").lstrip().splitlines()[:1]
+    return (isinstance(tags, list) and "nbval-skip" in tags) or bool(first and first[0].strip().upper() == "# NBVAL_SKIP")
+
+
+def _expects_error(cell: dict) -> bool:
+    tags = cell.get("metadata", {}).get("tags", [])
+    first = cell.get("source", "").lstrip().splitlines()[:1]
+    return (isinstance(tags, list) and "nbval-raises-exception" in tags) or bool(
+        first and first[0].strip().upper() == "# NBVAL_RAISES_EXCEPTION"
+    )
+
+
+class _Tail:
+    """Keeps the last characters the kernel process wrote to its own stdout / stderr."""
+
+    def __init__(self, stream: Any) -> None:
+        self.text = ""
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream: Any) -> None:
+        while True:
+            chunk = stream.read(65536)
+            if not chunk:
+                break
+            self.text = (self.text + chunk.decode("utf-8", errors="replace"))[-LOG_TAIL_CHARS:]
+
+
+class _Output:
+    """Output of one cell, capped as it arrives."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept = 0
+        self.total = 0
+        self.outputs: list[dict] = []
+        self.stdout: list[str] = []
+        self.errors: list[dict] = []
+        self.cut = False
+
+    def _room(self, text: str) -> str:
+        self.total += len(text)
+        room = self.cap - self.kept
+        if room <= 0:
+            if not self.cut:
+                self.cut = True
+                self.outputs.append({"output_type": "stream", "name": "stderr",
+                                     "text": f"\n[grader: output of this cell cut after {self.cap:,} characters]\n"})
+            return ""
+        kept = text[:room]
+        self.kept += len(kept)
+        return kept
+
+    def add(self, msg_type: str, content: dict) -> None:
+        if msg_type == "stream":
+            text = self._room(str(content.get("text", "")))
+            if text:
+                name = "stderr" if content.get("name") == "stderr" else "stdout"
+                self.outputs.append({"output_type": "stream", "name": name, "text": text})
+                if name == "stdout":
+                    self.stdout.append(text)
+        elif msg_type in ("display_data", "execute_result"):
+            data = content.get("data", {})
+            text = self._room(str(data.get("text/plain", "")) if isinstance(data, dict) else "")
+            if text:
+                self.outputs.append({"output_type": "display_data", "data": {"text/plain": text}, "metadata": {}})
+        elif msg_type == "error":
+            # errors have their own small budget: after a flood of prints the
+            # traceback is what the student needs to see
+            error = {
+                "output_type": "error",
+                "ename": str(content.get("ename", ""))[:200],
+                "evalue": str(content.get("evalue", ""))[:ERROR_CHARS],
+                "traceback": [str(line)[:ERROR_CHARS] for line in list(content.get("traceback", []))[-40:]],
+            }
+            self.errors.append(error)
+            self.outputs.append(error)
+
+
+def run_notebook(
+    nb: dict,
+    sandbox: Sandbox,
+    job_dir: Path,
+    support: list[Path],
+    *,
+    cell_timeout: float,
+    timeout: float,
+    output_cap: int = OUTPUT_CAP_CHARS,
+) -> NotebookRun:
+    """Execute `nb`'s code cells in order in a new kernel; `job_dir` is this run's private scratch folder."""
+    from jupyter_client.blocking import BlockingKernelClient
+    from jupyter_client.connect import write_connection_file
+    import zmq
+
+    started = time.monotonic()
+    notebook_deadline = started + timeout
+    work = job_dir / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    # a short folder for the kernel's sockets (a unix socket path has ~100 characters at most)
+    ipc_dir = Path(tempfile.mkdtemp(prefix="memlib-k-"))
+    connection = ipc_dir / "kernel.json"
+    write_connection_file(str(connection), transport="ipc", ip=str(ipc_dir / "k"),
+                          key=secrets.token_hex(32).encode())
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", str(connection),
+            "--HistoryManager.hist_file=:memory:", "--IPKernelApp.quiet=True"]
+    cells = nb.get("cells", [])
+    result = NotebookRun([])
+    context = zmq.Context()
+    context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+    context.setsockopt(zmq.RCVHWM, 256)
+    client = None
+    process: subprocess.Popen | None = None
+    tail: _Tail | None = None
+    try:
+        process = sandbox.start(argv, work, ipc_dir, support, stdout=subprocess.PIPE)
+        tail = _Tail(process.stdout)
+        client = BlockingKernelClient(context=context)
+        client.load_connection_file(str(connection))
+        client.start_channels()
+        problem = _wait_ready(client, process, min(notebook_deadline, time.monotonic() + KERNEL_START_SECONDS))
+        if problem:
+            result.start_error = problem
+        dead_since: int | None = None if not problem else -1
+        for index, cell in enumerate(cells):
+            if cell.get("cell_type") != "code":
+                continue
+            if is_skipped(cell):
+                result.cells.append(CellRun(index, SKIPPED))
+                continue
+            if dead_since is not None or result.notebook_timed_out:
+                result.cells.append(CellRun(index, NOT_RUN))
+                continue
+            run = _execute(client, process, cell, index, cell_timeout, notebook_deadline, output_cap)
+            result.cells.append(run)
+            if run.status == OK or run.status == ERROR:
+                if _expects_error(cell):
+                    run.status = OK if run.status == ERROR else ERROR
+                continue
+            if run.status == "notebook-timeout":
+                run.status = NOT_RUN
+                result.notebook_timed_out = True
+            elif run.status == DIED or (run.status == TIMEOUT and process.poll() is not None):
+                dead_since = result.died_in = index  # (a cell that ignored its interrupt was killed)
+    finally:
+        if client is not None:
+            try:
+                client.stop_channels()
+            except Exception:  # pragma: no cover - closing sockets of a dead kernel
+                pass
+        if process is not None:
+            _kill(process)
+        context.destroy(linger=0)
+        shutil.rmtree(ipc_dir, ignore_errors=True)
+        if tail is not None:
+            tail.thread.join(timeout=2)
+            result.log_tail = tail.text
+    return result
+
+
+def _wait_ready(client: Any, process: subprocess.Popen, deadline: float) -> str:
+    """'' once the kernel answers kernel_info, else why it did not."""
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return f"the kernel exited while starting (exit code {process.returncode})"
+        msg_id = client.kernel_info()
+        until = min(deadline, time.monotonic() + 2.0)
+        while time.monotonic() < until:
+            try:
+                reply = client.get_shell_msg(timeout=0.2)
+            except Empty:
+                if process.poll() is not None:
+                    break
+                continue
+            if reply.get("parent_header", {}).get("msg_id") == msg_id:
+                _drain(client)
+                return ""
+    return "the kernel did not start in time"
+
+
+def _drain(client: Any) -> None:
+    while True:
+        try:
+            client.get_iopub_msg(timeout=0.05)
+        except Empty:
+            return
+
+
+def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cell_timeout: float,
+             notebook_deadline: float, cap: int) -> CellRun:
+    started = time.monotonic()
+    output = _Output(cap)
+    msg_id = client.execute(cell.get("source", ""), store_history=True, allow_stdin=False, stop_on_error=False)
+    deadline = min(started + cell_timeout, notebook_deadline)
+    interrupted = False
+    reply: dict | None = None
+    reply_at = 0.0
+    idle = False
+    status = ""
+    while True:
+        try:
+            msg = client.get_iopub_msg(timeout=0.05)
+        except Empty:
+            msg = None
+        if msg is not None and msg.get("parent_header", {}).get("msg_id") == msg_id:
+            kind = msg.get("msg_type", "")
+            if kind == "status" and msg.get("content", {}).get("execution_state") == "idle":
+                idle = True
+            else:
+                output.add(kind, msg.get("content", {}))
+        # (the time limits are checked after every message: a flood of output must not stop the clock)
+        if reply is None:
+            try:
+                candidate = client.get_shell_msg(timeout=0)
+            except Empty:
+                candidate = None
+            if candidate is not None and candidate.get("parent_header", {}).get("msg_id") == msg_id:
+                reply, reply_at = candidate, time.monotonic()
+        now = time.monotonic()
+        if reply is not None and (idle or now > reply_at + 1.0):
+            break
+        if reply is None and process.poll() is not None:
+            status = DIED
+            break
+        if reply is None and now > deadline:
+            if now >= notebook_deadline:
+                _kill(process)
+                status = "notebook-timeout"
+                break
+            if not interrupted:
+                interrupted = True
+                _interrupt(client, process)
+                deadline = min(now + INTERRUPT_GRACE_SECONDS, notebook_deadline)
+                continue
+            _kill(process)
+            status = TIMEOUT
+            break
+    run = CellRun(index, status or OK, outputs=output.outputs, stdout="".join(output.stdout),
+                  output_chars=output.total, seconds=time.monotonic() - started)
+    content = reply.get("content", {}) if reply else {}
+    if reply is not None and content.get("status") != "ok" or output.errors:
+        error = output.errors[-1] if output.errors else {}
+        run.ename = str(content.get("ename") or error.get("ename", "")) or str(content.get("status", "error"))
+        run.evalue = str(error.get("evalue", "") or content.get("evalue", ""))[:ERROR_CHARS]
+        run.traceback = [str(line) for line in (error.get("traceback") or content.get("traceback") or [])][-40:]
+        if not status:
+            run.status = ERROR
+    if interrupted and run.status in (OK, ERROR):
+        run.status = TIMEOUT
+    return run
+
+
+def _interrupt(client: Any, process: subprocess.Popen) -> None:
+    """Ask the kernel to interrupt itself (an ``interrupt_request`` on its control socket)."""
+    try:
+        client.control_channel.send(client.session.msg("interrupt_request", {}))
+    except Exception:  # pragma: no cover - a kernel whose socket is gone is killed next
+        pass
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """Kill the process the grader started (and its process group); never any other pid."""
+    # Its process group too, even after it exited: a group id is not reused
+    # while members remain, so this reaches only what the kernel left behind.
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    if process.poll() is None:
+        try:
+            process.kill()
+        except OSError:
+            pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
+        pass
