@@ -42,7 +42,7 @@ def test_released_notebooks_open_unmodified() -> None:
         try:
             for path in paths:
                 page = browser.new_page(viewport={"width": 1200, "height": 900})
-                notebook = NotebookPage(page, server.url, path.name)
+                notebook = NotebookPage(page, server.url, server.path_of(path))
                 notebook.open()
                 page.wait_for_timeout(1500)  # kernel info has arrived (the kernel is idle); let Lab apply it
                 dirty = page.evaluate("() => [...document.querySelectorAll('.lm-TabBar-tab.jp-mod-dirty')]"
@@ -51,7 +51,7 @@ def test_released_notebooks_open_unmodified() -> None:
                 page.click(".jp-NotebookPanel .jp-Notebook .jp-Cell")
                 page.keyboard.press("Escape")
                 page.keyboard.press("Control+s")
-                saved = server.root / path.name  # a copy with the released file's mtime
+                saved = server.root / server.path_of(path)  # a copy with the released file's mtime
                 for _ in range(40):  # the save is asynchronous: wait until the file is written
                     if saved.stat().st_mtime_ns != path.stat().st_mtime_ns:
                         break
