@@ -516,6 +516,21 @@ def test_course_notebooks_grade_full_marks_for_solutions_and_zero_for_the_releas
     assert not any(result.other_errors for result in report.results)  # nothing but graded cells failed
 
 
+def test_the_gradebook_notes_an_answer_that_calls_the_reference(tmp_path: Path) -> None:
+    """An exercise answered by calling memlib's own reference still passes, and its row says so."""
+    notebooks = REPO / "notebooks"
+    nb = nbformat.read(notebooks / "06_citations.ipynb", as_version=4)
+    (cell,) = [c for c in nb.cells if "def answer_with_citations" in c.source]
+    stub = next(line for line in cell.source.splitlines() if "raise NotImplementedError" in line)
+    cell.source = cell.source.replace(stub, "    from memlib.citations import answer_from_store\n"
+                                            "    return answer_from_store(question, store)")
+    _write(tmp_path / "borrower", nb, "06_citations.ipynb")
+    report = grading.grade([tmp_path / "borrower"], notebooks, assignments=["06"], timeout=300)
+    (row,) = [r for r in report.rows if r.grade_id == "06-citations"]
+    assert row.status == "passed", row
+    assert "memlib's reference implementation: memlib.citations.answer_from_store" in row.reason, row
+
+
 def test_without_the_sandbox_grading_still_works_and_says_what_is_missing(course, tmp_path: Path) -> None:
     _write(tmp_path / "complete", _solved(course))
     _write(tmp_path / "blank", _blank(course))

@@ -68,6 +68,7 @@ from typing import Any, Callable, Iterable
 import nbformat
 
 from memlib.course import kernel_run, shards, tamper
+from memlib.course.checking import REFERENCE_NOTE
 from memlib.course.kernel_run import CellRun, NotebookRun
 from memlib.course.release import TAG_GRADED, GradedCell, graded_cells, source_checksum
 from memlib.course.sandbox import Limits, Sandbox, SandboxError, resolve
@@ -824,10 +825,19 @@ def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dic
     for graded in result.assignment.graded:
         outcome = outcomes[graded.grade_id]
         points = graded.points if outcome.status == PASSED else 0
-        row_notes = notes.get(graded.grade_id, []) + result.notes
+        row_notes = notes.get(graded.grade_id, []) + result.notes + _reference_note(outcome.stdout)
         result.rows.append(_row(result, graded, points, outcome.status, _join(outcome.reason, row_notes)))
         result.details.append(CheckDetail(graded.grade_id, outcome.status, outcome.message, outcome.traceback,
                                           outcome.stdout))
+
+
+def _reference_note(stdout: str) -> list[str]:
+    """The check's own line saying the answer used memlib's reference implementation (see checking.graded)."""
+    for line in stdout.splitlines():
+        if line.startswith(REFERENCE_NOTE):
+            names = line[len(REFERENCE_NOTE):].split(" (the gradebook notes it)")[0]
+            return [f"the answer uses memlib's reference implementation: {names}"]
+    return []
 
 
 def _row(result: NotebookResult, graded: GradedCell, points: float, status: str, reason: str) -> Row:
