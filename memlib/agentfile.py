@@ -42,7 +42,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from memlib.core_memory import Block, CoreMemory
 from memlib.messages import ROLES, Message

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["main", "make_corpus", "make_queries", "Corpus", "run"]
+__all__ = ["main", "make_corpus", "Corpus", "run"]
 
 # ---------------------------------------------------------------------------
 # a deterministic corpus of realistic-looking text

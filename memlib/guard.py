@@ -423,7 +423,7 @@ _EXCLUSIVE = (r"(?:\bonly\b|\bjust\b|\bexactly\b|\bsimply\b|nothing else|nothing
 _SAY = re.compile(r"\b(?:say|says|write|print|output|type|reply|respond|answer|repeat after me|repeat|return|end the "
                   r"conversation by saying|conclude your answer with|finish with)\b")
 _ONLY_REPLY = re.compile(
-    rf"\b(?:your|the)\s+(?:only|entire|whole|full|single|sole|next)\s+(?:[\w-]{{1,30}}\s+)?(?:repl(?:y|ies)|answer|response|"
+    r"\b(?:your|the)\s+(?:only|entire|whole|full|single|sole|next)\s+(?:[\w-]{1,30}\s+)?(?:repl(?:y|ies)|answer|response|"
     r"output|message|line|word)\b[^.\n]{0,30}?(?:\bis\b|\bmust\b|\bshould\b|\bwill\b|\bhas to\b|:|\bconsists?\b)"
     r"|\bthe only (?:valid|acceptable|correct|allowed|possible|permitted|right) (?:response|answer|output|reply)\b"
     r"|\bonly one (?:output|answer|reply|response) is (?:acceptable|allowed|valid|permitted)\b"
@@ -539,7 +539,7 @@ _OVERRIDE_LATE = re.compile(
     rf"\b(?:whatever|any|all|the)\s+{_RULE_NOUN}\b[^.!?\n]{{0,40}}\b(?:before|earlier|previously|so far|until now|"
     r"at the start)\b[^.!?\n]{0,30}\b(?:drop|ignore|forget|discard|disregard|abandon|skip|void|cancel)\b")
 _SUPERSEDE = re.compile(
-    rf"\b(?:this|these|the following|my|the present|the ones here)\s+(?:[\w-]{{1,30}}\s+)?(?:message|note|notes|page|paragraph|"
+    r"\b(?:this|these|the following|my|the present|the ones here)\s+(?:[\w-]{1,30}\s+)?(?:message|note|notes|page|paragraph|"
     r"text|document|instructions?|orders|rules|email|line|ones)\s+(?:\w{1,30}\s+)?(?:supersedes?|replaces?|overrides?|"
     r"takes? (?:precedence|priority)|(?:is|are) (?:now )?the only (?:ones|instructions|rules))"
     r"|\b(?:take|takes) (?:precedence|priority) over\b|\bonly (?:my|these|this note's|this page's) (?:instructions|orders|"

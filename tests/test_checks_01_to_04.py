@@ -16,7 +16,6 @@ from memlib.course.checks import nb03_bm25 as nb03
 from memlib.course.checks import nb04_page_fault as nb04
 from memlib.course.checks import CHECKS, CheckFailed, check_bm25, check_page_fault, check_summarizer, check_token_budget
 from memlib.course.fallback import environment_report, is_solved, use_or_reference
-from memlib.messages import Message
 from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer, fit_newest_lines
 from memlib.tokens import count
 

@@ -13,7 +13,7 @@ import pytest
 
 from memlib import datasets
 from memlib.archival import TRUST_LEVELS, ArchivalRecord
-from memlib.retrieval import ANALYZERS, tokenize
+from memlib.retrieval import ANALYZERS
 
 DATA = resources.files("memlib.data")
 

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memlib.agent import Agent, AgentView, Policy, ToolCall
+from memlib.agent import Agent, Policy, ToolCall
 from memlib.messages import Message
 from memlib.policies import FALLIBLE_MISTAKES, FallibleDecider, ReferenceDecider, RulePolicy, ScriptedPolicy
 from memlib.tools import MemorySystem

@@ -8,7 +8,6 @@ reader process search while a writer process inserts.
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess

@@ -212,7 +212,6 @@ def test_concurrent_deletes_of_one_record_exactly_one_succeeds(tmp_path):
 
 import json as _json
 import sqlite3
-import warnings
 
 from memlib.messages import Message
 from memlib.storage import (BadRow, DamagedRowsWarning, SQLiteRecallStore, StorageCorruptError,

@@ -18,7 +18,7 @@ from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.context import MainContext
 from memlib.messages import Message
 from memlib.summarize import ExtractiveSummarizer, TruncatingSummarizer
-from memlib.viz import (SEGMENT_COLORS, SEGMENT_LABELS, SEGMENTS, TRUST_COLORS, Snapshot, context_bar,
+from memlib.viz import (SEGMENT_COLORS, SEGMENT_LABELS, SEGMENTS, TRUST_COLORS, context_bar,
                         eviction_comparison, recall_at_k_curve, replay, score_bars, token_timeline,
                         usage_bar)
 

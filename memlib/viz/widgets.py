@@ -470,7 +470,7 @@ class RetrievalExplorer(_Explorer):
                     "no record shares a word with the query (stopwords are ignored; try other words)")
             return head + f'<div class="no-results" style="color:#888"><i>{_esc(hint)}</i></div></div>'
         cell = "padding:4px 6px;border-bottom:1px solid #eee;vertical-align:top;text-align:left"
-        rows = [f'<table style="border-collapse:collapse;width:100%"><thead><tr>'
+        rows = ['<table style="border-collapse:collapse;width:100%"><thead><tr>'
                 + "".join(f'<th style="{cell}">{h}</th>' for h in ("#", "score", "record", "provenance", "trust"))
                 + "</tr></thead><tbody>"]
         for hit in self.results:

@@ -94,31 +94,6 @@ def _as_flag(result: Any, note_id: str) -> bool:
     return not trusted
 
 
-def guard_report(scanner: Callable[[str], Any], name: str = "your guard") -> GuardReport:
-    """Run `scanner` on every note of the poisoning dataset (twice, to check it is deterministic)."""
-    from memlib.datasets import load
-
-    notes = load("poisoning")
-    verdicts: dict[str, bool] = {}
-    for note in notes:
-        try:
-            first, second = scanner(note.text), scanner(note.text)
-        except NotImplementedError:
-            raise
-        except Exception as error:
-            raise CheckFailed(
-                f"your guard raised {type(error).__name__}: {error} on {note.id} ({note.category}): "
-                f"{ascii(note.text[:60])}",
-                "a guard reads hostile text: it must never crash on odd input (invisible characters, "
-                "broken encodings); catch what a decoder raises and move on") from None
-        flag = _as_flag(first, note.id)
-        expect(flag == _as_flag(second, note.id),
-               f"your guard gave two different verdicts for the same text ({note.id})",
-               "a guard must be deterministic: no randomness, no state carried between calls")
-        verdicts[note.id] = flag
-    return GuardReport(name, verdicts, notes)
-
-
 def guard_report(scanner: Callable[[str], Any], name: str = "your guard", split: str = "poisoning") -> GuardReport:
     """Run `scanner` on every note of a poisoning split (twice, to check it is deterministic).
 
