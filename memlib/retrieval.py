@@ -95,7 +95,10 @@ _CJK_RANGES = (
     "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
     "\uff66-\uff9f\u1100-\u11ff\U00020000-\U0003ffff"
 )
-_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+# A run never starts at the kana voicing marks U+3099/U+309A (combining marks): after a
+# Latin letter such a mark stays with the letter's word, as every other mark does.
+_CJK_START = _CJK_RANGES.replace("\u3040-\u30ff", "\u3040-\u3098\u309b-\u30ff")
+_CJK_RUN = re.compile(f"[{_CJK_START}][{_CJK_RANGES}]*")
 _MAX_STEM_LEN = 64  # longer "words" (hashes, base64, a 1 MB run of letters) are kept as they are
 
 _patterns: tuple[re.Pattern, re.Pattern, re.Pattern] | None = None

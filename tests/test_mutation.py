@@ -6,12 +6,20 @@ itself is ``python -m memlib.course.mutation``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memlib.course import mutation
 from memlib.course.checking import graded
 
 GRADE_IDS = sorted(mutation.EXERCISES)
+
+
+@pytest.fixture(autouse=True)
+def _solutions_of_this_checkout(monkeypatch):
+    # memlib may be an installed wheel (the Colab profile): the solutions are this checkout's.
+    monkeypatch.setattr(mutation, "ROOT", Path(__file__).resolve().parents[1])
 
 
 def test_every_operator_produces_mutants_somewhere():

@@ -193,7 +193,9 @@ def run_notebook(
             "--HistoryManager.hist_file=:memory:", "--IPKernelApp.quiet=True"]
     cells = nb.get("cells", [])
     result = NotebookRun([])
-    context = zmq.Context()
+    # jupyter_client 8 wants a zmq.Context here, 7.x (Colab's) a zmq.asyncio.Context: ask the client.
+    context_class = BlockingKernelClient.class_traits()["context"].klass
+    context = (context_class if isinstance(context_class, type) else zmq.Context)()
     context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
     context.setsockopt(zmq.RCVHWM, 256)
     client = None

@@ -194,7 +194,11 @@ class Report:
 
 def exercise_cell(exercise: Exercise) -> str:
     """The source of the exercise cell (the one with solution regions) of the solution notebook."""
-    nb = json.loads((ROOT / "solutions" / f"{exercise.notebook}.ipynb").read_text(encoding="utf-8"))
+    path = ROOT / "solutions" / f"{exercise.notebook}.ipynb"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} not found: mutation testing reads the solution notebooks of a "
+                                "checkout; run it from one (python -m memlib.course.mutation)")
+    nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         if cell["cell_type"] == "code" and any(BEGIN_RE.match(line) for line in source.splitlines()):
