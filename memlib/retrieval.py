@@ -25,7 +25,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Iterable, Protocol, runtime_checkable
 
 from snowballstemmer.english_stemmer import EnglishStemmer
 
@@ -357,6 +357,19 @@ def _check_analyzer(analyzer: object) -> Callable[[str], list[str]]:
     return analyzer
 
 
+def _checked_pairs(index, pairs, kind: str) -> list[tuple[Hashable, str]]:
+    """(doc_id, text) pairs checked as `add` checks one, before any is added."""
+    pairs = list(pairs)
+    seen: set = set()
+    for doc_id, text in pairs:
+        _check_text(text, "text")
+        _check_doc_id(doc_id)
+        if doc_id in index or doc_id in seen:
+            raise ValueError(f"doc_id {doc_id!r} is already in this {kind} (or twice in the batch); nothing was added")
+        seen.add(doc_id)
+    return pairs
+
+
 def _dedupe(tokens: list[str]) -> list[str]:
     """Distinct tokens in first-seen order."""
     return list(dict.fromkeys(tokens))
@@ -441,6 +454,11 @@ class TokenOverlap(_DocTable):
         self._doc_tokens[doc_id] = tokens
         for term in tokens:
             self._postings.setdefault(term, set()).add(doc_id)
+
+    def add_many(self, pairs: Iterable[tuple[Hashable, str]]) -> None:
+        """`add` for many (doc_id, text) pairs, all or none."""
+        for doc_id, text in _checked_pairs(self, pairs, self._KIND):
+            self.add(doc_id, text)
 
     def remove(self, doc_id: Hashable) -> None:
         self._unregister(doc_id, self._KIND)
@@ -576,6 +594,30 @@ class BM25Index(_DocTable):
         self._doc_len[doc_id] = len(tokens)
         self._doc_terms[doc_id] = tuple(counts)
         self._total_len += len(tokens)
+        self._invalidate()
+
+    def add_many(self, pairs: Iterable[tuple[Hashable, str]]) -> None:
+        """Index many (doc_id, text) pairs, all or none: `add` for each, with the
+        per-document bookkeeping done once (reopening a 100k-record store uses this)."""
+        pairs = _checked_pairs(self, pairs, "BM25Index")
+        postings, doc_len, doc_terms, seq = self._postings, self._doc_len, self._doc_terms, self._seq
+        analyze, total = self.analyzer, 0
+        for doc_id, text in pairs:
+            seq[doc_id] = self._next_seq
+            self._next_seq += 1
+            tokens = analyze(text)
+            counts = Counter(tokens)
+            for term, tf in counts.items():
+                posting = postings.get(term)
+                if posting is None:
+                    posting = postings[term] = {}
+                posting[doc_id] = tf
+            doc_len[doc_id] = len(tokens)
+            doc_terms[doc_id] = tuple(counts)
+            total += len(tokens)
+        self._total_len += total
+        if self.kind == "okapi":
+            self._df_hist = Counter(len(p) for p in postings.values())
         self._invalidate()
 
     def remove(self, doc_id: Hashable) -> None:

@@ -176,7 +176,7 @@ def test_bad_profile_arguments_are_named():
 
 @pytest.mark.parametrize("name", ["memgpt", "letta"])
 def test_a_saved_agent_keeps_its_profile(tmp_path, name):
-    from memlib.storage import load_agent, save_agent
+    from memlib.saves import load_agent, save_agent
 
     ctx = MainContext(window=600, system_prompt="sys", profile=name, summarizer=ExtractiveSummarizer())
     for i in range(40):
