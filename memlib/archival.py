@@ -11,31 +11,16 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Callable, Iterator
+
+from memlib._util import check_page, parse_when, utcnow  # kept importable from here: tools and notebooks use them
 
 __all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "TRUST_LEVELS", "MAX_TEXT_CHARS", "matching_docs"]
 
 TRUST_LEVELS = ("trusted", "unverified", "untrusted")
 _GENERATED_ID = re.compile(r"arc-(\d{6,})")
 MAX_TEXT_CHARS = 20_000
-
-
-def utcnow() -> datetime:
-    """Naive UTC now: every timestamp in memlib is naive UTC."""
-    return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
-
-
-def parse_when(when, what="when") -> datetime:
-    """A datetime, or an ISO date / datetime string, as a naive UTC datetime."""
-    if isinstance(when, datetime):
-        return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo else when
-    if isinstance(when, str):
-        try:
-            return parse_when(datetime.fromisoformat(when.strip()))
-        except ValueError:
-            pass
-    raise ValueError(f"{what} must be a datetime or an ISO date like '2024-03-01', got {when!r}")
 
 
 @dataclass(frozen=True)
@@ -135,16 +120,6 @@ def matching_docs(index, query: str) -> set:
         if docs:
             found.update(docs)
     return found
-
-
-def check_page(top_k, page, default_k, name="top_k"):
-    """Validate (top_k, page) for a paged search; returns top_k."""
-    top_k = default_k if top_k is None else top_k
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-        raise ValueError(f"{name} must be a positive int, got {top_k!r}")
-    if not isinstance(page, int) or isinstance(page, bool) or page < 0:
-        raise ValueError(f"page must be an int >= 0 (the first page is 0), got {page!r}")
-    return top_k
 
 
 class ArchivalStore:
