@@ -169,7 +169,7 @@ def shown(value, width: int = 40) -> str:
         '[1, 2, 3]'
     """
     try:
-        text = repr(value[: width]) if isinstance(value, (str, bytes)) else _REPR.repr(value)
+        text = repr(value[:width]) if type(value) in (str, bytes) else _REPR.repr(value)
         if not isinstance(text, str):
             raise TypeError("repr returned a non-string")
     except Exception:  # a repr that raises or recurses: name the type instead

@@ -122,7 +122,12 @@ def test_shown_is_short_and_never_raises():
         def __repr__(self):
             return 42
 
+    class HostileStr(str):  # a str subclass is not sliced around its own repr
+        def __repr__(self):
+            raise RuntimeError("no repr for you")
+
     assert shown(Hostile()) == "<Hostile object>"
+    assert shown(HostileStr("tool")) == "<HostileStr object>"
     assert shown(NotAString()) == "<NotAString object>"
     assert shown(None) == "None" and shown(True) == "True" and shown(2.5) == "2.5"
     nested: list = []
