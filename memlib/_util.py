@@ -133,7 +133,7 @@ def one_line(text, width: int) -> str:
     return shorten(" ".join(str(text).split()), width)
 
 
-def quote(text, width: int = 40) -> str:
+def quote(text, width: int = 60) -> str:
     """`text` on one line, shortened, then quoted: for naming user text in a message.
 
     Example:
