@@ -29,6 +29,8 @@ from typing import Protocol, runtime_checkable
 
 from snowballstemmer.english_stemmer import EnglishStemmer
 
+from memlib._util import check_positive_int, is_number
+
 _STEMMER = EnglishStemmer()
 
 __all__ = [
@@ -325,11 +327,7 @@ def _check_text(value: object, what: str) -> str:
 
 def _check_k(k: object) -> int:
     # bool is an int subclass; search(q, True) is almost certainly a mistake
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise ValueError(f"k must be an int >= 1 (how many results to return), got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be an int >= 1 (how many results to return), got {k}")
-    return k
+    return check_positive_int(k, "k", "how many results to return")
 
 
 def _check_doc_id(doc_id: object) -> None:
@@ -534,7 +532,7 @@ class BM25Index(_DocTable):
                 f"unknown idf {idf!r}; choose one of {', '.join(map(repr, self.IDF_KINDS))}"
             )
         for name, value in (("k1", k1), ("b", b), ("epsilon", epsilon)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not is_number(value):
                 raise TypeError(f"{name} must be a number, got {type(value).__name__}")
             if not math.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value}")
