@@ -14,34 +14,19 @@ import heapq
 import re
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Callable, Iterator
 
+from memlib._util import check_page, parse_when, utcnow  # kept importable from here: tools and notebooks use them
+
 __all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "Transition", "TRUST_LEVELS", "RECORD_STATES",
-           "TRANSITIONS", "MAX_TEXT_CHARS", "matching_docs"]
+           "TRANSITIONS", "MAX_TEXT_CHARS"]
 
 TRUST_LEVELS = ("trusted", "unverified", "untrusted")
 #: Write states: "pending" waits for confirmation and is invisible to search.
 RECORD_STATES = ("active", "pending", "rejected")
 _GENERATED_ID = re.compile(r"arc-(\d{6,})")
 MAX_TEXT_CHARS = 20_000
-
-
-def utcnow() -> datetime:
-    """Naive UTC now: every timestamp in memlib is naive UTC."""
-    return datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
-
-
-def parse_when(when, what="when") -> datetime:
-    """A datetime, or an ISO date / datetime string, as a naive UTC datetime."""
-    if isinstance(when, datetime):
-        return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo else when
-    if isinstance(when, str):
-        try:
-            return parse_when(datetime.fromisoformat(when.strip()))
-        except ValueError:
-            pass
-    raise ValueError(f"{what} must be a datetime or an ISO date like '2024-03-01', got {when!r}")
 
 
 @dataclass(frozen=True)
@@ -222,35 +207,6 @@ def _check_text(text) -> None:
         )
 
 
-def matching_docs(index, query: str) -> set:
-    """Every document of `index` sharing a token with `query`: what a search ranks, unranked.
-
-    Reads the scorer's postings when it has them (memlib's scorers do), so counting
-    the matches of a long query costs a set union, not a ranking of all of them.
-    """
-    from memlib.retrieval import tokenize
-
-    postings = getattr(index, "_postings", None)
-    if not isinstance(postings, dict):
-        return {doc for doc, _ in index.search(query, k=max(len(index), 1))}
-    found: set = set()
-    for term in dict.fromkeys(tokenize(query)):
-        docs = postings.get(term)
-        if docs:
-            found.update(docs)
-    return found
-
-
-def check_page(top_k, page, default_k, name="top_k"):
-    """Validate (top_k, page) for a paged search; returns top_k."""
-    top_k = default_k if top_k is None else top_k
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-        raise ValueError(f"{name} must be a positive int, got {top_k!r}")
-    if not isinstance(page, int) or isinstance(page, bool) or page < 0:
-        raise ValueError(f"page must be an int >= 0 (the first page is 0), got {page!r}")
-    return top_k
-
-
 class _DenseIds:
     """Wraps a memlib scorer so it sees dense ints 0, 1, 2, ... instead of record ids.
 
@@ -305,6 +261,8 @@ class _DenseIds:
 
     def matching(self, query: str) -> set[str]:
         ext = self._ext
+        from memlib.retrieval import matching_docs
+
         return {ext[n] for n in matching_docs(self.inner, query)}
 
     def __len__(self) -> int:

@@ -10,38 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from datetime import date, datetime, time, timezone
+from datetime import datetime, time
 from typing import Iterator
 
-from memlib.archival import check_page, matching_docs, utcnow
+from memlib._util import check_page, naive_utc as _naive_utc, parse_day, utcnow
 from memlib.messages import Message
 
 __all__ = ["RecallStore", "parse_day"]
-
-
-def parse_day(value, what: str) -> date:
-    """A 'YYYY-MM-DD' string (or a date) as a date, with a helpful error."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        try:
-            return datetime.strptime(value.strip(), "%Y-%m-%d").date()
-        except ValueError:
-            pass
-    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
-    raise ValueError(f"{what} must be a date written YYYY-MM-DD, like '2024-03-01'; got {shown}")
-
-
-def _naive_utc(when: datetime) -> datetime:
-    """Timestamps are naive UTC; one that carries a time zone is converted, so it still compares."""
-    if when.tzinfo is None:
-        return when
-    try:
-        return when.astimezone(timezone.utc).replace(tzinfo=None)
-    except OverflowError:  # within hours of year 1 or 9999: the zone cannot matter to a day filter
-        return when.replace(tzinfo=None)
 
 
 class RecallStore:
@@ -167,6 +142,8 @@ class RecallStore:
         """Ids of every message sharing a word with `query` (counted, not ranked: cheap)."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
+        from memlib.retrieval import matching_docs
+
         with self._current():
             return matching_docs(self._index, query)
 

@@ -29,6 +29,8 @@ from typing import Iterable, Protocol, runtime_checkable
 
 from snowballstemmer.english_stemmer import EnglishStemmer
 
+from memlib._util import check_positive_int, is_number
+
 _STEMMER = EnglishStemmer()
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "ANALYZERS",
     "DEFAULT_ANALYZER",
     "ANALYZER_ID",
+    "matching_docs",
 ]
 
 # A deliberately small, fixed list. Small memory stores are the common case here, and
@@ -325,11 +328,7 @@ def _check_text(value: object, what: str) -> str:
 
 def _check_k(k: object) -> int:
     # bool is an int subclass; search(q, True) is almost certainly a mistake
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise ValueError(f"k must be an int >= 1 (how many results to return), got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be an int >= 1 (how many results to return), got {k}")
-    return k
+    return check_positive_int(k, "k", "how many results to return")
 
 
 def _check_doc_id(doc_id: object) -> None:
@@ -552,7 +551,7 @@ class BM25Index(_DocTable):
                 f"unknown idf {idf!r}; choose one of {', '.join(map(repr, self.IDF_KINDS))}"
             )
         for name, value in (("k1", k1), ("b", b), ("epsilon", epsilon)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not is_number(value):
                 raise TypeError(f"{name} must be a number, got {type(value).__name__}")
             if not math.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value}")
@@ -876,6 +875,23 @@ class BM25Index(_DocTable):
 
 
 # ---------------------------------------------------------------------------
+
+def matching_docs(index, query: str) -> set:
+    """Every document of `index` sharing a token with `query`: what a search ranks, unranked.
+
+    Reads the scorer's postings when it has them (memlib's scorers do), so counting
+    the matches of a long query costs a set union, not a ranking of all of them.
+    """
+    postings = getattr(index, "_postings", None)
+    if not isinstance(postings, dict):
+        return {doc for doc, _ in index.search(query, k=max(len(index), 1))}
+    found: set = set()
+    for term in dict.fromkeys(tokenize(query)):
+        docs = postings.get(term)
+        if docs:
+            found.update(docs)
+    return found
+
 
 @dataclass(frozen=True)
 class ScorerEntry:
