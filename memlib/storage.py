@@ -344,6 +344,16 @@ class _SQLiteFile:
                 f"{self.path}: memlib_meta field {key!r} is {value!r}, not a number; the file is damaged"
             ) from None
 
+    def fetch_rows(self, sql: str, params=()) -> list[tuple]:
+        """Rows as SQLite decodes them (fast, in C); if some TEXT is not valid UTF-8, the
+        same rows with TEXT as bytes, so `_decode_row` can name the damaged row and field."""
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "decode" not in str(exc).lower():
+                raise
+            return self.fetch_raw(sql, params)
+
     def fetch_raw(self, sql: str, params=()) -> list[tuple]:
         """Rows with TEXT as bytes, so one row of bad UTF-8 cannot make the others unreadable."""
         conn = self.conn
@@ -442,7 +452,7 @@ def _decode_row(row, names: tuple[str, ...], ints: tuple[str, ...], path: str, t
 
 def _record_from_fields(f: dict) -> ArchivalRecord:
     try:
-        tags = json.loads(f["tags"]) if isinstance(f["tags"], str) else None
+        tags = [] if f["tags"] == "[]" else json.loads(f["tags"]) if isinstance(f["tags"], str) else None
     except ValueError:
         tags = None
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
@@ -621,12 +631,12 @@ class SQLiteArchivalTable:
         first = self._rev is None
         since = -1 if first else self._rev
         cols = "seq, " + ", ".join(_RECORD_FIELDS)
-        rows = self._db.fetch_raw(
+        rows = self._db.fetch_rows(
             f"SELECT {cols} FROM archival_records WHERE rev > ? ORDER BY {'seq' if first else 'rev, seq'}",
             (since,))
         removed = [] if first else [r[0] for r in conn.execute(
             "SELECT id FROM archival_removed WHERE rev > ? ORDER BY rowid", (since,))]
-        log_rows = self._db.fetch_raw(
+        log_rows = self._db.fetch_rows(
             f"SELECT seq, {', '.join(_TRANSITION_FIELDS)} FROM archival_transitions WHERE rev > ? ORDER BY seq",
             (since,))
         changes = Changes(removed=removed, next_id=self._db.meta_int("next_id", 1), reset=first)
@@ -861,7 +871,7 @@ class SQLiteRecallTable:
 
     def _changes(self) -> Changes | None:
         first = self._last_seq is None
-        rows = self._db.fetch_raw(f"SELECT seq, {', '.join(_MESSAGE_FIELDS)} FROM recall_messages "
+        rows = self._db.fetch_rows(f"SELECT seq, {', '.join(_MESSAGE_FIELDS)} FROM recall_messages "
                                   "WHERE seq > ? ORDER BY seq", (self._last_seq or 0,))
         if not rows and not first:
             return None
