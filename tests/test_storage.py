@@ -479,3 +479,21 @@ def test_read_only_true_opens_a_store_on_a_read_only_mount(read_only_dir):
             store.insert("more")
     with SQLiteRecallStore(read_only_dir / "r.db", read_only=True) as recall:
         assert len(recall) == 0
+
+
+def test_reopening_builds_the_index_from_the_stored_tokens(tmp_path, monkeypatch):
+    from memlib import retrieval
+
+    path = tmp_path / "a.db"
+    with SQLiteArchivalStore(path) as store:
+        fill(store, corpus(200))
+        want = {q: results(store, q) for q in QUERIES}
+
+    def no_analysis(self, text):
+        raise AssertionError("reopening analysed a record's text")
+
+    monkeypatch.setattr(retrieval.Analyzer, "__call__", no_analysis)
+    again = SQLiteArchivalStore(path)  # builds its index without analysing any text
+    monkeypatch.undo()
+    assert {q: results(again, q) for q in QUERIES} == want
+    again.close()
