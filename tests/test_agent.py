@@ -411,13 +411,3 @@ def test_a_user_message_too_big_for_the_window_raises_and_changes_nothing():
         agent.step("word " * 2000)
     assert (len(agent.traces), len(agent.memory.recall), agent.memory.context.used) == before
     assert agent.step("Thanks.").reply == "Noted."
-
-
-@pytest.mark.parametrize("module_name", ["memlib.core_memory", "memlib.citations", "memlib.tools", "memlib.agent",
-                                         "memlib.policies"])
-def test_docstring_examples_run(module_name):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(module_name))
-    assert result.attempted > 0 and result.failed == 0
