@@ -563,3 +563,41 @@ def test_trace_viewer_draws_segments_when_the_trace_records_them():
     bare = NS(step=1, user_text="hi", events=[NS(kind="tool_call", detail="", call=call, result=None,
                                                  tokens_used=None, window=None, message=None)])
     assert "no main context" in TraceViewer(bare).figure.layout.title.text
+
+
+# -- paging profiles side by side, and tables ------------------------------
+
+
+def test_profile_figure_and_table_come_from_real_replays():
+    from memlib.evaluation import evaluate_profile
+    from memlib.viz import ProfileExplorer, profile_comparison, profile_histories, table_html
+
+    messages = [("user", f"note {i}: the tram to Leeds left at {i % 12 + 1} pm") for i in range(120)]
+    h = profile_histories(messages, window=400)
+    fig = profile_comparison(h)
+    marks = {t.xaxis: len(t.x) for t in fig.data if t.name == "eviction"}
+    assert marks == {"x": sum(bool(s.evicted) for s in h["paper"]), "x2": sum(bool(s.evicted) for s in h["memgpt"]),
+                     "x3": sum(bool(s.evicted) for s in h["letta"])}
+    assert marks["x3"] > marks["x"] > 0  # Letta evicts smaller bites, more often
+    # Letta's panel has no warning line; the paper's has warning, trigger and target
+    lines = {(s.xref, s.name) for s in fig.layout.shapes}
+    assert ("x3 domain", "warning") not in lines and ("x domain", "evict target") in lines
+    ex = ProfileExplorer(messages, window=400)
+    rows = ex.goto(50)
+    assert [r["profile"] for r in rows] == ["paper", "memgpt", "letta"] and rows[2]["warnings"] == 0
+    assert ex.step(3)[0]["tokens used"] == h["paper"][53].used and ex.position == 53
+    assert ex.back(100) and ex.position == 0
+    with pytest.raises(ValueError, match="upto must be an int from 0 to 120"):
+        profile_comparison(h, upto=121)
+    assert "<td" in table_html(rows)
+    r = evaluate_profile("letta")
+    assert r.profile == "letta" and r.warnings == 0 and r.evictions > 0 and 0 < r.retained < 1
+    assert r.summary_tokens_in > r.summary_tokens_out > 0
+
+
+def test_html_table_escapes_and_rejects_empty_input():
+    from memlib.viz import table_html
+
+    assert "&lt;b&gt;" in table_html([{"a": "<b>"}])
+    with pytest.raises(ValueError, match="non-empty list of dicts"):
+        table_html([])
