@@ -567,6 +567,7 @@ def test_failed_insert_burns_no_id():
 
 # -- tool profiles: MemGPT 0.3.25's and the last Letta server's surfaces, pinned to the fact sheet --
 
+
 def surface(profile):
     return {f["function"]["name"]: f["function"]["parameters"] for f in tool_schemas(profile)}
 
