@@ -264,14 +264,10 @@ def test_figures_serialise_to_json():
 
 
 def test_import_memlib_and_viz_stay_light():
-    code = ("import sys, time; t = time.perf_counter(); import memlib, memlib.viz; "
-            "dt = time.perf_counter() - t; "
-            "print(dt, 'plotly' in sys.modules, 'ipywidgets' in sys.modules)")
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-            for _ in range(3)]
-    assert all(r[1:] == ["False", "False"] for r in runs), "plotly and ipywidgets must be imported on first use only"
-    # the best of three, so a busy machine does not fail the check
-    assert min(float(r[0]) for r in runs) < 0.5
+    # what keeps the import light; how long it takes the benchmarks measure ("import memlib < 0.5 s")
+    code = "import sys; import memlib, memlib.viz; print('plotly' in sys.modules, 'ipywidgets' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"], "plotly and ipywidgets must be imported on first use only"
 
 
 # -- explorers ---------------------------------------------------------------
