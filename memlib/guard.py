@@ -61,7 +61,6 @@ __all__ = [
     "Verdict",
     "Rule",
     "RULES",
-    "CATEGORIES",
     "FAMILIES",
     "MAX_SCAN_CHARS",
     "scan",
@@ -80,7 +79,6 @@ FAMILIES = (
     "output_task", "code_injection", "override", "prompt_extraction", "persona_hijack",
     "fake_authority", "goal_hijack", "exfiltration", "concealment", "memory_edit",
 )
-CATEGORIES = FAMILIES  # the older name
 
 
 @dataclass(frozen=True)
@@ -278,10 +276,6 @@ class Rule:
     description: str
     find: Callable[[Reading], list[str]] = dataclasses.field(repr=False, compare=False)
     language: bool = True  # reads words, so it also runs on decoded payloads
-
-    @property
-    def category(self) -> str:  # the older name
-        return self.family
 
     def detect(self, text: str) -> list[str]:
         return self.find(read(text))
