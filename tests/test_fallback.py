@@ -1,7 +1,7 @@
 """memlib.course.fallback: cells after an unsolved exercise use the reference, with a note; notebook 00's
 environment check."""
 
-from memlib.course.fallback import environment_report, use_or_reference
+from memlib.course.fallback import answer_status, environment_report, use_or_reference
 
 
 def stub(*args, **kwargs):
@@ -25,3 +25,18 @@ def test_environment_report_names_what_is_missing():
     text = fake.render()
     assert "MISSING  rank_bm25" in text and "pip install rank-bm25" in text
     assert "missing: rank_bm25" in text
+
+
+def test_fallback_names_a_crashing_answer_as_crashed(capsys):
+    def stub():
+        raise NotImplementedError("Exercise 9: do it")
+
+    def crashing():
+        return 1 // 0
+
+    assert answer_status(stub, lambda f: f())[0] == "unsolved"
+    status, error = answer_status(crashing, lambda f: f())
+    assert status == "crashed" and isinstance(error, ZeroDivisionError)
+    assert use_or_reference(crashing, len, "exercise 9", "len", probe=lambda f: f()) is len
+    out = capsys.readouterr().out
+    assert "exercise 9 crashed (ZeroDivisionError" in out and "not solved" not in out
