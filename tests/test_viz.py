@@ -597,3 +597,26 @@ def test_html_table_escapes_and_rejects_empty_input():
     assert "&lt;b&gt;" in table_html([{"a": "<b>"}])
     with pytest.raises(ValueError, match="non-empty list of dicts"):
         table_html([])
+
+
+# -- notebook 05's decider figures ---------------------------------------------
+
+
+def test_decider_figures_and_table():
+    from memlib.viz.deciders import decider_comparison, fallible_curve, markdown_table
+
+    rows = [{"decider": "a", "accuracy": 0.5, "calls per answer": 2.0},
+            {"decider": "b|c", "accuracy": 0.0, "calls per answer": float("inf")}]
+    fig = decider_comparison(rows, title="t")
+    assert [list(t.x) for t in fig.data] == [["a", "b|c"], ["a", "b|c"]]
+    assert list(fig.data[1].text) == ["2.0", "no answer"]
+    curve = fallible_curve([{"p": 0.2, "accuracy": 0.3, "calls per answer": 4.0},
+                            {"p": 0.0, "accuracy": 0.6, "calls per answer": 2.0}])
+    assert list(curve.data[0].x) == [0.0, 0.2] and curve.data[1].yaxis == "y2"
+    table = markdown_table(rows)
+    assert "| a | 50% | 2.00 |" in table and "b\\|c" in table and "no answer" in table
+    for builder in (decider_comparison, fallible_curve, markdown_table):
+        with pytest.raises(ValueError, match="empty"):
+            builder([])
+    with pytest.raises(ValueError, match="lacks"):
+        decider_comparison([{"decider": "a"}])
