@@ -1158,7 +1158,7 @@ def _search_records(view: Any) -> list[Any]:
 class GulliblePolicy:
     """A stand-in for a language model that obeys what it reads.
 
-    It behaves like `memlib.agent.RulePolicy`, except that when an archival
+    It behaves like `memlib.policies.RulePolicy`, except that when an archival
     search returns text containing a memory tool call written out
     (``core_memory_replace(label='human', ...)``) it makes that call: the
     failure mode of a model that reads retrieved text in the same channel as
@@ -1166,7 +1166,7 @@ class GulliblePolicy:
     """
 
     def __init__(self) -> None:
-        from memlib.agent import RulePolicy
+        from memlib.policies import RulePolicy
 
         self._rules = RulePolicy()
         self._done: set[tuple[str, str]] = set()
