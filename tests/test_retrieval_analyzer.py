@@ -133,6 +133,7 @@ def _seconds(text: str) -> float:
     "😀 ",                          # nothing but emoji
     "x_" ,                          # one-letter words between separators
 ])
+@pytest.mark.slow  # compares wall-clock times, so outside the quick subset
 def test_one_megabyte_notes_come_back_in_linear_time(unit):
     small = unit * (100_000 // len(unit.encode()))
     big = unit * (1_000_000 // len(unit.encode()))
