@@ -8,16 +8,22 @@ It lives in memory; `memlib.storage` keeps the same interface on SQLite.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import heapq
 import re
-import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Iterator
 
-from memlib._util import check_page, check_positive_int, is_int, parse_when, shorten, utcnow  # kept importable from here: tools and notebooks use them
+from memlib._util import (  # kept importable from here: tools and notebooks use them
+    check_page,
+    check_positive_int,
+    is_int,
+    parse_when,
+    shorten,
+    utcnow,
+)
+from memlib.tables import OnTable
 
 __all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "Transition", "TRUST_LEVELS", "RECORD_STATES",
            "TRANSITIONS", "MAX_TEXT_CHARS"]
@@ -276,7 +282,7 @@ class _DenseIds:
         return len(self.num)
 
 
-class ArchivalStore:
+class ArchivalStore(OnTable):
     """Archival memory: records with provenance and states, ranked by a `memlib.retrieval` scorer.
 
     The store owns the rules (validation, ids, duplicates, states, the index);
@@ -308,8 +314,6 @@ class ArchivalStore:
         self._index = _DenseIds(make_scorer(scorer) if isinstance(scorer, str) else scorer())
         self.page_size = page_size
         self._clock = clock
-        self._table = table if table is not None else MemoryArchivalTable()
-        self._lock = threading.RLock()
         self._records: dict[str, ArchivalRecord] = {}
         self._history: list[Transition] = []
         # ids search must look at twice: not active, or with a validity interval
@@ -317,20 +321,12 @@ class ArchivalStore:
         self._taken: set[str] = set()  # ids of rows the table could not read
         self.bad_rows: list = []
         self._next = next_id
-        changes = self._table.pull()
-        if changes is not None:
-            self._apply(changes)
+        self._attach(table if table is not None else MemoryArchivalTable())
 
-    # -- the view: every read starts here -----------------------------------------
+    # -- the view: every read starts with `with self._current() as records:` -------
 
-    @contextlib.contextmanager
-    def _current(self) -> Iterator[dict[str, ArchivalRecord]]:
-        """The records, after picking up what other connections committed, under the store's lock."""
-        with self._lock:
-            changes = self._table.pull()
-            if changes is not None:
-                self._apply(changes)
-            yield self._records
+    def _view(self) -> dict[str, ArchivalRecord]:
+        return self._records
 
     def _apply(self, changes) -> None:
         """Bring the view up to a table's report (other writers' commits, or the first load)."""
@@ -660,16 +656,6 @@ class ArchivalStore:
                 return id in records
             except TypeError:
                 return False
-
-    def close(self) -> None:
-        """Close the table (a file or a connection). Everything written is already committed."""
-        self._table.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"ArchivalStore({len(self)} records, scorer={self.scorer_name!r}, page_size={self.page_size})"
