@@ -15,14 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Iterator
 
-from memlib._util import (  # kept importable from here: tools and notebooks use them
-    check_page,
-    check_positive_int,
-    is_int,
-    parse_when,
-    shorten,
-    utcnow,
-)
+from memlib._util import check_positive_int, is_int, shorten
+from memlib._util import check_page, parse_when, utcnow  # kept importable from here: tools and notebooks use them
 from memlib.tables import OnTable
 
 __all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "Transition", "TRUST_LEVELS", "RECORD_STATES",
