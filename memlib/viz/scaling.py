@@ -61,7 +61,7 @@ def search_latency_figure(search: Mapping) -> "go.Figure":
     return fig
 
 
-def search_latency_svg(search: Mapping, width: int = 760, height: int = 440) -> str:
+def search_latency_svg(search: Mapping, width: int = 860, height: int = 440) -> str:
     """The same chart as a standalone SVG document (log-log, legend on the right)."""
     sizes, series = _series(search)
     values = [v for ys in series.values() for v in ys if v > 0]
@@ -69,7 +69,7 @@ def search_latency_svg(search: Mapping, width: int = 760, height: int = 440) -> 
         raise ValueError("every latency is zero; nothing to draw on a log scale")
     lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
     hi = hi if hi > lo else lo + 1
-    left, right, top, bottom = 70, 260, 40, 60
+    left, right, top, bottom = 70, 320, 40, 60  # the legend (engine names) on the right
     pw, ph = width - left - right, height - top - bottom
     xs = [math.log10(n) for n in sizes]
     x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
