@@ -42,7 +42,8 @@ from pathlib import Path
 
 from _readme_table import replace_marked_section
 from memlib.scaling import ENGINES as SCALING_ENGINES
-from memlib.scaling import Corpus, make_corpus, make_vocabulary, search_latency
+from memlib.retrieval import BM25Index
+from memlib.scaling import Corpus, make_corpus, make_vocabulary, scorer_engine, search_latency, time_each
 from memlib.viz.scaling import search_latency_figure, search_latency_svg
 
 __all__ = ["main", "run", "bench_search", "bench_reopen", "bench_interleaved", "bench_analyzer",
@@ -70,25 +71,6 @@ def previous_tokenize(text: str) -> list[str]:
     if _PREVIOUS_WORD is None:
         _PREVIOUS_WORD = re.compile(r"[^\W_]+")
     return [t for t in _PREVIOUS_WORD.findall(text.lower()) if t not in STOPWORDS]
-
-
-def _build_memlib(corpus: Corpus, kind: str = "lucene", analyzer=None):
-    from memlib.retrieval import BM25Index
-
-    index = BM25Index(kind, analyzer=analyzer)
-    for i, text in enumerate(corpus.texts):
-        index.add(i, text)
-    return lambda q: index.search(q, k=10)
-
-
-def _build_memlib_str_ids(corpus: Corpus):
-    from memlib.retrieval import BM25Index
-
-    # the ids ArchivalStore hands its index: strings, not small ints
-    index = BM25Index()
-    for i, text in enumerate(corpus.texts):
-        index.add(f"arc-{i + 1:06d}", text)
-    return lambda q: index.search(q, k=10)
 
 
 def _build_archival_store(corpus: Corpus):
@@ -202,8 +184,9 @@ def _write_store(path: Path, corpus: Corpus) -> None:
 
 ENGINES = {
     "memlib BM25Index": SCALING_ENGINES["memlib BM25Index"],
-    "memlib BM25Index (previous tokenizer)": lambda c: _build_memlib(c, analyzer=previous_tokenize),
-    "memlib BM25Index (string ids)": _build_memlib_str_ids,
+    "memlib BM25Index (previous tokenizer)": scorer_engine(lambda: BM25Index(analyzer=previous_tokenize)),
+    # the ids ArchivalStore hands its index: strings, not small ints
+    "memlib BM25Index (string ids)": scorer_engine(BM25Index, lambda i: f"arc-{i + 1:06d}"),
     "rank-bm25 BM25Okapi": SCALING_ENGINES["rank-bm25 BM25Okapi"],
     "bm25s": _build_bm25s,
     "SQLite FTS5 bm25()": _build_fts5,
@@ -464,18 +447,8 @@ def bench_context(turns: int, probe: int, log, repeats: int = 3) -> dict:
     texts = [" ".join(rng.choices(words, k=rng.randint(8, 40))) for _ in range(turns + 60)]
 
     def timed(sink, wrap) -> list[float]:
-        times = []
-        gc.collect()
-        gc.disable()
-        try:
-            for i, text in enumerate(texts):
-                message = wrap(i, text)
-                t = time.perf_counter()
-                sink(message)
-                times.append(time.perf_counter() - t)
-        finally:
-            gc.enable()
-        return times
+        # the messages are made before the clock runs: only the append is timed
+        return time_each(sink, [wrap(i, text) for i, text in enumerate(texts)], repeats=1)
 
     def around(samples, turn):
         lo = max(0, turn - 50)

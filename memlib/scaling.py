@@ -19,12 +19,13 @@ import itertools
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
-from memlib.retrieval import STOPWORDS, tokenize
+from memlib.retrieval import STOPWORDS, BM25Index, TokenOverlap, tokenize
 
-__all__ = ["Corpus", "make_corpus", "make_vocabulary", "time_each", "median_ms", "ENGINES", "search_latency"]
+__all__ = ["Corpus", "make_corpus", "make_vocabulary", "time_each", "median_ms", "scorer_engine", "ENGINES",
+           "search_latency"]
 
 _ONSETS = ["", "b", "br", "c", "ch", "cl", "d", "dr", "f", "fl", "g", "gr", "h", "j", "k", "l",
            "m", "n", "p", "pl", "pr", "r", "s", "sh", "sl", "st", "t", "th", "tr", "v", "w", "y", "z"]
@@ -130,22 +131,18 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1e3
 
 
-def _build_bm25(corpus: Corpus):
-    from memlib.retrieval import BM25Index
+def scorer_engine(make_index: Callable[[], object], doc_id: Callable[[int], Hashable] = int):
+    """An engine for memlib's scorers: every note is added to `make_index()` under `doc_id(i)`.
 
-    index = BM25Index()
-    for i, text in enumerate(corpus.texts):
-        index.add(i, text)
-    return lambda q: index.search(q, k=10)
+    Example: `scorer_engine(BM25Index, lambda i: f"arc-{i:06d}")` times the index with string ids.
+    """
+    def build(corpus: Corpus):
+        index = make_index()
+        for i, text in enumerate(corpus.texts):
+            index.add(doc_id(i), text)
+        return lambda q: index.search(q, k=10)
 
-
-def _build_overlap(corpus: Corpus):
-    from memlib.retrieval import TokenOverlap
-
-    index = TokenOverlap()
-    for i, text in enumerate(corpus.texts):
-        index.add(i, text)
-    return lambda q: index.search(q, k=10)
+    return build
 
 
 def _build_rank_bm25(corpus: Corpus):
@@ -159,9 +156,9 @@ def _build_rank_bm25(corpus: Corpus):
 
 #: Engine name -> build(corpus) returning search(query) (top 10).
 ENGINES: dict[str, Callable[[Corpus], Callable[[str], object]]] = {
-    "memlib BM25Index": _build_bm25,
+    "memlib BM25Index": scorer_engine(BM25Index),
     "rank-bm25 BM25Okapi": _build_rank_bm25,
-    "memlib TokenOverlap": _build_overlap,
+    "memlib TokenOverlap": scorer_engine(TokenOverlap),
 }
 
 
