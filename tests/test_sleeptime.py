@@ -149,5 +149,9 @@ def test_timeline_figure_refuses_bad_input():
         timeline_figure([{"who": "primary"}])
     with pytest.raises(TypeError):
         timeline_figure("events")
+    night = [TimelineEvent("sleep-time", "2026-07-06T23:30", "sleep_run", "x", end="2026-07-06T23:40")]
+    with pytest.raises(ValueError, match="hidden hours"):
+        timeline_figure(night)
+    assert len(timeline_figure(night, hide_hours=None).data) == 1
     with pytest.raises(ValueError, match="before it starts"):
         TimelineEvent("primary", "2026-07-06T10:00", "session", "x", end="2026-07-06T09:00")
