@@ -232,16 +232,23 @@ class _DenseIds:
         self.num[doc_id] = n
         self._ext[n] = doc_id
 
-    def add_many(self, pairs: list[tuple[str, str]]) -> None:
-        """Index many (id, text) pairs at once: what reopening a large store does."""
+    def add_many(self, pairs: list[tuple[str, str]], tokens: dict[str, list[str]] | None = None) -> None:
+        """Index many (id, text) pairs at once: what reopening a large store does. `tokens`
+        ({id: tokens of the default analyzer}, e.g. kept by a table) are used instead of
+        analysing the text again when the scorer analyses with that same default."""
+        from memlib.retrieval import DEFAULT_ANALYZER, BM25Index, tokenize
+
         start = self._next
         numbered = [(start + i, text) for i, (_, text) in enumerate(pairs)]
-        bulk = getattr(self.inner, "add_many", None)
-        if bulk is not None:
-            bulk(numbered)
+        inner = self.inner
+        if (tokens and isinstance(inner, BM25Index) and inner.analyzer in (tokenize, DEFAULT_ANALYZER)
+                and all(doc_id in tokens for doc_id, _ in pairs)):
+            inner.add_many(numbered, [tokens[doc_id] for doc_id, _ in pairs])
+        elif hasattr(inner, "add_many"):
+            inner.add_many(numbered)
         else:
             for n, text in numbered:
-                self.inner.add(n, text)
+                inner.add(n, text)
         for (doc_id, _), (n, _) in zip(pairs, numbered):
             self.num[doc_id] = n
             self._ext[n] = doc_id
@@ -330,7 +337,7 @@ class ArchivalStore:
         for rid in changes.removed:
             self._forget(rid)
         if changes.reset and not self._records:
-            self._index.add_many([(r.id, r.text) for r in changes.rows])
+            self._index.add_many([(r.id, r.text) for r in changes.rows], changes.tokens)
             for record in changes.rows:
                 self._records[record.id] = record
                 self._track(record)

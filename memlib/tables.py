@@ -88,6 +88,7 @@ class Changes:
     bad: list[Any] = field(default_factory=list)
     next_id: int | None = None
     reset: bool = False
+    tokens: dict[Any, list[str]] = field(default_factory=dict)
 
 
 class _NullWriter:
