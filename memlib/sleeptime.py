@@ -60,6 +60,20 @@ class SleepTimeAgent:
 
     `step` is the simulated time one action takes, so the timeline shows a run
     as a span rather than a point.
+
+    Example:
+        >>> from memlib.archival import ArchivalStore
+        >>> from memlib.core_memory import CoreMemory
+        >>> from memlib.workflow import ScenarioClock
+        >>> clock = ScenarioClock("2026-07-06T09:00")
+        >>> memory = ProceduralMemory(ArchivalStore(clock=clock), CoreMemory.default(), clock=clock)
+        >>> old = memory.learn("test_command", "pytest -q", source="user")
+        >>> clock.set("2026-07-07T09:00")
+        >>> new = memory.learn("test_command", "pytest -q --stub", source="user")
+        >>> [e.kind for e in SleepTimeAgent(memory).run("2026-07-07T19:00")]
+        ['sleep_run', 'supersede', 'block_rewrite']
+        >>> memory.core.get("procedures").value
+        'test_command: pytest -q --stub [arc-000002 -/- user]'
     """
 
     def __init__(self, procedures: ProceduralMemory, *, step: timedelta = timedelta(seconds=30)) -> None:
