@@ -630,6 +630,11 @@ class ArchivalStore(OnTable):
             return sorted((r for r in records.values() if r.created_at >= since), key=lambda r: r.created_at)
 
     @property
+    def clock(self) -> Callable[[], datetime]:
+        """The store's clock: it stamps new records and transitions, and says what "now" is."""
+        return self._clock
+
+    @property
     def next_id(self) -> int:
         """The number the next generated id gets; saved with the store so a
         deleted record's id is never handed out again (citations may name it)."""

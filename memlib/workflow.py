@@ -224,7 +224,7 @@ class ProceduralMemory:
             raise TypeError(f"core must be a CoreMemory, got {type(core).__name__}")
         self.archival, self.core, self.label = archival, core, label
         # Default: the store's own clock (it has no public accessor), so states are judged at its time.
-        self.clock = clock if clock is not None else archival._clock
+        self.clock = clock if clock is not None else archival.clock
         if label not in core:
             core.add_block(Block(label, "", limit=limit,
                                  description="confirmed working rules for this repository, one per line, with the "
