@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Iterator
 
-from memlib._util import check_page, parse_when, utcnow  # kept importable from here: tools and notebooks use them
+from memlib._util import check_page, check_positive_int, is_int, parse_when, shorten, utcnow  # kept importable from here: tools and notebooks use them
 
 __all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "Transition", "TRUST_LEVELS", "RECORD_STATES",
            "TRANSITIONS", "MAX_TEXT_CHARS"]
@@ -69,7 +69,7 @@ class ArchivalRecord:
         for name in ("session_id", "source_url", "superseded_by"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a str or None")
-        if self.turn_id is not None and (not isinstance(self.turn_id, int) or isinstance(self.turn_id, bool)):
+        if self.turn_id is not None and not is_int(self.turn_id):
             raise TypeError("turn_id must be an int or None")
         object.__setattr__(self, "created_at", parse_when(self.created_at, "created_at"))
         if self.trust not in TRUST_LEVELS:
@@ -125,7 +125,7 @@ class ArchivalRecord:
 
     def __repr__(self) -> str:
         where = f"{self.session_id or '-'}/{self.turn_id if self.turn_id is not None else '-'}"
-        text = self.text if len(self.text) <= 60 else self.text[:57] + "..."
+        text = shorten(self.text, 60)
         labels = ", ".join([self.trust] + ([self.state] if self.state != "active" else [])
                            + ([f"until {self.valid_to.isoformat()}"] if self.valid_to else []))
         return f"ArchivalRecord({self.id} [{where}, {labels}]: {text!r})"
@@ -295,10 +295,8 @@ class ArchivalStore:
         from memlib.retrieval import make_scorer
         from memlib.tables import MemoryArchivalTable
 
-        if not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1:
-            raise ValueError(f"page_size must be a positive int, got {page_size!r}")
-        if not isinstance(next_id, int) or isinstance(next_id, bool) or next_id < 1:
-            raise ValueError(f"next_id must be a positive int, got {next_id!r}")
+        check_positive_int(page_size, "page_size")
+        check_positive_int(next_id, "next_id")
         self.scorer_name = scorer if isinstance(scorer, str) else getattr(scorer, "__name__", repr(scorer))
         self._index = _DenseIds(make_scorer(scorer) if isinstance(scorer, str) else scorer())
         self.page_size = page_size

@@ -13,7 +13,7 @@ import threading
 from datetime import datetime, time
 from typing import Iterator
 
-from memlib._util import check_page, naive_utc as _naive_utc, parse_day, utcnow
+from memlib._util import check_page, check_positive_int, is_int, naive_utc as _naive_utc, parse_day, utcnow
 from memlib.messages import Message
 
 __all__ = ["RecallStore", "parse_day"]
@@ -38,8 +38,7 @@ class RecallStore:
         from memlib.retrieval import BM25Index
         from memlib.tables import MemoryRecallTable
 
-        if not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1:
-            raise ValueError(f"page_size must be a positive int, got {page_size!r}")
+        check_positive_int(page_size, "page_size")
         self.page_size = page_size
         self._table = table if table is not None else MemoryRecallTable()
         self._lock = threading.RLock()
@@ -75,7 +74,7 @@ class RecallStore:
 
             self.bad_rows.extend(changes.bad)
             for bad in changes.bad:
-                if isinstance(bad.id, int) and not isinstance(bad.id, bool):
+                if is_int(bad.id):
                     self._taken.add(bad.id)
                     self._last_id = max(bad.id, self._last_id if self._last_id is not None else bad.id)
             warn_bad_rows(self._table.name, changes.bad)

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from memlib.archival import ArchivalRecord, ArchivalStore, Transition, utcnow
+from memlib._util import shown, utcnow
+from memlib.archival import ArchivalRecord, ArchivalStore, Transition
 from memlib.messages import Message
 from memlib.recall import RecallStore
 
@@ -424,9 +425,8 @@ def _restore_context(state: dict, core_memory, recall, summarizer, counter):
         name = state.get("summarizer")
         factory = SUMMARIZERS.get(name) if isinstance(name, str) else None
         if factory is None:
-            shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:79] + "…"
             raise ValueError(
-                f"the context used summarizer {shown}, which is not in memlib.saves.SUMMARIZERS "
+                f"the context used summarizer {shown(name, 80)}, which is not in memlib.saves.SUMMARIZERS "
                 f"({', '.join(sorted(SUMMARIZERS))}); pass load_agent(..., summarizer=...)"
             )
         summarizer = factory()

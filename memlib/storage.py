@@ -33,7 +33,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable, Iterator
 
-from memlib.archival import ArchivalRecord, ArchivalStore, Transition, utcnow
+from memlib._util import is_int, shown, utcnow
+from memlib.archival import ArchivalRecord, ArchivalStore, Transition
 from memlib.messages import Message
 from memlib.recall import RecallStore
 from memlib.retrieval import ANALYZER_ID, tokenize
@@ -427,8 +428,8 @@ def _decode_row(row, names: tuple[str, ...], ints: tuple[str, ...], path: str, t
             except UnicodeDecodeError as exc:
                 return BadRow(path, table, seq, name, f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
                               fields.get("id"))
-        if name in ints and value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            return BadRow(path, table, seq, name, f"{_shown(value)} is not an integer", fields.get("id"))
+        if name in ints and value is not None and not is_int(value):
+            return BadRow(path, table, seq, name, f"{shown(value)} is not an integer", fields.get("id"))
         fields[name] = value
     ident = fields.get("id")
     try:
@@ -439,20 +440,15 @@ def _decode_row(row, names: tuple[str, ...], ints: tuple[str, ...], path: str, t
         return BadRow(path, table, seq, field, f"{type(exc).__name__}: {text[:200]}", ident)
 
 
-def _shown(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
 def _record_from_fields(f: dict) -> ArchivalRecord:
     try:
         tags = json.loads(f["tags"]) if isinstance(f["tags"], str) else None
     except ValueError:
         tags = None
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise ValueError(f"tags {_shown(f['tags'])} is not a JSON list of strings")
+        raise ValueError(f"tags {shown(f['tags'])} is not a JSON list of strings")
     if not isinstance(f["created_at"], str):
-        raise ValueError(f"created_at {_shown(f['created_at'])} is not an ISO date text")
+        raise ValueError(f"created_at {shown(f['created_at'])} is not an ISO date text")
     return ArchivalRecord(id=f["id"], text=f["text"], tags=tuple(tags), session_id=f["session_id"],
                           turn_id=f["turn_id"], source_url=f["source_url"],
                           created_at=_iso(f, "created_at"), trust=f["trust"], state=f["state"],
@@ -465,11 +461,11 @@ def _iso(f: dict, name: str, optional: bool = False) -> datetime | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise ValueError(f"{name} {_shown(value)} is not an ISO date text")
+        raise ValueError(f"{name} {shown(value)} is not an ISO date text")
     try:
         return datetime.fromisoformat(value)
     except ValueError:
-        raise ValueError(f"{name} {_shown(value)} is not an ISO date") from None
+        raise ValueError(f"{name} {shown(value)} is not an ISO date") from None
 
 
 def _record_row(record: ArchivalRecord) -> tuple:
@@ -492,11 +488,11 @@ def _transition_row(t: Transition) -> tuple:
 def _message_from_fields(f: dict) -> Message:
     for name in ("tool_call_id", "name", "session_id", "arguments"):
         if f[name] is not None and not isinstance(f[name], str):
-            raise TypeError(f"{name} {_shown(f[name])} is not text")
+            raise TypeError(f"{name} {shown(f[name])} is not text")
     try:
         arguments = None if f["arguments"] is None else json.loads(f["arguments"])
     except ValueError:
-        raise ValueError(f"arguments {_shown(f['arguments'])} is not JSON") from None
+        raise ValueError(f"arguments {shown(f['arguments'])} is not JSON") from None
     return Message(role=f["role"], content=f["content"], id=f["id"], timestamp=_iso(f, "timestamp"),
                    tool_call_id=f["tool_call_id"], name=f["name"], session_id=f["session_id"],
                    arguments=arguments, thought=f["thought"] if f["thought"] is not None else "")
