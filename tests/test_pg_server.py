@@ -9,8 +9,6 @@ import pytest
 
 from pg_server import PostgresServer, missing_requirements, skip_or_fail
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def server():
