@@ -392,7 +392,10 @@ _ARCHIVAL_TABLES = {
         terms tsvector NOT NULL                -- memlib's tokens as hex lexemes (see _lexemes)
     );
     CREATE INDEX IF NOT EXISTS archival_records_rev ON {s}.archival_records (rev);
-    CREATE INDEX IF NOT EXISTS archival_records_terms ON {s}.archival_records USING gin (terms)""",
+    -- fastupdate off: entries go into the index at once; a pending list left after a bulk
+    -- load makes the planner scan the whole table until the next vacuum
+    CREATE INDEX IF NOT EXISTS archival_records_terms ON {s}.archival_records USING gin (terms)
+        WITH (fastupdate = off)""",
     # ids deleted, by revision, so other connections drop them without reading every id
     "archival_removed": """CREATE TABLE IF NOT EXISTS {s}.archival_removed ("id" text NOT NULL, rev bigint NOT NULL);
     CREATE INDEX IF NOT EXISTS archival_removed_rev ON {s}.archival_removed (rev)""",
@@ -478,6 +481,7 @@ class PostgresArchivalTable:
             changes = self._changes(conn, self._db.as_int("archival.lock", value))
             writer = _ArchivalWriter(self._db, conn, self._rev + 1)
             yield writer, changes
+            writer.flush()
             if writer.wrote:
                 conn.execute(self._db.s("UPDATE {s}.memlib_meta SET value = %s WHERE key = 'archival.lock'"),
                              (str(writer.rev),))
@@ -492,19 +496,34 @@ class PostgresArchivalTable:
 
 
 class _ArchivalWriter:
-    """The operations of one archival write transaction, each stamped with its revision."""
+    """The operations of one archival write transaction, each stamped with its revision.
+
+    Inserts are sent in one batch (psycopg pipelines executemany) before the next
+    other operation and before COMMIT: loading a dataset is then a few round trips,
+    not one per record.
+    """
 
     def __init__(self, db: _Connection, conn, rev: int) -> None:
         self.db, self.conn, self.rev, self.wrote = db, conn, rev, False
+        self._inserts: list[tuple] = []
 
     def insert(self, record: ArchivalRecord) -> None:
         self.wrote = True
-        self.conn.execute(self.db.s(
-            f"INSERT INTO {{s}}.archival_records ({_columns(_RECORD_FIELDS)}, rev, terms) "
-            f"VALUES ({', '.join(['%s'] * len(_RECORD_FIELDS))}, %s, array_to_tsvector(%s::text[]))"),
-            (*_record_row(record), self.rev, _terms(record.text)))
+        self._inserts.append((*_record_row(record), self.rev, _terms(record.text)))
+
+    def flush(self) -> None:
+        if self._inserts:
+            rows, self._inserts = self._inserts, []
+            statement = self.db.s(
+                f"INSERT INTO {{s}}.archival_records ({_columns(_RECORD_FIELDS)}, rev, terms) "
+                f"VALUES ({', '.join(['%s'] * len(_RECORD_FIELDS))}, %s, array_to_tsvector(%s::text[]))")
+            if len(rows) == 1:
+                self.conn.execute(statement, rows[0])
+            else:
+                self.conn.cursor().executemany(statement, rows)
 
     def replace(self, record: ArchivalRecord) -> None:
+        self.flush()
         self.wrote = True
         values = _record_row(record)
         assignments = ", ".join(f"{_q(name)} = %s" for name in _RECORD_FIELDS[1:])
@@ -513,17 +532,20 @@ class _ArchivalWriter:
             'WHERE "id" = %s'), (*values[1:], self.rev, _terms(record.text), record.id))
 
     def delete(self, rid: str) -> None:
+        self.flush()
         self.wrote = True
         self.conn.execute(self.db.s('DELETE FROM {s}.archival_records WHERE "id" = %s'), (rid,))
         self.conn.execute(self.db.s("INSERT INTO {s}.archival_removed VALUES (%s, %s)"), (rid, self.rev))
 
     def log(self, t: Transition) -> None:
+        self.flush()
         self.wrote = True
         self.conn.execute(self.db.s(
             f"INSERT INTO {{s}}.archival_transitions (rev, {_columns(_TRANSITION_FIELDS)}) "
             f"VALUES (%s, {', '.join(['%s'] * len(_TRANSITION_FIELDS))})"), (self.rev, *_transition_row(t)))
 
     def set_next_id(self, n: int) -> None:
+        self.flush()
         self.wrote = True
         self.conn.execute(self.db.s("UPDATE {s}.memlib_meta SET value = %s WHERE key = 'archival.next_id'"),
                           (str(n),))
@@ -537,8 +559,12 @@ class PostgresArchivalStore(ArchivalStore):
     schema: the PostgreSQL schema holding the tables (created if missing); one
         per store pair, so a shared database is not cluttered.
     candidates: "index" looks candidates up in the in-memory index (the
-        default, as for SQLite), "fulltext" asks the server's GIN index for the
-        records holding a query term; memlib's scorer ranks them either way.
+        default), "fulltext" asks the server's GIN index for the records holding
+        a query term; memlib's scorer ranks them either way, so results are the
+        same. "index" was faster in every case measured (10k records, a busy
+        2-core machine): the course's 134 questions took 1.5-3.5 ms against
+        130-180 ms (they share common words with most records, and each
+        candidate is scored on its own), a two-rare-word query 0.6 ms against 1.6.
     timeout: seconds to wait for the server (connecting) and for another
         writer's lock, before a clear StorageError.
 

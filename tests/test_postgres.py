@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from datetime import timedelta
@@ -206,6 +207,30 @@ def test_schemas_that_are_not_memlibs_or_are_damaged_are_refused(postgres_server
         conn.execute(f"UPDATE {future}.memlib_meta SET value = '99' WHERE key = 'schema_version'")
     with pytest.raises(StorageCorruptError, match="version '99'"):
         PostgresArchivalStore(dsn, schema=future)
+
+
+def test_many_connections_creating_one_schema_at_once_all_succeed(postgres_server):
+    from memlib.storage import PostgresArchivalStore, PostgresRecallStore
+
+    for _ in range(3):
+        schema, gate, errors, stores = new_schema(), threading.Barrier(8), [], []
+
+        def open_one(make):
+            try:
+                gate.wait(timeout=30)
+                stores.append(make(postgres_server.dsn, schema=schema))
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_one, args=(make,))
+                   for make in [PostgresArchivalStore, PostgresRecallStore] * 4]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert errors == [] and len(stores) == 8
+        for store in stores:
+            store.close()
 
 
 def test_a_closed_store_says_so(postgres_server):
