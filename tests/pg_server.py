@@ -12,9 +12,10 @@ PostgreSQL refuses to run as root. Under root (CI, this machine) the server
 runs as an unprivileged system user (Debian's ``postgres`` when the package
 made it, else ``memlib-pg``, created on first use) that owns the directory.
 
-The ``postgres_server`` fixture shares one server per test process; it skips,
-saying which package to install, where the binaries or psycopg are missing,
-and fails instead under ``CI=true`` (.ci/run installs both).
+The ``postgres_server`` fixture shares one server per test process;
+``own_postgres_server`` gives a module a server of its own to stop and restart.
+Both skip, saying which package to install, where the binaries or psycopg are
+missing, and fail instead under ``CI=true`` (.ci/run installs both).
 
 Not for production: no TCP, trust authentication, no fsync.
 """
@@ -194,18 +195,31 @@ def skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
+def require_postgres() -> None:
+    """Skip (fail, under CI=true) saying what to install, unless a server can be started here."""
+    reason = missing_requirements()
+    if reason:
+        skip_or_fail(reason)
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """One server for the whole test process (shared by every module that imports this fixture)."""
     global _shared
-    reason = missing_requirements()
-    if reason:
-        skip_or_fail(reason)
+    require_postgres()
     if _shared is None:
         _shared = PostgresServer()
     yield _shared
     # Not stopped here: every module that imports the fixture gets its own teardown, and the
     # server is shared by all of them; it stops when the test process exits.
+
+
+@pytest.fixture(scope="module")
+def own_postgres_server():
+    """A server of the module's own, for tests that stop and restart it."""
+    require_postgres()
+    with PostgresServer() as server:
+        yield server
 
 
 @atexit.register

@@ -7,16 +7,9 @@ import stat
 
 import pytest
 
-from pg_server import PostgresServer, missing_requirements, skip_or_fail
+from pg_server import PostgresServer, own_postgres_server, require_postgres  # noqa: F401
 
-
-@pytest.fixture(scope="module")
-def server():
-    reason = missing_requirements()
-    if reason:
-        skip_or_fail(reason)
-    with PostgresServer() as server:
-        yield server
+server = own_postgres_server
 
 
 def test_a_row_survives_a_restart_and_the_server_listens_only_on_its_socket(server):
@@ -50,9 +43,7 @@ def test_a_connection_open_across_a_restart_fails_and_a_new_one_works(server):
 
 
 def test_stop_removes_the_directory():
-    reason = missing_requirements()
-    if reason:
-        skip_or_fail(reason)
+    require_postgres()
     server = PostgresServer()
     directory = server.directory
     server.stop()

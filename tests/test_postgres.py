@@ -26,7 +26,7 @@ from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.messages import Message
 from memlib.retrieval import tokenize
 from memlib.storage import StorageCorruptError, StorageError
-from pg_server import PostgresServer, missing_requirements, postgres_server, skip_or_fail  # noqa: F401
+from pg_server import own_postgres_server, postgres_server  # noqa: F401
 from test_store_behaviour import T0, Backend, Clock, facts, queries, ranking
 
 
@@ -259,14 +259,8 @@ def test_without_psycopg_memlib_imports_and_the_constructor_says_what_to_install
 # -- a server restart in the middle --------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def own_server():
-    """A server of this module's own: the tests below stop and restart it."""
-    reason = missing_requirements()
-    if reason:
-        skip_or_fail(reason)
-    with PostgresServer() as server:
-        yield server
+#: A server of this module's own: the tests below stop and restart it.
+own_server = own_postgres_server
 
 
 def test_a_restart_between_calls_goes_unnoticed(own_server):
