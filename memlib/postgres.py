@@ -186,7 +186,7 @@ class _Connection:
         self.lock_key = f"{kind}.lock"
         self._ensure_schema(tables, meta)
 
-    def s(self, text: str) -> str:
+    def in_schema(self, text: str) -> str:
         """`text` with {s} naming this store's schema."""
         return text.replace("{s}", _q(self.schema))
 
@@ -243,8 +243,9 @@ class _Connection:
                 conn = self._connect(action)
                 try:
                     conn.execute("BEGIN")
-                    (value,) = conn.execute(self.s("SELECT value FROM {s}.memlib_meta WHERE key = %s FOR UPDATE"),
-                                            (self.lock_key,)).fetchone()
+                    (value,) = conn.execute(
+                        self.in_schema("SELECT value FROM {s}.memlib_meta WHERE key = %s FOR UPDATE"),
+                        (self.lock_key,)).fetchone()
                     break
                 except psycopg.Error as exc:
                     if not self._dead(conn):
@@ -291,7 +292,7 @@ class _Connection:
                         f"memlib's ({', '.join(sorted(present)[:5])}); pass schema= a name of its own")
                 stored = {}
                 if present:
-                    stored = dict(conn.execute(self.s("SELECT key, value FROM {s}.memlib_meta")).fetchall())
+                    stored = dict(conn.execute(self.in_schema("SELECT key, value FROM {s}.memlib_meta")).fetchall())
                     self._check_version(stored)
                 if self.lock_key in stored:  # this kind was created here before: its tables must be there
                     missing = [t for t in tables if t not in present]
@@ -302,14 +303,14 @@ class _Connection:
                             f"empty store. Restore them from a backup, or pass a new schema= to start afresh.")
                 if "memlib_meta" not in present or any(t not in present for t in tables) or \
                         any(k not in stored for k in meta):
-                    conn.execute(self.s("CREATE SCHEMA IF NOT EXISTS {s}"))
-                    conn.execute(self.s("CREATE TABLE IF NOT EXISTS {s}.memlib_meta "
+                    conn.execute(self.in_schema("CREATE SCHEMA IF NOT EXISTS {s}"))
+                    conn.execute(self.in_schema("CREATE TABLE IF NOT EXISTS {s}.memlib_meta "
                                         "(key text PRIMARY KEY, value text NOT NULL)"))
                     for statement in tables.values():
-                        conn.execute(self.s(statement))
+                        conn.execute(self.in_schema(statement))
                     for key, value in {"schema_version": str(PG_SCHEMA_VERSION), **meta}.items():
-                        conn.execute(self.s("INSERT INTO {s}.memlib_meta VALUES (%s, %s) ON CONFLICT DO NOTHING"),
-                                     (key, value))
+                        conn.execute(self.in_schema(
+                            "INSERT INTO {s}.memlib_meta VALUES (%s, %s) ON CONFLICT DO NOTHING"), (key, value))
                 conn.execute("COMMIT")
             except BaseException as exc:
                 if not self._dead(conn):
@@ -328,7 +329,7 @@ class _Connection:
                 f"wrote it, or pass a new schema=.")
 
     def meta_int(self, conn, key: str) -> int:
-        row = conn.execute(self.s("SELECT value FROM {s}.memlib_meta WHERE key = %s"), (key,)).fetchone()
+        row = conn.execute(self.in_schema("SELECT value FROM {s}.memlib_meta WHERE key = %s"), (key,)).fetchone()
         return self.as_int(key, row[0] if row else None)
 
     def as_int(self, key: str, value) -> int:
@@ -446,14 +447,15 @@ class PostgresArchivalTable:
         """What the connection sees beyond revision self._rev (everything, the first time)."""
         if self._rev is not None and rev == self._rev:
             return None
-        s, first = self._db.s, self._rev is None
+        in_schema, first = self._db.in_schema, self._rev is None
         since = -1 if first else self._rev
-        rows = conn.execute(s(f"SELECT seq, {_columns(_RECORD_FIELDS)} FROM {{s}}.archival_records "
-                              f"WHERE rev > %s ORDER BY {'seq' if first else 'rev, seq'}"), (since,)).fetchall()
+        rows = conn.execute(in_schema(f"SELECT seq, {_columns(_RECORD_FIELDS)} FROM {{s}}.archival_records "
+                                      f"WHERE rev > %s ORDER BY {'seq' if first else 'rev, seq'}"),
+                            (since,)).fetchall()
         removed = [] if first else [rid for (rid,) in conn.execute(
-            s('SELECT "id" FROM {s}.archival_removed WHERE rev > %s ORDER BY rev'), (since,))]
-        log = conn.execute(s(f"SELECT seq, {_columns(_TRANSITION_FIELDS)} FROM {{s}}.archival_transitions "
-                             "WHERE rev > %s ORDER BY seq"), (since,)).fetchall()
+            in_schema('SELECT "id" FROM {s}.archival_removed WHERE rev > %s ORDER BY rev'), (since,))]
+        log = conn.execute(in_schema(f"SELECT seq, {_columns(_TRANSITION_FIELDS)} "
+                                     "FROM {s}.archival_transitions WHERE rev > %s ORDER BY seq"), (since,)).fetchall()
         changes = Changes(removed=removed, next_id=self._db.meta_int(conn, "archival.next_id"), reset=first)
         for row in rows:
             item = _decode_row(row, _RECORD_FIELDS, ("turn_id",), self.name, "archival_records", _record_from_fields)
@@ -472,7 +474,7 @@ class PostgresArchivalTable:
         # Quoted lexemes go into the tsquery as they are: no parser, no dictionary.
         query = " | ".join(f"'{lexeme}'" for lexeme in lexemes)
         return self._db.read("search archival storage", lambda conn: {rid for (rid,) in conn.execute(
-            self._db.s('SELECT "id" FROM {s}.archival_records WHERE terms @@ %s::tsquery'), (query,))})
+            self._db.in_schema('SELECT "id" FROM {s}.archival_records WHERE terms @@ %s::tsquery'), (query,))})
 
     @contextlib.contextmanager
     def write(self, action: str) -> Iterator[tuple["_ArchivalWriter", Changes | None]]:
@@ -483,7 +485,7 @@ class PostgresArchivalTable:
             yield writer, changes
             writer.flush()
             if writer.wrote:
-                conn.execute(self._db.s("UPDATE {s}.memlib_meta SET value = %s WHERE key = 'archival.lock'"),
+                conn.execute(self._db.in_schema("UPDATE {s}.memlib_meta SET value = %s WHERE key = 'archival.lock'"),
                              (str(writer.rev),))
         if writer.wrote:
             self._rev = writer.rev  # committed
@@ -514,7 +516,7 @@ class _ArchivalWriter:
     def flush(self) -> None:
         if self._inserts:
             rows, self._inserts = self._inserts, []
-            statement = self.db.s(
+            statement = self.db.in_schema(
                 f"INSERT INTO {{s}}.archival_records ({_columns(_RECORD_FIELDS)}, rev, terms) "
                 f"VALUES ({', '.join(['%s'] * len(_RECORD_FIELDS))}, %s, array_to_tsvector(%s::text[]))")
             if len(rows) == 1:
@@ -527,27 +529,27 @@ class _ArchivalWriter:
         self.wrote = True
         values = _record_row(record)
         assignments = ", ".join(f"{_q(name)} = %s" for name in _RECORD_FIELDS[1:])
-        self.conn.execute(self.db.s(
+        self.conn.execute(self.db.in_schema(
             f"UPDATE {{s}}.archival_records SET {assignments}, rev = %s, terms = array_to_tsvector(%s::text[]) "
             'WHERE "id" = %s'), (*values[1:], self.rev, _terms(record.text), record.id))
 
     def delete(self, rid: str) -> None:
         self.flush()
         self.wrote = True
-        self.conn.execute(self.db.s('DELETE FROM {s}.archival_records WHERE "id" = %s'), (rid,))
-        self.conn.execute(self.db.s("INSERT INTO {s}.archival_removed VALUES (%s, %s)"), (rid, self.rev))
+        self.conn.execute(self.db.in_schema('DELETE FROM {s}.archival_records WHERE "id" = %s'), (rid,))
+        self.conn.execute(self.db.in_schema("INSERT INTO {s}.archival_removed VALUES (%s, %s)"), (rid, self.rev))
 
     def log(self, t: Transition) -> None:
         self.flush()
         self.wrote = True
-        self.conn.execute(self.db.s(
+        self.conn.execute(self.db.in_schema(
             f"INSERT INTO {{s}}.archival_transitions (rev, {_columns(_TRANSITION_FIELDS)}) "
             f"VALUES (%s, {', '.join(['%s'] * len(_TRANSITION_FIELDS))})"), (self.rev, *_transition_row(t)))
 
     def set_next_id(self, n: int) -> None:
         self.flush()
         self.wrote = True
-        self.conn.execute(self.db.s("UPDATE {s}.memlib_meta SET value = %s WHERE key = 'archival.next_id'"),
+        self.conn.execute(self.db.in_schema("UPDATE {s}.memlib_meta SET value = %s WHERE key = 'archival.next_id'"),
                           (str(n),))
 
 
@@ -637,7 +639,7 @@ class PostgresRecallTable:
 
     def _changes(self, conn) -> Changes | None:
         first = self._last_seq is None
-        rows = conn.execute(self._db.s(f"SELECT seq, {_columns(_MESSAGE_FIELDS)} FROM {{s}}.recall_messages "
+        rows = conn.execute(self._db.in_schema(f"SELECT seq, {_columns(_MESSAGE_FIELDS)} FROM {{s}}.recall_messages "
                                        "WHERE seq > %s ORDER BY seq"), (self._last_seq or 0,)).fetchall()
         if not rows and not first:
             return None
@@ -672,7 +674,7 @@ class _RecallWriter:
         self.db, self.conn, self.last_seq = db, conn, None
 
     def insert(self, message: Message) -> None:
-        (self.last_seq,) = self.conn.execute(self.db.s(
+        (self.last_seq,) = self.conn.execute(self.db.in_schema(
             f"INSERT INTO {{s}}.recall_messages ({_columns(_MESSAGE_FIELDS)}) "
             f"VALUES ({', '.join(['%s'] * len(_MESSAGE_FIELDS))}) RETURNING seq"), _message_row(message)).fetchone()
 

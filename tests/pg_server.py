@@ -37,7 +37,8 @@ import pytest
 DEBIAN_BINARIES = "/usr/lib/postgresql/*/bin"
 INSTALL_HINT = ("the PostgreSQL tests need Debian's PostgreSQL server binaries ({pattern}/postgres); "
                 "install them with `apt-get install postgresql` (.ci/run does)")
-PSYCOPG_HINT = "the PostgreSQL tests need psycopg: `pip install -r requirements-test.txt` (or `pip install memlib[postgres]`)"
+PSYCOPG_HINT = ("the PostgreSQL tests need psycopg: `pip install -r requirements-test.txt` "
+                "(or `pip install memlib[postgres]`)")
 SERVER_USER_FALLBACK = "memlib-pg"
 DATABASE = "memlib_test"
 SUPERUSER = "memlib"
@@ -123,7 +124,8 @@ class PostgresServer:
         result = subprocess.run([str(self.bindir / argv[0]), *argv[1:]], cwd=self.directory,
                                 capture_output=True, text=True, **self._as_server_user())
         if result.returncode != 0:
-            raise RuntimeError(f"{argv[0]} failed ({result.returncode}): {result.stderr.strip() or result.stdout.strip()}")
+            output = result.stderr.strip() or result.stdout.strip()
+            raise RuntimeError(f"{argv[0]} failed ({result.returncode}): {output}")
 
     def start(self) -> None:
         """Start postgres on the data directory and wait until it accepts connections."""

@@ -24,6 +24,7 @@ import pytest
 import test_store_behaviour as behaviour
 from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.messages import Message
+from memlib.postgres import _where
 from memlib.retrieval import tokenize
 from memlib.storage import StorageCorruptError, StorageError
 from pg_server import own_postgres_server, postgres_server  # noqa: F401
@@ -328,6 +329,8 @@ def test_a_wrong_password_is_refused_without_echoing_it(own_server):
         time.sleep(0.1)
     assert "password authentication failed" in message and "PGPASSWORD" in message
     assert "a-wrong-one" not in message and "password=***" in message
+    assert _where("postgresql://pw_user:a-wrong-one@db.example/agent") == "postgresql://pw_user:***@db.example/agent"
+    assert _where("host=h password='a wrong one' dbname=d") == "host=h password=*** dbname=d"
 
 
 # -- several processes -----------------------------------------------------------------------
