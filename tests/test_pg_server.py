@@ -1,4 +1,5 @@
-"""The throwaway PostgreSQL server of tests/pg_server.py: a row written before a restart is read back after it."""
+"""The throwaway PostgreSQL server of tests/pg_server.py: a row written before a restart is read back
+after it, it listens on its socket only, and without the binaries the tests say what to install."""
 
 from __future__ import annotations
 
@@ -48,3 +49,15 @@ def test_stop_removes_the_directory():
     directory = server.directory
     server.stop()
     assert not directory.exists()
+
+
+def test_without_the_binaries_the_tests_skip_naming_the_package_and_fail_under_ci(monkeypatch):
+    import pg_server
+
+    monkeypatch.setattr(pg_server, "find_bindir", lambda: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match=r"CI=true but .*apt-get install postgresql"):
+        require_postgres()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match=r"apt-get install postgresql"):
+        require_postgres()
