@@ -354,8 +354,9 @@ def _writer(dsn: str, schema: str, name: str, n: int, start, done, out) -> None:
             retries += _until_acknowledged(lambda: recall.add(Message.user(content)),
                                            lambda: any(m.content == content for m in recall.messages))
         done.wait(timeout=60)
+        messages = recall.messages
         out.put((name, sorted(r.id for r in store), sorted(r.text for r in store),
-                 [m.id for m in recall.messages], retries))
+                 ([m.id for m in messages], sorted(m.content for m in messages)), retries))
     except BaseException:
         out.put((name, "failed", traceback.format_exc(), None, None))
 
@@ -400,10 +401,11 @@ def _run_writers(dsn: str, n: int, during=None) -> list[tuple]:
 
 def _check_reports(reports, n: int) -> None:
     expected_texts = sorted(f"{name} record {i}" for name in "AB" for i in range(n))
-    for name, ids, texts, message_ids, _ in reports:
+    expected_contents = sorted(f"{name} {i}" for name in "AB" for i in range(n))
+    for name, ids, texts, (message_ids, contents), _ in reports:
         assert len(ids) == len(set(ids)) == 2 * n, name
         assert texts == expected_texts, name  # each sees both processes' records, every one once
-        assert message_ids == list(range(2 * n)), name
+        assert message_ids == list(range(2 * n)) and contents == expected_contents, name
     assert reports[0][1:4] == reports[1][1:4]
 
 
