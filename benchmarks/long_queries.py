@@ -3,7 +3,7 @@
 An agent (or a fuzzer) may send a query as long as the tools accept
 (MAX_ARG_CHARS characters). This times `dispatch("archival_memory_search", ...)`
 and `dispatch("conversation_search", ...)` over 100,000 archival records /
-recall messages of `memlib.bench.make_corpus`, for a short query, a 2,000- and
+recall messages of `memlib.scaling.make_corpus`, for a short query, a 2,000- and
 a 20,000-character one (words drawn from the corpus, so most of them match), and
 prints a markdown table for benchmarks/README.md. Medians of `--repeats` calls.
 
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import memlib
     from memlib.archival import ArchivalStore
-    from memlib.bench import make_corpus
+    from memlib.scaling import make_corpus
     from memlib.messages import Message
     from memlib.recall import RecallStore
     from memlib.tools import MAX_ARG_CHARS, MemorySystem, dispatch

@@ -1,4 +1,4 @@
-"""Command line: `python -m memlib demo | release | grade | bench`.
+"""Command line: `python -m memlib demo | release | grade`.
 
 `demo` lives here: the lesson's scenario as a deterministic terminal trace
 (facts written to core and archival memory, the context filled until it
@@ -29,7 +29,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "release": ("memlib.course.release", "generate the student notebooks from solutions/"),
     "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
               "(`grade merge` joins shards, `grade items` analyses the checks)"),
-    "bench": ("memlib.bench", "run the performance comparisons"),
 }
 
 #: `python -m memlib grade <tool>`: tools that read gradebooks (no notebooks run, no extra needed).

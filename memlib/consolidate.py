@@ -41,7 +41,7 @@ _words = ANALYZERS["unstemmed"]
 __all__ = [
     "CHANGE_CUES", "Merge", "Validity", "Report", "LinkScore",
     "consolidate", "similarity_tokens", "change_cue", "score_against_links",
-    "current_fact_ranks", "rot_curve", "RotPoint", "measure_point", "rot_figure",
+    "current_fact_ranks", "rot_curve", "RotPoint", "measure_point",
 ]
 
 #: Phrases that announce that a statement replaces an older one. A newer record
@@ -533,35 +533,3 @@ def rot_curve(records: Sequence[ArchivalRecord], stale_ids: Iterable[str], queri
         points.append(measure_point(f"+{added} stale", store, queries, stale_ids, depth))
     return points
 
-
-_BLUE, _RED = "#636efa", "#ef553b"  # plotly's first two colours, so each dotted line matches its curve
-
-
-def rot_figure(points: Sequence[RotPoint], after: RotPoint | None = None):
-    """Plotly figure: recall@1 and MRR of the current facts as stale records pile up.
-
-    `after` (optional) is the same measurement on the consolidated store, drawn as
-    dotted lines. plotly is imported here, not at module import.
-    """
-    import plotly.graph_objects as go
-
-    if not points:
-        raise ValueError("points is empty; pass the list rot_curve returned")
-    x = [p.stale for p in points]
-    fig = go.Figure([
-        go.Scatter(x=x, y=[p.recall_at_1 for p in points], name="recall@1", mode="lines+markers",
-                   line_color=_BLUE),
-        go.Scatter(x=x, y=[p.mrr for p in points], name="MRR", mode="lines+markers", line_color=_RED),
-    ])
-    if after is not None:
-        # Dotted level lines as plain traces: add_hline is slow, and a legend entry reads better.
-        ends = [min(x), max(x)]
-        fig.add_trace(go.Scatter(x=ends, y=[after.recall_at_1] * 2, mode="lines", line_dash="dot", line_color=_BLUE,
-                                 name=f"recall@1 after consolidation ({after.recall_at_1:.2f})"))
-        fig.add_trace(go.Scatter(x=ends, y=[after.mrr] * 2, mode="lines", line_dash="dot", line_color=_RED,
-                                 name=f"MRR after consolidation ({after.mrr:.2f})"))
-    fig.update_layout(title="Memory rot: stale records push the current fact down",
-                      xaxis_title="stale (superseded) records left in the store",
-                      yaxis_title="score on questions about facts that changed",
-                      yaxis_range=[0, 1], height=340, margin=dict(t=50, b=40))
-    return fig

@@ -299,24 +299,6 @@ class KVResult:
                          f"{r['paging_accuracy']:.2f} | {r['paging_calls']:.1f} |")
         return "\n".join(lines)
 
-    def figure(self):
-        """Plotly figure: accuracy per nesting level for both readers (plotly imported here)."""
-        import plotly.graph_objects as go
-
-        rows = self.table()
-        x = [r["level"] for r in rows]
-        fig = go.Figure([
-            go.Scatter(x=x, y=[r["paging_accuracy"] for r in rows], mode="lines+markers",
-                       name="paging agent (archival_memory_search)"),
-            go.Scatter(x=x, y=[r["window_accuracy"] for r in rows], mode="lines+markers",
-                       name=f"fixed window ({self.settings.get('window')} tokens)"),
-        ])
-        fig.update_layout(title=f"Nested key-value retrieval ({self.settings.get('n_pairs')} pairs, "
-                                f"{self.settings.get('trials')} tasks per level)",
-                          xaxis_title="nesting level (extra lookups)", yaxis_title="accuracy",
-                          xaxis_dtick=1, yaxis_range=[-0.03, 1.05], height=340, margin=dict(t=50, b=40))
-        return fig
-
     def __repr__(self) -> str:
         parts = ", ".join(f"L{r['level']}: {r['window_accuracy']:.2f} vs {r['paging_accuracy']:.2f}"
                           for r in self.table())
@@ -427,24 +409,6 @@ class MultiSessionResult:
             lines.append(f"| {r['distance']} | {r['probes']} | {r['baseline_accuracy']:.2f} | "
                          f"{r['paging_accuracy']:.2f} |")
         return "\n".join(lines)
-
-    def figure(self):
-        """Plotly figure: accuracy per session distance for both readers (plotly imported here)."""
-        import plotly.graph_objects as go
-
-        rows = self.table()
-        x = [r["distance"] for r in rows]
-        fig = go.Figure([
-            go.Scatter(x=x, y=[r["paging_accuracy"] for r in rows], mode="lines+markers",
-                       name="paging agent (context + recall + archival search)"),
-            go.Scatter(x=x, y=[r["baseline_accuracy"] for r in rows], mode="lines+markers",
-                       name="summary only (context + summary)"),
-        ])
-        fig.update_layout(title=f"Multi-session recall (window {self.settings.get('window')} tokens)",
-                          xaxis_title="sessions between the answer and the question",
-                          yaxis_title="accuracy", xaxis_dtick=1, yaxis_range=[-0.03, 1.05],
-                          height=340, margin=dict(t=50, b=40))
-        return fig
 
     def __repr__(self) -> str:
         n = max(len(self.probes), 1)

@@ -199,17 +199,6 @@ def test_report_is_a_report(data):
     assert data[2].counts()["current"] + data[2].counts()["superseded"] + data[2].counts()["duplicate"] == 337
 
 
-def test_rot_figure(data):
-    from memlib.consolidate import RotPoint, rot_figure
-
-    points = [RotPoint("clean", 10, 0, 0.5, 0.6, 0), RotPoint("+2 stale", 12, 2, 0.0, 0.3, 2)]
-    fig = rot_figure(points, after=RotPoint("after", 9, 0, 0.5, 0.65, 0))
-    assert [list(t.y) for t in fig.data][:2] == [[0.5, 0.0], [0.6, 0.3]]
-    assert len(fig.data) == 4 and "0.65" in fig.data[3].name
-    with pytest.raises(ValueError, match="empty"):
-        rot_figure([])
-
-
 def test_synonyms_bridge_different_words():
     gp = R("g", "Ines's GP practice is the Chapel Allerton Medical Centre.", "2026-03-09", tags=("health",))
     new = R("n", "Since the move Ines is registered with the Kirkstall Lane surgery.", "2026-06-10", tags=("health",))

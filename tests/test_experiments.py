@@ -242,11 +242,8 @@ def test_phrase_in():
     assert not phrase_in("Friday", ["Thursday"])
 
 
-def test_figures(kv):
-    fig = kv.figure()
-    assert list(fig.data[0].x) == [0, 2, 4] and list(fig.data[0].y) == [1.0, 1.0, 1.0]
+def test_multisession_table_and_repr():
     turns, questions = tiny_conversation()
     ms = run_multisession(turns, questions, window=300, summary_tokens=0, summarizer=experiments_no_summary())
-    fig = ms.figure()
-    assert list(fig.data[1].x) == [0, 1, 2] and fig.data[1].y[0] == 1.0
+    assert [r["distance"] for r in ms.table()] == [0, 1, 2] and ms.table()[0]["baseline_accuracy"] == 1.0
     assert "| 2 |" in ms.format_table() and "MultiSessionResult(" in repr(ms)

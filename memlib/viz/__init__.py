@@ -3,7 +3,9 @@
 `memlib.viz.figures` builds plain plotly figures (context bar, token timeline,
 eviction comparison, score bars, recall@k); `memlib.viz.widgets` wraps them in
 ipywidgets explorers (ContextStepper, RetrievalExplorer, TraceViewer);
-`memlib.viz.replay` turns a conversation into per-turn snapshots. plotly and
+`memlib.viz.replay` turns a conversation into per-turn snapshots; `experiments`,
+`rot` and `scaling` draw notebook 10's experiments, notebook 09's memory rot and
+notebook 03's search latency, all through `lines.line_figure`. plotly and
 ipywidgets are imported on first use, so `import memlib.viz` stays cheap and a
 missing ipywidgets only matters to the explorers. Nothing here changes memory.
 
@@ -21,8 +23,12 @@ If a front end shows an explorer without its figure, set
 from memlib.viz.figures import (LINE_COLORS, SCORER_COLORS, SEGMENT_COLORS, SEGMENT_LABELS, SEGMENTS,
                                 TRUST_COLORS, context_bar, eviction_comparison, recall_at_k_curve, usage_bar,
                                 score_bars, token_timeline)
+from memlib.viz.experiments import kv_figure, multisession_figure
+from memlib.viz.lines import line_figure
 from memlib.viz.replay import Snapshot, as_message, replay
 from memlib.viz.profiles import ProfileExplorer, profile_comparison, profile_histories, profile_state_rows
+from memlib.viz.rot import rot_figure
+from memlib.viz.scaling import search_latency_figure, search_latency_svg
 from memlib.viz.tables import html_table, table_html
 from memlib.viz.widgets import (SCORERS, ContextStepper, Interrupt, RetrievalExplorer, TraceViewer,
                                 interrupts_of, mark_terms)
@@ -32,5 +38,6 @@ __all__ = [
     "ContextStepper", "RetrievalExplorer", "TraceViewer", "Interrupt", "interrupts_of", "mark_terms", "SCORERS",
     "context_bar", "usage_bar", "token_timeline", "eviction_comparison", "score_bars", "recall_at_k_curve",
     "ProfileExplorer", "profile_comparison", "profile_histories", "profile_state_rows", "html_table", "table_html",
+    "line_figure", "kv_figure", "multisession_figure", "rot_figure", "search_latency_figure", "search_latency_svg",
     "SEGMENTS", "SEGMENT_LABELS", "SEGMENT_COLORS", "TRUST_COLORS", "LINE_COLORS", "SCORER_COLORS",
 ]

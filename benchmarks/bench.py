@@ -1,12 +1,14 @@
 """Benchmarks: memlib against what a practitioner would otherwise use, in one run.
 
-`python -m memlib bench` (full) or `python -m memlib bench --quick` (a CI smoke run,
-under a minute) measures, on a deterministic synthetic corpus:
+`python benchmarks/bench.py` (full) or `python benchmarks/bench.py --quick` (a CI
+smoke run, about a minute), from the repository root, measures on the synthetic
+notes of `memlib.scaling.make_corpus`:
 
 - top-10 search latency at 1k / 10k / 100k records: memlib `BM25Index` (with the
   default analyzer and with the tokenizer it replaced), `rank_bm25.BM25Okapi.get_top_n`,
   bm25s, SQLite FTS5 `bm25()`, tantivy, memlib `TokenOverlap`, and
   `SQLiteArchivalStore` (index and FTS5-candidate modes);
+- reopening a `SQLiteArchivalStore` file of 10k and 100k records;
 - the agent's pattern: inserts with a search after every 10 (rank-bm25 and bm25s
   must re-index to see new records, tantivy must commit and reload: all counted);
 - the analyzer's cost per record, against the previous tokenizer;
@@ -16,8 +18,12 @@ under a minute) measures, on a deterministic synthetic corpus:
 
 Every figure is a median over repeats, and every ratio compares numbers from the
 same run. Results go to a directory as JSON, a markdown table, an SVG chart and
-a plotly HTML chart. This module does not assert targets (benchmarks are not
-tests); it reports them, and `tests/test_bench.py` only smoke-tests the quick run.
+a plotly HTML chart (both drawn by `memlib.viz.scaling`); `--readme` rewrites a
+README's results section. This script lives outside the installed package
+because it needs numpy, bm25s and optionally tantivy, which memlib does not
+declare (`pip install -r requirements-test.txt`). It does not assert targets
+(benchmarks are not tests); it reports them, and `tests/test_bench.py` only
+smoke-tests the quick run.
 """
 
 from __future__ import annotations
@@ -25,7 +31,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import os
 import platform
 import statistics
@@ -33,116 +38,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-__all__ = ["main", "make_corpus", "Corpus", "run"]
+from _readme_table import replace_marked_section
+from memlib.scaling import ENGINES as SCALING_ENGINES
+from memlib.retrieval import BM25Index
+from memlib.scaling import Corpus, make_corpus, make_vocabulary, scorer_engine, search_latency, time_each
+from memlib.viz.scaling import search_latency_figure, search_latency_svg
 
-# ---------------------------------------------------------------------------
-# a deterministic corpus of realistic-looking text
+__all__ = ["main", "run", "bench_search", "bench_reopen", "bench_interleaved", "bench_analyzer",
+           "bench_context", "bench_import", "bench_notebooks", "report", "update_readme", "load_results"]
 
-
-_ONSETS = ["", "b", "br", "c", "ch", "cl", "d", "dr", "f", "fl", "g", "gr", "h", "j", "k", "l",
-           "m", "n", "p", "pl", "pr", "r", "s", "sh", "sl", "st", "t", "th", "tr", "v", "w", "y", "z"]
-_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "ee", "io", "ou", "oa"]
-_CODAS = ["", "", "n", "r", "s", "t", "l", "m", "nd", "st", "ck", "ng", "rt", "ve", "se"]
-# The commonest words of English notes, stopwords included (memlib drops them, the
-# other libraries are given memlib's tokens so every engine sees the same terms).
-_HEAD = ("the of and to a in is you that it he was for on are as with his they i at be this "
-         "have from or one had by word but not what all were we when your can said there use "
-         "an each which she do how their if will up other about out many then them these so "
-         "some her would make like him into time has look two more write go see number no way "
-         "could people my than first water been call who oil its now find long down day did get "
-         "come made may part meeting user prefers remember flight sister project doctor friday").split()
-
-
-@dataclass
-class Corpus:
-    """Documents as text and as memlib tokens, plus queries, all from one seed."""
-
-    texts: list[str]
-    tokens: list[list[str]]
-    queries: list[str]
-    query_tokens: list[list[str]]
-    vocabulary: int
-    seed: int
-
-    def __repr__(self) -> str:
-        mean = sum(map(len, self.tokens)) / max(1, len(self.tokens))
-        return (f"Corpus({len(self.texts)} docs, {mean:.1f} tokens/doc, vocabulary {self.vocabulary}, "
-                f"{len(self.queries)} queries, seed={self.seed})")
-
-
-def _vocabulary(size: int, rng) -> list[str]:
-    words = list(dict.fromkeys(_HEAD))
-    seen = set(words)
-    while len(words) < size:
-        n_syll = rng.choice([1, 2, 2, 2, 3, 3, 4])
-        word = "".join(rng.choice(_ONSETS) + rng.choice(_VOWELS) for _ in range(n_syll)) + rng.choice(_CODAS)
-        if len(word) >= 3 and word not in seen:
-            seen.add(word)
-            words.append(word)
-    return words
-
-
-def make_corpus(n_docs: int, seed: int = 1, vocabulary: int = 50_000, n_queries: int = 100,
-                zipf: float = 1.07) -> Corpus:
-    """`n_docs` notes of 5-80 words drawn from a Zipf vocabulary (rank r has weight r^-zipf).
-
-    Queries are 2-5 words taken from a random document (so each has matches), the way
-    an agent's queries reuse words of facts it stored. The same arguments always
-    give the same corpus. Example: `make_corpus(1000).texts[0]`.
-    """
-    import random
-
-    import numpy as np
-
-    from memlib.retrieval import STOPWORDS, tokenize
-
-    rng = random.Random(seed)
-    words = np.array(_vocabulary(vocabulary, rng))
-    weights = 1.0 / np.arange(1, vocabulary + 1) ** zipf
-    weights /= weights.sum()
-    nrng = np.random.default_rng(seed)
-    lengths = np.clip(nrng.lognormal(mean=3.0, sigma=0.5, size=n_docs).astype(int), 5, 80)
-    flat = words[nrng.choice(vocabulary, size=int(lengths.sum()), p=weights)]
-    texts, start = [], 0
-    for n in lengths:
-        texts.append(" ".join(flat[start:start + n]).capitalize() + ".")
-        start += n
-    tokens = [tokenize(t) for t in texts]
-    queries = []
-    while len(queries) < n_queries:
-        # words as written (not stems), so every analyzer gets the text a user would type
-        source = [w for w in texts[rng.randrange(n_docs)].lower().rstrip(".").split() if w not in STOPWORDS]
-        if len(source) >= 2:
-            queries.append(" ".join(rng.sample(source, min(len(source), rng.randint(2, 5)))))
-    return Corpus(texts, tokens, queries, [tokenize(q) for q in queries], vocabulary, seed)
-
-
-# ---------------------------------------------------------------------------
-# timing helpers
-
-
-def _median_ms(samples: list[float]) -> float:
-    return statistics.median(samples) * 1e3
-
-
-def _time_each(fn: Callable[[object], object], items, repeats: int) -> list[float]:
-    """Seconds per call, every item `repeats` times (interleaved so drift averages out)."""
-    out = []
-    gc.collect()
-    gc.disable()  # a collection landing in one sample would be noise, not the method's cost
-    try:
-        for _ in range(repeats):
-            for item in items:
-                t = time.perf_counter()
-                fn(item)
-                out.append(time.perf_counter() - t)
-    finally:
-        gc.enable()
-    return out
+HERE = Path(__file__).resolve().parent
+COMMAND = "python benchmarks/bench.py"
+README_SECTION = "bench:results"  # the README markers: <!-- bench:results:start --> ... <!-- bench:results:end -->
 
 
 # ---------------------------------------------------------------------------
@@ -164,34 +73,6 @@ def previous_tokenize(text: str) -> list[str]:
     return [t for t in _PREVIOUS_WORD.findall(text.lower()) if t not in STOPWORDS]
 
 
-def _build_memlib(corpus: Corpus, kind: str = "lucene", analyzer=None):
-    from memlib.retrieval import BM25Index
-
-    index = BM25Index(kind, analyzer=analyzer)
-    for i, text in enumerate(corpus.texts):
-        index.add(i, text)
-    return lambda q: index.search(q, k=10)
-
-
-def _build_memlib_str_ids(corpus: Corpus):
-    from memlib.retrieval import BM25Index
-
-    # the ids ArchivalStore hands its index: strings, not small ints
-    index = BM25Index()
-    for i, text in enumerate(corpus.texts):
-        index.add(f"arc-{i + 1:06d}", text)
-    return lambda q: index.search(q, k=10)
-
-
-def _build_overlap(corpus: Corpus):
-    from memlib.retrieval import TokenOverlap
-
-    index = TokenOverlap()
-    for i, text in enumerate(corpus.texts):
-        index.add(i, text)
-    return lambda q: index.search(q, k=10)
-
-
 def _build_archival_store(corpus: Corpus):
     from memlib.archival import ArchivalRecord, ArchivalStore
 
@@ -199,18 +80,6 @@ def _build_archival_store(corpus: Corpus):
     for i, text in enumerate(corpus.texts):
         store.add_record(ArchivalRecord(f"doc-{i}", text))
     return lambda q: store.search(q, top_k=10)
-
-
-def _build_rank_bm25(corpus: Corpus):
-    from rank_bm25 import BM25Okapi
-
-    from memlib.retrieval import tokenize
-
-    # rank-bm25 crashes on an empty corpus row set only when all are empty; memlib's
-    # tokens are passed so both engines rank the same terms.
-    bm25 = BM25Okapi(corpus.tokens)
-    docs = list(range(len(corpus.texts)))
-    return lambda q: bm25.get_top_n(tokenize(q), docs, n=10)
 
 
 def _bm25s_index(tokens: list[list[str]]):
@@ -291,28 +160,38 @@ def _build_tantivy(corpus: Corpus):
 
 
 def _build_sqlite_store(corpus: Corpus, folder: Path, candidates: str):
-    from memlib.archival import ArchivalRecord
-    from memlib.storage import SQLiteArchivalStore
-
+    """A SQLiteArchivalStore holding the corpus, written once per size and reopened per mode."""
     path = folder / f"store-{len(corpus.texts)}.db"
     if not path.exists():
-        with SQLiteArchivalStore(path) as store:
-            store.add_records(ArchivalRecord(f"doc-{i}", t) for i, t in enumerate(corpus.texts))
-    t = time.perf_counter()
+        _write_store(path, corpus)
+    from memlib.storage import SQLiteArchivalStore
+
     store = SQLiteArchivalStore(path, candidates=candidates)
-    _build_sqlite_store.open_seconds = time.perf_counter() - t
     return lambda q: store.search(q, top_k=10)
 
 
+def _write_store(path: Path, corpus: Corpus) -> None:
+    """A new SQLite archival file holding every note of `corpus`, written in one transaction."""
+    from memlib.archival import ArchivalRecord
+    from memlib.storage import SQLiteArchivalStore
+
+    store = SQLiteArchivalStore(path)
+    try:
+        store.add_records(ArchivalRecord(f"doc-{i}", t) for i, t in enumerate(corpus.texts))
+    finally:
+        store.close()
+
+
 ENGINES = {
-    "memlib BM25Index": _build_memlib,
-    "memlib BM25Index (previous tokenizer)": lambda c: _build_memlib(c, analyzer=previous_tokenize),
-    "memlib BM25Index (string ids)": _build_memlib_str_ids,
-    "rank-bm25 BM25Okapi": _build_rank_bm25,
+    "memlib BM25Index": SCALING_ENGINES["memlib BM25Index"],
+    "memlib BM25Index (previous tokenizer)": scorer_engine(lambda: BM25Index(analyzer=previous_tokenize)),
+    # the ids ArchivalStore hands its index: strings, not small ints
+    "memlib BM25Index (string ids)": scorer_engine(BM25Index, lambda i: f"arc-{i + 1:06d}"),
+    "rank-bm25 BM25Okapi": SCALING_ENGINES["rank-bm25 BM25Okapi"],
     "bm25s": _build_bm25s,
     "SQLite FTS5 bm25()": _build_fts5,
     "tantivy": _build_tantivy,
-    "memlib TokenOverlap": _build_overlap,
+    "memlib TokenOverlap": SCALING_ENGINES["memlib TokenOverlap"],
 }
 
 
@@ -325,41 +204,59 @@ def bench_search(sizes: list[int], repeats: int, n_queries: int, folder: Path, l
     """Median top-10 latency per engine and store size; `only` picks some engines by name."""
     from memlib.storage import fts5_available
 
-    out: dict = {"sizes": sizes, "median_ms": {}, "build_s": {}, "sqlite_open_s": {}}
+    engines = dict(ENGINES)
+    # the store layer (string ids, records, Hit objects) in memory, then on SQLite
+    engines["memlib ArchivalStore (in memory)"] = _build_archival_store
+    engines["SQLiteArchivalStore (index)"] = lambda c: _build_sqlite_store(c, folder, "index")
+    if fts5_available():
+        engines["SQLiteArchivalStore (FTS5 candidates)"] = lambda c: _build_sqlite_store(c, folder, "fts5")
+    else:
+        engines.pop("SQLite FTS5 bm25()")
+    try:
+        import tantivy  # noqa: F401  (a benchmark anchor, never a memlib dependency)
+    except ImportError:
+        engines.pop("tantivy")
+        log("  tantivy not installed: skipped (pip install tantivy)")
+    if only is not None:
+        unknown = set(only) - set(engines)
+        if unknown:
+            raise ValueError(f"unknown engines {sorted(unknown)}; choose from {sorted(engines)}")
+        engines = {name: build for name, build in engines.items() if name in only}
+
+    def repeats_for(name: str, n: int) -> int:
+        # rank-bm25, TokenOverlap and the in-memory store are linear in the corpus: fewer repeats at 100k
+        fast = name.startswith(("memlib BM25", "bm25s", "SQLite", "tantivy"))
+        return repeats if n <= 10_000 or fast else 1
+
+    return search_latency(sizes, engines, repeats=repeats_for, n_queries=n_queries, log=log)
+
+
+def bench_reopen(sizes: list[int], runs: int, folder: Path, log) -> dict:
+    """Seconds to open an existing SQLite archival file: `SQLiteArchivalStore(path)`, median of `runs`.
+
+    Each file is written once (one `add_records` transaction), closed, then opened
+    and closed `runs` times; the OS has the file cached after the write, so this
+    is the cost of loading it into a store (reading rows, building the index), not
+    of a cold disk.
+    """
+    from memlib.storage import SQLiteArchivalStore
+
+    out: dict = {"sizes": sizes, "runs": runs, "median_s": {}, "each_s": {}}
     for n in sizes:
-        corpus = make_corpus(n, n_queries=n_queries)
-        log(f"search at {n:,} records: {corpus!r}")
-        engines = dict(ENGINES)
-        # the store layer (string ids, records, Hit objects) in memory, then on SQLite
-        engines["memlib ArchivalStore (in memory)"] = _build_archival_store
-        engines["SQLiteArchivalStore (index)"] = lambda c: _build_sqlite_store(c, folder, "index")
-        if fts5_available():
-            engines["SQLiteArchivalStore (FTS5 candidates)"] = lambda c: _build_sqlite_store(c, folder, "fts5")
-        else:
-            engines.pop("SQLite FTS5 bm25()")
-        try:
-            import tantivy  # noqa: F401  (a benchmark anchor, never a memlib dependency)
-        except ImportError:
-            engines.pop("tantivy")
-            log("  tantivy not installed: skipped (pip install tantivy)")
-        if only is not None:
-            unknown = set(only) - set(engines)
-            if unknown:
-                raise ValueError(f"unknown engines {sorted(unknown)}; choose from {sorted(engines)}")
-            engines = {name: build for name, build in engines.items() if name in only}
-        for name, build in engines.items():
-            t = time.perf_counter()
-            search = build(corpus)
-            out["build_s"].setdefault(name, {})[n] = time.perf_counter() - t
-            if name.startswith("SQLiteArchivalStore"):
-                out["sqlite_open_s"].setdefault(name, {})[n] = _build_sqlite_store.open_seconds
-            # rank-bm25 and TokenOverlap are linear in the corpus: fewer repeats at 100k
-            reps = repeats if n <= 10_000 or name.startswith(("memlib BM25", "bm25s", "SQLite", "tantivy")) else 1
-            ms = _median_ms(_time_each(search, corpus.queries, reps))
-            out["median_ms"].setdefault(name, {})[n] = ms
-            log(f"  {name:<40} {ms:9.3f} ms  (build {out['build_s'][name][n]:.2f} s)")
-            del search
+        path = folder / f"reopen-{n}.db"
+        _write_store(path, make_corpus(n, n_queries=1))
+        times = []
+        for _ in range(runs):
             gc.collect()
+            t = time.perf_counter()
+            store = SQLiteArchivalStore(path)
+            times.append(time.perf_counter() - t)
+            store.close()
+            del store
+        out["median_s"][n] = statistics.median(times)
+        out["each_s"][n] = [round(x, 4) for x in times]
+        log(f"reopen a SQLiteArchivalStore of {n:,} records: {out['median_s'][n]:.3f} s "
+            f"(median of {runs}: {out['each_s'][n]})")
     return out
 
 
@@ -546,22 +443,12 @@ def bench_context(turns: int, probe: int, log, repeats: int = 3) -> dict:
     from memlib.recall import RecallStore
 
     rng = random.Random(3)
-    words = _vocabulary(5000, rng)
+    words = make_vocabulary(5000, rng)
     texts = [" ".join(rng.choices(words, k=rng.randint(8, 40))) for _ in range(turns + 60)]
 
     def timed(sink, wrap) -> list[float]:
-        times = []
-        gc.collect()
-        gc.disable()
-        try:
-            for i, text in enumerate(texts):
-                message = wrap(i, text)
-                t = time.perf_counter()
-                sink(message)
-                times.append(time.perf_counter() - t)
-        finally:
-            gc.enable()
-        return times
+        # the messages are made before the clock runs: only the append is timed
+        return time_each(sink, [wrap(i, text) for i, text in enumerate(texts)], repeats=1)
 
     def around(samples, turn):
         lo = max(0, turn - 50)
@@ -606,7 +493,7 @@ def bench_import(runs: int, log) -> dict:
     import memlib
 
     modules = sorted(f"memlib.{m.name}" for m in pkgutil.iter_modules(memlib.__path__)
-                     if not m.name.startswith("_") and m.name not in ("viz", "bench", "course"))
+                     if not m.name.startswith("_") and m.name not in ("viz", "course"))
     out = {"modules": modules}
     for label, mods in (("import memlib", "memlib"), ("import every memlib module but viz", ", ".join(modules))):
         samples, heavy = [], []
@@ -702,9 +589,13 @@ def report(results: dict) -> str:
         ratio = by_n[sizes[-1]] / base[sizes[-1]]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio:.1f}x |" if ratio >= 0.1 else
                      f"| {name} | " + " | ".join(cells) + f" | {ratio:.3f}x (1/{1 / ratio:.0f}) |")
-    if s.get("sqlite_open_s"):
-        opens = ", ".join(f"{n:,}: {v:.2f} s" for n, v in s["sqlite_open_s"]["SQLiteArchivalStore (index)"].items())
-        lines += ["", f"Opening a SQLiteArchivalStore (reading the table, rebuilding the in-memory index): {opens}."]
+    r = results.get("reopen")
+    if r:
+        lines += ["", f"### Reopening a SQLiteArchivalStore (`SQLiteArchivalStore(path)` on an existing file, "
+                  f"median of {r['runs']})", "",
+                  "| records | seconds | ms per 1,000 records |", "|---:|---:|---:|"]
+        for n, seconds in r["median_s"].items():
+            lines.append(f"| {n:,} | {seconds:.3f} | {seconds / n * 1e6:.1f} |")
     i = results["interleaved"]
     lines += ["", f"### Agent pattern: {i['n_inserts']:,} inserts, a top-10 search after every {i['every']}", "",
               "| engine | total (s) | x memlib | how |", "|---|---:|---:|---|"]
@@ -780,86 +671,16 @@ def targets(results: dict) -> list[tuple[str, str, bool]]:
     return rows
 
 
-_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f",
-           "#17becf", "#bcbd22"]
-
-
-def svg_chart(results: dict, width: int = 760, height: int = 440) -> str:
-    """A log-log line chart of search latency against store size, as plain SVG."""
-    s = results["search"]
-    sizes = s["sizes"]
-    series = s["median_ms"]
-    values = [v for by_n in series.values() for v in by_n.values() if v > 0]
-    lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
-    left, right, top, bottom = 70, 260, 40, 60
-    pw, ph = width - left - right, height - top - bottom
-    xs = [math.log10(n) for n in sizes]
-    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
-
-    def px(n):
-        return left + (math.log10(n) - x0) / (x1 - x0) * pw
-
-    def py(ms):
-        return top + (hi - math.log10(ms)) / (hi - lo) * ph
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif" font-size="12">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{left}" y="22" font-size="15">Top-10 search latency (median ms, log scale) vs records</text>']
-    for e in range(lo, hi + 1):
-        y = py(10 ** e)
-        out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
-        out.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{10 ** e:g}</text>')
-    for n in sizes:
-        x = px(n)
-        out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + ph}" stroke="#eee"/>')
-        out.append(f'<text x="{x:.1f}" y="{top + ph + 18}" text-anchor="middle">{n:,}</text>')
-    out.append(f'<text x="{left + pw / 2}" y="{height - 15}" text-anchor="middle">records in the store</text>')
-    for k, (name, by_n) in enumerate(series.items()):
-        color = _COLORS[k % len(_COLORS)]
-        pts = " ".join(f"{px(n):.1f},{py(by_n[n]):.1f}" for n in sizes)
-        dash = ' stroke-dasharray="5,3"' if name.startswith("SQLiteArchivalStore") else ""
-        out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
-        for n in sizes:
-            out.append(f'<circle cx="{px(n):.1f}" cy="{py(by_n[n]):.1f}" r="3" fill="{color}"/>')
-        ly = top + 10 + 18 * k
-        out.append(f'<line x1="{left + pw + 15}" x2="{left + pw + 35}" y1="{ly}" y2="{ly}" stroke="{color}" '
-                   f'stroke-width="2"{dash}/>')
-        out.append(f'<text x="{left + pw + 40}" y="{ly + 4}">{name}</text>')
-    out.append("</svg>")
-    return "\n".join(out)
-
-
-def search_figure(search: dict):
-    """Latency against store size, one line per engine (log-log), from `bench_search`'s result."""
-    import plotly.graph_objects as go
-
-    fig = go.Figure()
-    for name, by_n in search["median_ms"].items():
-        fig.add_trace(go.Scatter(x=search["sizes"], y=[by_n[n] for n in search["sizes"]],
-                                 mode="lines+markers", name=name))
-    fig.update_layout(title="Top-10 search latency vs records (median ms)", xaxis_type="log", yaxis_type="log",
-                      xaxis_title="records", yaxis_title="ms per query", template="plotly_white")
-    return fig
-
-
-def plotly_html(results: dict) -> str | None:
-    """The same chart as a plotly HTML page (plotly.js from its CDN); None without plotly."""
-    try:
-        fig = search_figure(results["search"])
-    except ImportError:
-        return None
-    return fig.to_html(include_plotlyjs="cdn", full_html=True)
-
-
 # ---------------------------------------------------------------------------
 # entry point
 
 
+# A workload in a fresh interpreter: this script is imported from its folder (argv[1]).
 _CHILD = """
 import json, sys
-from memlib import bench
-name, kwargs = sys.argv[1], json.loads(sys.argv[2])
+sys.path.insert(0, sys.argv[1])
+import bench
+name, kwargs = sys.argv[2], json.loads(sys.argv[3])
 if "folder" in kwargs:
     kwargs["folder"] = bench.Path(kwargs["folder"])
 out = getattr(bench, name)(log=lambda line: print(line, file=sys.stderr, flush=True), **kwargs)
@@ -876,7 +697,7 @@ def _int_keys(obj):
 
 def _isolated(name: str, log, **kwargs) -> dict:
     """Run `bench.<name>(**kwargs)` in a fresh interpreter; its log lines stream through."""
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, name, json.dumps(kwargs)],
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(HERE), name, json.dumps(kwargs)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
     for line in proc.stderr:  # progress, as it happens
@@ -895,8 +716,8 @@ def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     results: dict = {"mode": "quick" if quick else "full", "machine": machine(),
-                     "command": "python -m memlib bench" + (" --quick" if quick else "")}
-    log(f"memlib bench ({results['mode']}) on {results['machine']['cpu']}, {results['machine']['nproc']} CPUs")
+                     "command": COMMAND + (" --quick" if quick else "")}
+    log(f"benchmarks/bench.py ({results['mode']}) on {results['machine']['cpu']}, {results['machine']['nproc']} CPUs")
     with tempfile.TemporaryDirectory(prefix="memlib-bench-") as tmp:
         folder = str(tmp)
         # Each workload runs in a fresh interpreter: a process that has just built and
@@ -909,6 +730,7 @@ def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
                                                sample_points=4, folder=folder)
             results["context"] = _isolated("bench_context", log, turns=1_000, probe=100)
             results["analyzer"] = _isolated("bench_analyzer", log, n_records=2_000, repeats=2)
+            results["reopen"] = _isolated("bench_reopen", log, sizes=[10_000], runs=3, folder=folder)
             results["import"] = bench_import(runs=3, log=log)
         else:
             results["search"] = _isolated("bench_search", log, sizes=[1_000, 10_000, 100_000], repeats=5,
@@ -917,6 +739,7 @@ def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
                                                sample_points=11, folder=folder)
             results["context"] = _isolated("bench_context", log, turns=10_000, probe=100)
             results["analyzer"] = _isolated("bench_analyzer", log, n_records=10_000, repeats=5)
+            results["reopen"] = _isolated("bench_reopen", log, sizes=[10_000, 100_000], runs=3, folder=folder)
             results["import"] = bench_import(runs=7, log=log)
     if notebooks:
         results["notebooks"] = bench_notebooks(Path.cwd(), log)
@@ -928,17 +751,13 @@ def run(quick: bool, out_dir: Path, notebooks: bool, log=print) -> dict:
     text = report(results)
     (out_dir / "results.json").write_text(json.dumps(results, indent=2, default=str))
     (out_dir / "report.md").write_text(text + "\n")
-    (out_dir / "search.svg").write_text(svg_chart(results))
-    html = plotly_html(results)
-    if html:
-        (out_dir / "search.html").write_text(html)
+    (out_dir / "search.svg").write_text(search_latency_svg(results["search"]))
+    (out_dir / "search.html").write_text(
+        search_latency_figure(results["search"]).to_html(include_plotlyjs="cdn", full_html=True))
     log("")
     log(text)
     log(f"\n{results['mode']} run took {results['seconds']:.0f} s; results in {out_dir}/")
     return results
-
-
-_START, _END = "<!-- bench:results:start -->", "<!-- bench:results:end -->"
 
 
 def load_results(path: Path) -> dict:
@@ -948,13 +767,9 @@ def load_results(path: Path) -> dict:
 
 def update_readme(path: Path, results: dict) -> None:
     """Replace the text between the bench markers in `path` with this run's tables."""
-    text = path.read_text(encoding="utf-8")
-    if _START not in text or _END not in text:
-        raise ValueError(f"{path} has no {_START} ... {_END} markers; add them where the results go")
     m = results["machine"]
     pkgs = ", ".join(f"{k} {v}" for k, v in m["packages"].items())
     body = "\n".join([
-        _START,
         f"Command: `{results['command']}` ({results['seconds']:.0f} s). Machine: {m['cpu']}, "
         f"{m['nproc']} CPUs, Python {m['python']}, SQLite {m['sqlite']}, {pkgs}; {m['platform']}. "
         f"Load average at start / end: {m.get('loadavg_at_start')} / {m.get('loadavg_at_end')} "
@@ -962,15 +777,12 @@ def update_readme(path: Path, results: dict) -> None:
         "times across runs).",
         "",
         report(results),
-        _END,
     ])
-    head, rest = text.split(_START, 1)
-    _, tail = rest.split(_END, 1)
-    path.write_text(head + body + tail, encoding="utf-8")
+    replace_marked_section(path, README_SECTION, body)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m memlib bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for CI (under a minute)")
     parser.add_argument("--out", type=Path, default=None,
                         help="where to write results.json, report.md, search.svg, search.html "
@@ -991,8 +803,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.readme:
             update_readme(args.readme, results)
     except ImportError as exc:
-        print(f"memlib bench needs the comparison libraries: {exc}. "
-              "Install them with: pip install rank-bm25 bm25s numpy", file=sys.stderr)
+        print(f"benchmarks/bench.py needs the comparison libraries: {exc}. "
+              "Install them with: pip install -r requirements-test.txt (numpy, bm25s, tantivy)", file=sys.stderr)
         return 2
     return 0
 
