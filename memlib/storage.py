@@ -950,3 +950,17 @@ class SQLiteRecallStore(RecallStore):
     def __repr__(self) -> str:
         mode = ", read-only" if self._table.read_only else ""
         return f"SQLiteRecallStore({self.path!r}, {len(self._messages)} messages, page_size={self.page_size}{mode})"
+
+
+# The PostgreSQL stores live in memlib.postgres (psycopg is an optional extra). They can be
+# imported from here too, loaded on first use, so `import memlib.storage` never needs psycopg.
+_POSTGRES_NAMES = ("PostgresArchivalStore", "PostgresRecallStore", "PostgresArchivalTable", "PostgresRecallTable",
+                   "ServerUnavailableError", "AuthenticationError")
+
+
+def __getattr__(name: str):
+    if name in _POSTGRES_NAMES:
+        from memlib import postgres
+
+        return getattr(postgres, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
