@@ -73,7 +73,7 @@ class WriteDecision:
     pending: bool
     reason: str = ""
     source: str = ""  # the text the write was derived from, when it waits because of it
-    untrusted: bool = False  # derived from untrusted text: store it marked untrusted
+    untrusted: bool = False  # the guard flagged it: store it marked untrusted
 
     def __repr__(self) -> str:
         return f"WriteDecision(pending: {self.reason})" if self.pending else "WriteDecision(apply)"
@@ -124,7 +124,7 @@ class WriteRule:
                 # Any borrowing from untrusted text counts, not only a near copy.
                 if share >= self.repeat_share / 2:
                     return WriteDecision(True, f"it repeats {item.source_id}, which is marked untrusted",
-                                         item.text, untrusted=True)
+                                         item.text)
             if best is None or share > best[0]:
                 best = (share, item)
         if best is not None and best[0] >= self.repeat_share:
@@ -139,3 +139,44 @@ class WriteRule:
 
     def __repr__(self) -> str:
         return f"WriteRule({self.name!r}, repeat_share={self.repeat_share}, confirm_share={self.confirm_share})"
+
+
+# -- consolidation as transitions of a store ---------------------------------------
+
+#: How a consolidation pass says which kind of merge a supersede is (the first word of its reason).
+MERGE_KINDS = ("duplicate", "changed")
+
+
+def consolidate_in_store(store, now=None, ends=None, *, by: str = "consolidation", **settings) -> list:
+    """memlib's reference consolidation pass, applied to `store` with its transitions.
+
+    Runs `memlib.consolidate.consolidate` on the store's active records and turns
+    each merge into `store.supersede(older, newer)` with the reason "duplicate: ..."
+    or "changed: ..." (MERGE_KINDS); then expires each record of `ends` (record id ->
+    the day it says it stops holding) whose day has come by `now`, at that day, unless
+    it already ended earlier. Nothing is deleted. Returns the store's new transitions.
+    `settings` go to `consolidate` (duplicate_at, supersede_at, synonyms, ...).
+    """
+    from memlib.archival import parse_when
+    from memlib.consolidate import consolidate
+
+    ends = {} if ends is None else dict(ends)
+    now = parse_when(now, "now") if now is not None else None
+    before = len(store.history())
+    active = [r for r in store if r.state == "active" and r.superseded_by is None]
+    report = consolidate(active, **settings)
+    for merge in report.merges:
+        if merge.kind == "invalidate":
+            continue
+        kind = "duplicate" if merge.kind == "duplicate" else "changed"
+        store.supersede(merge.retired_id, merge.kept_id, by=by,
+                        reason=f"{kind}: {', '.join(merge.shared[:4]) or 'same subject'}")
+    for record_id, end in sorted(ends.items()):
+        end = parse_when(end, f"ends[{record_id!r}]")
+        if now is not None and end > now:
+            continue  # not over yet
+        record = store.get(record_id)
+        if record.valid_to is not None and record.valid_to <= end:
+            continue  # it already ended (superseded) before its stated end
+        store.expire(record_id, at=end, by=by, reason="its stated end has passed")
+    return store.history()[before:]

@@ -187,7 +187,7 @@ class MemorySystem:
         decision = self.write_rule.decide(text, list(self.retrieved))
         return decision if decision.pending else None
 
-    def _saw(self, items) -> None:
+    def saw(self, items) -> None:
         """Remember what a search showed the agent this turn (for the write rule)."""
         from memlib.governance import Retrieved
 
@@ -387,7 +387,7 @@ def archival_memory_search(memory: MemorySystem, query: str, page: int = 0) -> T
     total = len(memory.archival.matching(query))
     _check_page(page, total)
     hits = memory.archival.search(query, top_k=PAGE_SIZE, page=page) if total else []
-    memory._saw(h.record for h in hits)
+    memory.saw(h.record for h in hits)
     lines = [f"{_record_label(h.record)} (score {h.score:.2f}) {_untrusted_mark(h.record)}{_snippet(h.record.text)}"
              for h in hits]
     return _page_result(
@@ -413,7 +413,7 @@ def conversation_search(memory: MemorySystem, query: str, page: int = 0) -> Tool
             break
         depth *= 4
     messages = messages[page * PAGE_SIZE: wanted]
-    memory._saw(messages)
+    memory.saw(messages)
     lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
     return _page_result(
         "conversation_search", ("message", "messages"),
@@ -430,7 +430,7 @@ def conversation_search_date(memory: MemorySystem, start_date: str, end_date: st
     total = len(messages)
     _check_page(page, total)
     messages = messages[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
-    memory._saw(messages)
+    memory.saw(messages)
     lines = [f"{_message_label(m)} {m.role}: {_snippet(m.content)}" for m in messages]
     span = f"sent from {start} to {end}"
     return _page_result(

@@ -148,7 +148,7 @@ def test_rule_holds_anything_borrowed_from_an_untrusted_record():
     rule = WriteRule()
     seen = [Retrieved("arc-000009", "Lisbon trams: the 28 is the scenic line, avoid it at noon", "untrusted")]
     decision = rule.decide("The 28 tram in Lisbon is scenic", seen)
-    assert decision.pending and "untrusted" in decision.reason and decision.untrusted
+    assert decision.pending and "untrusted" in decision.reason and not decision.untrusted
 
 
 def test_rule_bad_settings_are_refused():

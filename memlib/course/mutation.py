@@ -69,6 +69,7 @@ EXERCISES: dict[str, Exercise] = {e.grade_id: e for e in (
     Exercise("08-typed-core-memory", "08_typed_core_memory", "check_typed_core_memory",
              lambda ns: ns["TypedCoreMemory"],
              setup="import json\nimport jsonschema\nfrom memlib.datasets import load\nexamples = load('core_memory')"),
+    Exercise("09-consolidation", "09_governed_memory", "check_consolidation", lambda ns: ns["consolidation_pass"]),
 )}
 
 #: (grade_id, mutant description) -> why the mutant computes the same thing as the reference.
