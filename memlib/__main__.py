@@ -20,7 +20,7 @@ import importlib.util
 import sys
 import types
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 
 __all__ = ["main", "run_demo", "build_parser", "SUBCOMMANDS"]
 
@@ -61,25 +61,16 @@ DEMO_CONVERSATION_QUESTION = "What did I tell you about the dentist?"
 _NOTABLE = {"pressure", "evict", "flush", "summarize", "core_edit"}
 
 
-class _Clock:
-    """One minute per tick from a fixed start: timestamps (and so the output) never vary."""
-
-    def __init__(self, start: datetime = datetime(2026, 1, 5, 9, 0)) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(minutes=1)
-        return self.now
-
-
 def run_demo(write: Callable[[str], None] = print) -> int:
     """Play the lesson's scenario with a RulePolicy agent and write the trace line by line."""
+    from memlib._util import TickClock
     from memlib.agent import Agent
     from memlib.policies import RulePolicy
     from memlib.citations import CITATION_PATTERN, Citation, CitedAnswer, strip_citations, verify
     from memlib.tools import MemorySystem
 
-    memory = MemorySystem.create(window=DEMO_WINDOW, clock=_Clock())
+    # one minute a tick from a fixed start: timestamps (and so the output) never vary
+    memory = MemorySystem.create(window=DEMO_WINDOW, clock=TickClock(datetime(2026, 1, 5, 9, 0)))
     agent = Agent(RulePolicy(), memory, max_heartbeats=5)
     context = memory.context
 

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from memlib._util import check_int_at_least, shorten, shown
 from memlib.context import ContextOverflowError, MainContext
 from memlib.messages import Message
 from memlib.tools import MemorySystem, ToolResult, dispatch, result_message
@@ -93,20 +94,16 @@ class ToolCall:
     def render(self, max_chars: int | None = _CALL_ARG_CHARS) -> str:
         """`name(arg='value', ...)`, each value cut to `max_chars` (None: never cut)."""
         if isinstance(self.arguments, str):
-            inner = self.arguments if max_chars is None else _cut(self.arguments, max_chars)
+            inner = self.arguments if max_chars is None else shorten(self.arguments, max_chars)
             return f"{self.name}({inner})"
         parts = []
         for key, value in self.arguments.items():
             text = repr(value)
-            parts.append(f"{key}={text if max_chars is None else _cut(text, max_chars)}")
+            parts.append(f"{key}={text if max_chars is None else shorten(text, max_chars)}")
         return f"{self.name}({', '.join(parts)})"
 
     def __repr__(self) -> str:
         return self.render()
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -149,7 +146,7 @@ class AgentView:
 
     def __repr__(self) -> str:
         return (
-            f"AgentView(user={_cut(self.user_text, 40)!r}, {len(self.calls)} calls so far, "
+            f"AgentView(user={shorten(self.user_text, 40)!r}, {len(self.calls)} calls so far, "
             f"alerts={len(self.alerts)})"
         )
 
@@ -169,7 +166,7 @@ def as_tool_call(value: Any) -> ToolCall:
         return ToolCall(value["name"], value.get("arguments", {}))
     if isinstance(value, tuple) and len(value) == 2:
         return ToolCall(*value)
-    raise TypeError(f"cannot read a tool call from {_cut(repr(value), 60)}; use ToolCall(name, arguments)")
+    raise TypeError(f"cannot read a tool call from {shown(value, 60)}; use ToolCall(name, arguments)")
 
 
 class PolicyStopped(RuntimeError):
@@ -204,7 +201,7 @@ class TraceEvent:
         return f"  {self.kind:<12} {detail}{meter}"
 
     def __repr__(self) -> str:
-        return f"TraceEvent({self.kind}: {_cut(self.detail, 60)})"
+        return f"TraceEvent({self.kind}: {shorten(self.detail, 60)})"
 
 
 def _routine(event: TraceEvent) -> bool:
@@ -324,8 +321,7 @@ class Agent:
             memory = MemorySystem(context=memory)
         elif not isinstance(memory, MemorySystem):
             raise TypeError(f"memory must be a MemorySystem or a MainContext, got {type(memory).__name__}")
-        if isinstance(max_heartbeats, bool) or not isinstance(max_heartbeats, int) or max_heartbeats < 0:
-            raise ValueError(f"max_heartbeats must be an int >= 0, got {max_heartbeats!r}")
+        check_int_at_least(max_heartbeats, 0, "max_heartbeats")
         self.policy = policy
         self.memory = memory
         self.max_heartbeats = max_heartbeats
@@ -389,7 +385,7 @@ class Agent:
         text = f"{type(exc).__name__}: {exc}{where}"
         trace.policy_errors.append(exc)
         trace.add("policy_error", f"the policy raised {text}; the step ends here")
-        call = ToolCall("policy_error", {"exception": type(exc).__name__, "message": _cut(str(exc), 200)})
+        call = ToolCall("policy_error", {"exception": type(exc).__name__, "message": shorten(str(exc), 200)})
         result = ToolResult("Failed", f"the policy raised {text}")
         trace.add("tool_call", call.render(), call=call)
         trace.add("tool_result", f"{result.status}: {result.message}", call=call, result=result)
@@ -401,7 +397,7 @@ class Agent:
         try:
             call = as_tool_call(output)
         except TypeError as exc:
-            call = ToolCall("invalid_call", {"policy_output": _cut(repr(output), 200)})
+            call = ToolCall("invalid_call", {"policy_output": shown(output, 200)})
             result = ToolResult("Failed", f"the policy returned no usable tool call: {exc}", heartbeat=True)
         else:
             result = None
@@ -433,7 +429,7 @@ class Agent:
         # as data, so a later reader (a decider, a model, a check) sees what was called.
         call_msg = Message.assistant(said, tool_call_id=call_id, name=call.name, arguments=call.arguments,
                                      thought=call.thought)
-        self._append(call_msg, trace, fallback=call_msg.replace(content=_cut(said, 80)))
+        self._append(call_msg, trace, fallback=call_msg.replace(content=shorten(said, 80)))
         self._append(result_message(result, call_id, call.name, self.memory.context), trace)
 
     def _append(self, message: Message, trace: Trace, fallback: Message | None = None) -> Message:

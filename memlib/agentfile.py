@@ -40,9 +40,10 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
+from memlib._util import is_int, parse_when, shown
 from memlib.core_memory import Block, CoreMemory
 from memlib.messages import ROLES, Message
 
@@ -257,7 +258,7 @@ def _read_legacy(data: dict) -> AgentFile:
 def _from_indices(a: dict, ids: list[str], where: str) -> list[str]:
     out = []
     for j, k in enumerate(_list(a, "in_context_message_indices", where)):
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(ids):
+        if not is_int(k) or not 0 <= k < len(ids):
             raise AgentFileError(f"{where}.in_context_message_indices[{j}]: {k!r} is not a position in "
                                  f"messages (0..{len(ids) - 1})")
         out.append(ids[k])
@@ -289,7 +290,7 @@ def _agent(a, where, block_list, messages, ids, in_context, tool_list, condition
         label = _need(b, "label", bwhere, str)
         value = _need(b, "value", bwhere, str)
         limit = _need(b, "limit", bwhere, int)
-        if isinstance(limit, bool) or limit <= 0:
+        if not is_int(limit) or limit <= 0:
             raise AgentFileError(f"{bwhere}.limit must be a positive number of characters, got {limit!r}")
         description = b.get("description") or ""
         read_only = b.get("read_only") or False
@@ -349,11 +350,10 @@ def _timestamp(m: dict, where: str, conditions: list[Condition]) -> datetime | N
     if not value:
         return None
     try:
-        t = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return parse_when(str(value))
     except ValueError:
-        conditions.append(Condition("bad_timestamp", f"{where}.created_at", f"{value!r} is not an ISO time; ignored"))
+        conditions.append(Condition("bad_timestamp", f"{where}.created_at", f"{shown(value)} is not an ISO time; ignored"))
         return None
-    return t.astimezone(timezone.utc).replace(tzinfo=None) if t.tzinfo else t
 
 
 def _messages(raw: list, where: str, conditions: list[Condition], *, need_ids: bool) -> tuple[list[Message], list[str]]:

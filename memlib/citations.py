@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from memlib._util import check_fraction, is_int, shorten
 from memlib.retrieval import ANALYZERS
 
 # Support is judged on words, not retrieval stems, so the messages quote the answer's own words.
@@ -58,7 +59,7 @@ class Citation:
             raise ValueError(f"record_id must be a non-empty str such as 'arc-000003', got {self.record_id!r}")
         if self.session_id is not None and not isinstance(self.session_id, str):
             raise TypeError(f"session_id must be a str or None, got {type(self.session_id).__name__}")
-        if self.turn_id is not None and (isinstance(self.turn_id, bool) or not isinstance(self.turn_id, int)):
+        if self.turn_id is not None and not is_int(self.turn_id):
             raise TypeError(f"turn_id must be an int or None, got {self.turn_id!r}")
         if self.source_url is not None and not isinstance(self.source_url, str):
             raise TypeError(f"source_url must be a str or None, got {type(self.source_url).__name__}")
@@ -82,7 +83,7 @@ class Citation:
     def from_message(cls, message: Any) -> "Citation":
         """The citation for a message found in recall storage: `msg-000012`, turn = its id."""
         message_id = getattr(message, "id", None)
-        if isinstance(message_id, bool) or not isinstance(message_id, int) or message_id < 0:
+        if not is_int(message_id) or message_id < 0:
             raise TypeError(
                 f"cannot cite {type(message).__name__}: expected a Message from recall storage (with an id >= 0)"
             )
@@ -134,7 +135,7 @@ class CitedAnswer:
     __str__ = render
 
     def __repr__(self) -> str:
-        text = self.text if len(self.text) <= 50 else self.text[:47] + "..."
+        text = shorten(self.text, 50)
         return f"CitedAnswer({text!r}, cites={self.record_ids})"
 
 
@@ -167,8 +168,7 @@ def verify(answer: CitedAnswer, store: Any, min_support: float = 0.5) -> list[st
     """
     if not isinstance(answer, CitedAnswer):
         raise TypeError(f"verify expects a CitedAnswer (from cite(...)), got {type(answer).__name__}")
-    if isinstance(min_support, bool) or not isinstance(min_support, (int, float)) or not 0 <= min_support <= 1:
-        raise ValueError(f"min_support must be a number between 0 and 1, got {min_support!r}")
+    check_fraction(min_support, "min_support")
     if not answer.citations:
         return ["the answer cites no records; cite the archival records it is based on with cite(answer, records)"]
 

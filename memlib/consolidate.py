@@ -30,7 +30,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Iterable, Sequence
 
-from memlib.archival import ArchivalRecord, ArchivalStore, parse_when
+from memlib._util import check_fraction, check_positive_int, parse_when
+from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.retrieval import ANALYZERS
 
 # Records are compared on words (plus the light _stem below), not retrieval stems, so the
@@ -336,8 +337,7 @@ def consolidate(store, *, duplicate_at: float = 0.2, supersede_at: float = 0.1,
         (['a'], ['b'])
     """
     for name, value in (("duplicate_at", duplicate_at), ("supersede_at", supersede_at)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
+        check_fraction(value, name)
     if synonyms is None:
         synonyms = {}
     if not isinstance(synonyms, dict) or not all(
@@ -514,8 +514,7 @@ def rot_curve(records: Sequence[ArchivalRecord], stale_ids: Iterable[str], queri
     recall@1 and MRR of the relevant (current) records of `queries` after each.
     """
     stale_ids = set(stale_ids)
-    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
-        raise ValueError(f"steps must be a positive int, got {steps!r}")
+    check_positive_int(steps, "steps")
     unknown = stale_ids - {r.id for r in records}
     if unknown:
         raise ValueError(f"stale ids not among the records: {sorted(unknown)[:5]}")

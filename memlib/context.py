@@ -30,6 +30,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
+from memlib._util import check_int_at_least
 from memlib.messages import Message
 from memlib.recall import RecallStore
 from memlib.summarize import NoSummarizer, Summarizer, fit_newest_lines
@@ -88,8 +89,7 @@ class PagingProfile:
             raise ValueError(f"need 0 < amount < 1 and 0 < trigger_at <= 1, got {self.amount}, {self.trigger_at}")
         if self.warn_at is not None and not 0 < self.warn_at <= 1:
             raise ValueError(f"warn_at must be in (0, 1] or None, got {self.warn_at}")
-        if not isinstance(self.keep_last, int) or self.keep_last < 0:
-            raise ValueError(f"keep_last must be an int >= 0, got {self.keep_last!r}")
+        check_int_at_least(self.keep_last, 0, "keep_last")
 
     def __repr__(self) -> str:
         warn = "no warning" if self.warn_at is None else f"warn {self.warn_at:.0%}"
@@ -207,8 +207,7 @@ class MainContext:
                  flush_at: float = 1.0, evict_to: float = 0.5,
                  summary_tokens: int | None = None, counter: Callable[[str], int] = count,
                  profile: str | PagingProfile | None = None):
-        if not isinstance(window, int) or isinstance(window, bool) or window < 64:
-            raise ValueError(f"window must be an int of at least 64 tokens, got {window!r}")
+        check_int_at_least(window, 64, "window", "a number of tokens")
         # A profile sets the thresholds itself; explicit thresholds build a paper-shaped policy.
         if profile is not None:
             if (warn_at, flush_at, evict_to) != (0.7, 1.0, 0.5):
@@ -246,8 +245,7 @@ class MainContext:
         # flush is planned once and can never be undone by a growing summary.
         if summary_tokens is None:
             summary_tokens = 0 if isinstance(self.summarizer, NoSummarizer) else window // 8
-        if not isinstance(summary_tokens, int) or summary_tokens < 0:
-            raise ValueError(f"summary_tokens must be an int >= 0, got {summary_tokens!r}")
+        check_int_at_least(summary_tokens, 0, "summary_tokens")
         self.summary_tokens = summary_tokens
         self.summary = ""
         self._summary_used = 0

@@ -36,6 +36,8 @@ import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from memlib._util import check_bool, is_int, shorten
+
 __all__ = ["Block", "CoreMemory", "CoreMemoryError", "DEFAULT_LIMIT", "PendingEdit", "EditEvent", "EDIT_STATES"]
 
 #: MemGPT's limit for each core-memory section, in characters.
@@ -126,9 +128,7 @@ class EditEvent:
 
 def _short(text: str, width: int = 40) -> str:
     """Quote `text` for an error message, shortened so huge inputs stay readable."""
-    if len(text) > width:
-        text = text[: width - 1] + "…"
-    return repr(text)
+    return repr(shorten(text, width))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,7 +158,7 @@ class Block:
                 "starting with a letter or '_' (e.g. 'human', 'persona', 'project_notes')"
             )
         # bool is an int subclass; a limit of True would be a silent bug.
-        if isinstance(self.limit, bool) or not isinstance(self.limit, int):
+        if not is_int(self.limit):
             raise TypeError(f"Block limit must be an int number of characters, got {self.limit!r}")
         if self.limit <= 0:
             raise CoreMemoryError(f"Block limit must be positive, got {self.limit}; MemGPT uses {DEFAULT_LIMIT}")
@@ -171,8 +171,7 @@ class Block:
             )
         if not isinstance(self.description, str):
             raise TypeError(f"Block description must be a str, got {type(self.description).__name__}")
-        if not isinstance(self.read_only, bool):
-            raise TypeError(f"Block read_only must be True or False, got {self.read_only!r}")
+        check_bool(self.read_only, "Block read_only")
 
     @property
     def chars(self) -> int:

@@ -25,6 +25,7 @@ from datetime import datetime
 from importlib import resources
 from typing import Any
 
+from memlib._util import shorten
 from memlib.archival import ArchivalRecord
 from memlib.messages import Message
 from memlib.course import quiz as _quiz_model
@@ -60,7 +61,7 @@ QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "1
 
 
 def _short(text: str, n: int = 50) -> str:
-    return text if len(text) <= n else text[: n - 3] + "..."
+    return shorten(text, n)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memlib._util import check_positive_int
+
 __all__ = [
     "recall_at_k", "reciprocal_rank", "mean_recall_at_k", "mrr", "fact_retention",
     "KeywordGuard", "NaiveBayesGuard", "RulesGuard", "EitherGuard", "RetrievalResult", "RetentionResult", "GuardResult", "Measurements",
@@ -71,9 +73,7 @@ def _check_relevant(relevant_ids: object) -> set:
 
 
 def _check_k(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be an int >= 1, got {k!r}")
-    return k
+    return check_positive_int(k, "k")
 
 
 # -- retrieval metrics ------------------------------------------------------

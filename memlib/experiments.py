@@ -27,6 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from memlib._util import check_int_at_least, check_positive_int
 from memlib.agent import Agent, AgentView, ToolCall
 from memlib.archival import ArchivalStore
 from memlib.context import MainContext
@@ -76,16 +77,13 @@ class KVTask:
 
 
 def _check_level(level) -> None:
-    if isinstance(level, bool) or not isinstance(level, int) or level < 0:
-        raise ValueError(f"level must be an int >= 0 (0 = plain lookup), got {level!r}")
+    check_int_at_least(level, 0, "level", "0 = plain lookup")
 
 
 def _pairs_with_chains(levels: Sequence[int], n_pairs: int, rng: random.Random):
     """`n_pairs` shuffled pairs of fresh UUIDs hiding one chain per level; returns (pairs, chains)."""
     need = sum(level + 1 for level in levels)
-    if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < need:
-        raise ValueError(f"n_pairs must be an int >= {need} (the chains for levels {list(levels)} need that "
-                         f"many pairs), got {n_pairs!r}")
+    check_int_at_least(n_pairs, need, "n_pairs", f"the chains for levels {list(levels)} need that many pairs")
     seen: set[str] = set()
 
     def fresh() -> str:
@@ -126,8 +124,7 @@ def make_kv_tasks(levels: Sequence[int] = (0, 1, 2, 3, 4), trials: int = 30, n_p
     pairs, so the paging agent builds one archive per trial instead of one per
     task. The chains' positions are random, so levels stay independent draws.
     """
-    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise ValueError(f"trials must be a positive int, got {trials!r}")
+    check_positive_int(trials, "trials")
     levels = list(levels)
     if not levels:
         raise ValueError("levels is empty; pass nesting levels such as (0, 1, 2, 3, 4)")
@@ -157,8 +154,7 @@ class WindowReader:
     INSTRUCTION = "Below is a JSON object of key-value pairs. Answer the question after it.\n{"
 
     def __init__(self, window: int = 4096, counter: Callable[[str], int] | None = None):
-        if isinstance(window, bool) or not isinstance(window, int) or window < 64:
-            raise ValueError(f"window must be an int of at least 64 tokens, got {window!r}")
+        check_int_at_least(window, 64, "window", "a number of tokens")
         from memlib.tokens import count
 
         self.window = window
@@ -211,8 +207,7 @@ class KVPagingPolicy:
     """
 
     def __init__(self, max_pages: int = 3):
-        if isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 1:
-            raise ValueError(f"max_pages must be a positive int, got {max_pages!r}")
+        check_positive_int(max_pages, "max_pages")
         self.max_pages = max_pages
         self._current: str | None = None
         self._page = 0
@@ -497,8 +492,7 @@ def run_multisession(turns=None, questions=None, window: int = 1024, summary_tok
     questions = list(datasets.load("conversation_questions") if questions is None else questions)
     if not turns:
         raise ValueError("turns is empty; pass the conversation to play (datasets.load('conversation'))")
-    if isinstance(pages, bool) or not isinstance(pages, int) or pages < 1:
-        raise ValueError(f"pages must be a positive int, got {pages!r}")
+    check_positive_int(pages, "pages")
     sessions: list[str] = []
     for t in turns:
         if t.session_id not in sessions:

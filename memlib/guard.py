@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from memlib._util import one_line, quote
+
 __all__ = [
     "Verdict",
     "Rule",
@@ -104,11 +106,6 @@ class Verdict:
         first = self.reasons[0] if self.reasons else ""
         more = f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else ""
         return f"Verdict(UNTRUSTED {self.category}: {first}{more})"
-
-
-def _quote(text: str, width: int = 60) -> str:
-    text = " ".join(text.split())
-    return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
 # ---------------------------------------------------------------------------
@@ -299,7 +296,7 @@ def _matches(pattern: re.Pattern, text: str, what: str, *, act: bool = True, neg
             continue
         if negation and _negated(text, m.start()):
             continue
-        out.append(f"{what}: {_quote(m.group(), 50)}")
+        out.append(f"{what}: {quote(m.group(), 50)}")
         if len(out) >= limit:
             break
     return out
@@ -389,25 +386,25 @@ def _output_task(r: Reading) -> list[str]:
     for m in _YOUR_OUTPUT.finditer(t):
         s = _sentence(t, m.start(), m.end())
         if re.search(rf"\b{_OUTPUT_VERB}s?\b", s) and _speech_act(t, m.start(), m.end()):
-            out.append(f"sets what the reply must contain or look like: {_quote(m.group(), 50)}")
+            out.append(f"sets what the reply must contain or look like: {quote(m.group(), 50)}")
             break
     out += _matches(_IN_YOUR_OUTPUT, t, "adds something to every reply", limit=1)
     out += _matches(_THE_OUTPUT_FORMAT, t, "sets the format of the reply", limit=1)
     for m in _WHEN_ANYONE.finditer(t):
         if _CONCEAL.search(_sentence(t, m.start(), m.end())) and _speech_act(t, m.start(), m.end()):
-            out.append(f"a hidden standing order for later requests: {_quote(_sentence(t, m.start(), m.end()), 50)}")
+            out.append(f"a hidden standing order for later requests: {quote(_sentence(t, m.start(), m.end()), 50)}")
             break
     out += _matches(_REPLY_IN, t, "changes the language or format of the reply", limit=1)
     for m in _FROM_NOW_ON.finditer(t):
         if _RESPONSE_VERB.search(_sentence(t, m.start(), m.end())) and _speech_act(t, m.start(), m.end()):
-            out.append(f"a standing order for every later reply: {_quote(_sentence(t, m.start(), m.end()), 50)}")
+            out.append(f"a standing order for every later reply: {quote(_sentence(t, m.start(), m.end()), 50)}")
             break
     out += _matches(_WHEN_YOU, t, "a standing order for when the assistant answers", limit=1)
     out += _matches(_WHEN_USER, t, "a standing order for the user's future requests", limit=1)
     for m in _WHATEVER.finditer(t):
         s = _sentence(t, m.start(), m.end())
         if _RESPONSE_VERB.search(s) and _speech_act(t, m.start(), m.end()):
-            out.append(f"an answer fixed whatever is asked: {_quote(s, 50)}")
+            out.append(f"an answer fixed whatever is asked: {quote(s, 50)}")
             break
     out += _matches(_TELL_USER, t, "tells the assistant what to tell its user", limit=1)
     out += _matches(_REPLY_FOREIGN, t, "tells the assistant how to reply (in another language)", limit=1)
@@ -451,11 +448,11 @@ def _goal_hijack(r: Reading) -> list[str]:
         payload = QUOTE_MARK in s or re.search(r"\b[A-Z]{4,}\b", masked[m.start(): m.start() + len(s)])
         if payload and re.search(_EXCLUSIVE, _sentence(t, m.start(), m.end())) and _speech_act(t, m.start(), m.end()) \
                 and not _negated(t, m.start()):
-            out.append(f"demands an exact reply: {_quote(s, 50)}")
+            out.append(f"demands an exact reply: {quote(s, 50)}")
             break
         if re.search(r"nothing else|and stop\b|then stop|nothing more|and end your reply", s) and \
                 _speech_act(t, m.start(), m.end()) and not _negated(t, m.start()):
-            out.append(f"demands an exact reply: {_quote(s, 50)}")
+            out.append(f"demands an exact reply: {quote(s, 50)}")
             break
     out += _matches(_ONLY_REPLY, t, "fixes the whole reply in advance", limit=1)
     out += _matches(_SECRET, t, "asks for a secret", negation=True, limit=1)
@@ -626,13 +623,13 @@ def _persona_hijack(r: Reading) -> list[str]:
             s = _line(t, m.start(), m.end())
             named = _NAME_LIKE.search(_sentence(r.masked, m.start(), m.end()))
             if (_HIJACK_OBJECT.search(s) or named) and _speech_act(t, m.start(), m.end()):
-                out.append(f"{what}: {_quote(m.group(), 50)}")
+                out.append(f"{what}: {quote(m.group(), 50)}")
                 break
     out += _matches(_MODE, t, "switches the assistant into a special mode", limit=1)
     for m in _NO_RULES.finditer(t):
         s = _sentence(t, m.start(), m.end())
         if re.search(rf"\b(?:you|your|{_AI})\b", s) and _speech_act(t, m.start(), m.end()):
-            out.append(f"asks for an assistant without rules: {_quote(m.group(), 50)}")
+            out.append(f"asks for an assistant without rules: {quote(m.group(), 50)}")
             break
     out += _matches(_PERSONA_FOREIGN, t, "tells the assistant it is someone else (in another language)", limit=1)
     return out
@@ -687,11 +684,11 @@ def _fake_authority(r: Reading) -> list[str]:
     for m in _TEMPLATE_TOKEN.finditer(raw_low):
         inside_code = raw_low[max(0, m.start() - 1): m.start()] == "`"
         if not inside_code and not _TOKEN_MENTION.match(raw_low, m.end()):
-            out.append(f"chat-template token: {_quote(m.group(), 30)}")
+            out.append(f"chat-template token: {quote(m.group(), 30)}")
             break
     for m in _ROLE_TAG.finditer(raw_low):
         if not _TOKEN_MENTION.match(raw_low, m.end()):
-            out.append(f"role tag: {_quote(m.group(), 40)}")
+            out.append(f"role tag: {quote(m.group(), 40)}")
             break
     out += _matches(_ROLE_HEADER, t, "a line posing as a system, developer or assistant turn", act=False, limit=1)
     out += _matches(_CAPS_SYSTEM, r.masked, "capitals posing as the system", act=False, limit=1)
@@ -745,13 +742,13 @@ def _code_injection(r: Reading) -> list[str]:
         s = _sentence(t, m.start(), m.end())
         if (_INSERT_VERB.search(s) or _RISKY_CODE.search(_line(r.plain, m.start(), m.end()))) \
                 and _speech_act(t, m.start(), m.end()):
-            out.append(f"tells the assistant what to put in the code it writes: {_quote(m.group(), 50)}")
+            out.append(f"tells the assistant what to put in the code it writes: {quote(m.group(), 50)}")
             break
     for m in _RISKY_CODE.finditer(raw_low):
         s = _sentence(raw_low, m.start(), m.end())
         if _INSERT_VERB.search(s) and not _negated(raw_low, m.start()) and not _DISCUSSION.search(s) \
                 and not _reported(raw_low, m.start()):
-            out.append(f"asks to add risky code (remote scripts, shells, key or data capture): {_quote(m.group(), 40)}")
+            out.append(f"asks to add risky code (remote scripts, shells, key or data capture): {quote(m.group(), 40)}")
             break
     return out
 
@@ -790,7 +787,7 @@ def _exfiltration(r: Reading) -> list[str]:
     for pattern in (_MD_IMAGE, _IMG_TAG):
         for m in pattern.finditer(raw):
             if "?" in m.group(1) or "{" in m.group(1):
-                out.append(f"an image whose link carries data out (it loads by itself): {_quote(m.group(1), 50)}")
+                out.append(f"an image whose link carries data out (it loads by itself): {quote(m.group(1), 50)}")
                 break
     for m in _URL.finditer(raw):
         url = m.group().rstrip(".,;:")
@@ -802,19 +799,19 @@ def _exfiltration(r: Reading) -> list[str]:
             if value == "":
                 why = f"an empty parameter {key!r} waiting to be filled"
             elif _PLACEHOLDER.match(value):
-                why = f"parameter {key!r} is a placeholder for data ({_quote(value, 30)})"
+                why = f"parameter {key!r} is a placeholder for data ({quote(value, 30)})"
             elif value.startswith(("http://", "https://")):
                 why = f"parameter {key!r} forwards to another site"
             else:
                 continue
-            out.append(f"a link with {why}: {_quote(url, 50)}")
+            out.append(f"a link with {why}: {quote(url, 50)}")
             break
         if len(out) >= 2:
             break
     for m in _SEND_DATA.finditer(t):
         s = _sentence(t, m.start(), m.end())
         if _DEST.search(s) and _speech_act(t, m.start(), m.end()) and not _negated(t, m.start()):
-            out.append(f"asks to send the user's data or memory to an address: {_quote(m.group(), 50)}")
+            out.append(f"asks to send the user's data or memory to an address: {quote(m.group(), 50)}")
             break
     out += _matches(_CC, t, "copies messages to an outside address", limit=1)
     return out
@@ -876,7 +873,7 @@ def _hidden_characters(r: Reading) -> list[str]:
     out = []
     tags = _TAG_RUN.search(raw)
     if tags:
-        out.append(f"invisible Unicode tag characters spelling {_quote(_show_tags(tags), 40)}")
+        out.append(f"invisible Unicode tag characters spelling {quote(_show_tags(tags), 40)}")
     if _BIDI.search(raw):
         out.append("bidirectional control characters (text shown in another order than it is read)")
     for m in _ZERO_WIDTH.finditer(raw):
@@ -923,7 +920,7 @@ def _markup_and_assembly(r: Reading) -> list[str]:
             inner = what[4:-3].strip()
             if not inner or not _findings(inner, depth=2):
                 continue  # an ordinary HTML comment
-        out.append(f"text hidden from a human reader by mark-up: {_quote(what, 40)}")
+        out.append(f"text hidden from a human reader by mark-up: {quote(what, 40)}")
         break
     out += _matches(_ASSEMBLE, r.low, "builds an instruction from pieces", limit=1)
     out += _matches(_DECODE_AND_OBEY, low, "asks to decode something and obey it", act=False, limit=1)
@@ -1011,7 +1008,7 @@ def _decoded_payloads(text: str) -> list[tuple[str, str]]:
 
 def _encoded(r: Reading) -> list[str]:
     # what the decoded text asks for is reported by the rules that run on it (see _findings)
-    return [f"{how} decodes to {_quote(plain)}" for how, plain in _decoded_payloads(r.visible) if _readable(plain)]
+    return [f"{how} decodes to {quote(plain)}" for how, plain in _decoded_payloads(r.visible) if _readable(plain)]
 
 
 RULES: tuple[Rule, ...] = (
@@ -1130,9 +1127,7 @@ def quote_as_data(record: Any, verdict: Verdict | None = None) -> str:
     from memlib.citations import Citation
 
     why = verdict.reasons[0] if verdict.reasons else "marked untrusted"
-    body = " ".join(reveal(record.text).split())
-    if len(body) > 160:
-        body = body[:159] + "…"
+    body = one_line(reveal(record.text), 160)
     return (f'A note in my memory contains instruction-shaped text ({why}), so I treat it as data and did not act '
             f'on it. It reads: «{body}» {Citation.from_record(record).format()}')
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from memlib._util import check_int_at_least, check_number_at_least, one_line
 from memlib.agent import AgentView, PolicyStopped, ToolCall
 from memlib.messages import Message
 from memlib.tools import TOOL_SCHEMAS
@@ -110,11 +111,9 @@ class ChatPolicy:
                 raise ValueError(f"{name} must be a non-empty string, got {value!r}")
         if api_key is not None and not isinstance(api_key, str):
             raise TypeError(f"api_key must be a str or None, got {type(api_key).__name__}")
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
-        for name, value in (("timeout", timeout), ("backoff", backoff)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+        check_int_at_least(max_retries, 0, "max_retries")
+        check_number_at_least(timeout, 0, "timeout")
+        check_number_at_least(backoff, 0, "backoff")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.max_retries = max_retries
@@ -233,8 +232,8 @@ class ChatPolicy:
         if status == 429:
             return f"{where} is rate-limiting (HTTP 429){tries}; wait, or lower the request rate"
         if status is not None:
-            return f"{where} answered HTTP {status}{tries}: {_short(str(exc))}"
-        return f"{where} sent an answer the client could not read: {_short(str(exc))}"
+            return f"{where} answered HTTP {status}{tries}: {one_line(exc, 200)}"
+        return f"{where} sent an answer the client could not read: {one_line(exc, 200)}"
 
 
 # -- translation ------------------------------------------------------------------------
@@ -276,11 +275,6 @@ def _with_heartbeat(call: ToolCall) -> ToolCall:
     if isinstance(call.arguments, Mapping) and call.name != "send_message":
         return ToolCall(call.name, {**call.arguments, "request_heartbeat": True}, thought=call.thought)
     return call
-
-
-def _short(text: str, width: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 # -- the notebooks' switch -----------------------------------------------------------------

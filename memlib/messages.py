@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memlib._util import is_int, shorten
+
 __all__ = ["Message", "ROLES"]
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -49,7 +51,7 @@ class Message:
             raise ValueError(f"role must be one of {ROLES}, got {self.role!r}")
         if not isinstance(self.content, str):
             raise TypeError(f"content must be a str, got {type(self.content).__name__}")
-        if not isinstance(self.id, int) or isinstance(self.id, bool):
+        if not is_int(self.id):
             raise TypeError(f"id must be an int, got {type(self.id).__name__}")
         if self.timestamp is not None and not isinstance(self.timestamp, datetime):
             raise TypeError("timestamp must be a datetime or None")
@@ -101,6 +103,6 @@ class Message:
         return cls(**d)
 
     def __repr__(self) -> str:
-        text = self.content if len(self.content) <= 60 else self.content[:57] + "..."
+        text = shorten(self.content, 60)
         ident = f"#{self.id} " if self.id >= 0 else ""
         return f"Message({ident}{self.role}: {text!r})"

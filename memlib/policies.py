@@ -35,7 +35,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from memlib.agent import AgentView, PolicyStopped, ToolCall, _cut, as_tool_call
+from memlib._util import check_bool, check_fraction, check_positive_int, is_int, shorten
+from memlib.agent import AgentView, PolicyStopped, ToolCall, as_tool_call
 from memlib.citations import CITATION_PATTERN, Citation, cite
 from memlib.messages import Message
 from memlib.retrieval import ANALYZERS, tokenize
@@ -82,7 +83,7 @@ class ScriptedPolicy:
         if self._next >= len(self._calls):
             raise ScriptedPolicyExhausted(
                 f"ScriptedPolicy ran out after {len(self._calls)} calls (asked again while handling "
-                f"{_cut(view.user_text, 40)!r}); add calls to the script, or end the step with "
+                f"{shorten(view.user_text, 40)!r}); add calls to the script, or end the step with "
                 "send_message or request_heartbeat=False"
             )
         call = self._calls[self._next]
@@ -252,7 +253,7 @@ class RulePolicy:
         turns = ", ".join(str(m.id) for m in unsaved)
         label = "turn" if len(unsaved) == 1 else "turns"
         note = f"Saved under memory pressure ({label} {turns}): {notes}"
-        return _call("archival_memory_insert", content=_cut(note, 2000))
+        return _call("archival_memory_insert", content=shorten(note, 2000))
 
     # -- answering ----------------------------------------------------------------
 
@@ -349,11 +350,10 @@ class ReferenceDecider(RulePolicy):
 
     def __init__(self, save_under_pressure: bool = True, memory_tools: bool = True, max_pages: int = 3,
                  human_label: str = "human", persona_label: str = "persona") -> None:
-        if isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 1:
-            raise ValueError(f"max_pages must be a positive int, got {max_pages!r}")
+        check_positive_int(max_pages, "max_pages")
         super().__init__(human_label, persona_label)
-        self.save_under_pressure = bool(save_under_pressure)
-        self.memory_tools = bool(memory_tools)
+        self.save_under_pressure = check_bool(save_under_pressure, "save_under_pressure")
+        self.memory_tools = check_bool(memory_tools, "memory_tools")
         self.max_pages = max_pages
         self._pressure = False  # an alert arrived and statements are still unsaved
 
@@ -414,7 +414,7 @@ class ReferenceDecider(RulePolicy):
                 break
             notes.append(note)
             self._saved.add(message.id)
-        return _call("archival_memory_insert", content=_cut(" ".join(notes), 2000))
+        return _call("archival_memory_insert", content=shorten(" ".join(notes), 2000))
 
     def _answer(self, view: AgentView) -> ToolCall:
         words = _question_words(view.user_text)
@@ -524,10 +524,8 @@ class FallibleDecider:
         self.inner = inner
         self.rates = {}
         for name, value in zip(FALLIBLE_MISTAKES, (forget_search, forget_save, wrong_tool, malformed)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise ValueError(f"{name} must be a probability between 0 and 1, got {value!r}")
-            self.rates[name] = float(value)
-        if isinstance(seed, bool) or not isinstance(seed, int):
+            self.rates[name] = check_fraction(value, name, "a probability")
+        if not is_int(seed):
             raise TypeError(f"seed must be an int, got {type(seed).__name__}")
         self.seed = seed
         self._rng = random.Random(seed)

@@ -8,42 +8,24 @@ module never summarises or deletes.
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timezone
+import contextlib
+import threading
+from datetime import datetime, time
 from typing import Iterator
 
-from memlib.archival import check_page, matching_docs, utcnow
+from memlib._util import check_page, check_positive_int, is_int, naive_utc as _naive_utc, parse_day, utcnow
 from memlib.messages import Message
 
 __all__ = ["RecallStore", "parse_day"]
 
 
-def parse_day(value, what: str) -> date:
-    """A 'YYYY-MM-DD' string (or a date) as a date, with a helpful error."""
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        try:
-            return datetime.strptime(value.strip(), "%Y-%m-%d").date()
-        except ValueError:
-            pass
-    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
-    raise ValueError(f"{what} must be a date written YYYY-MM-DD, like '2024-03-01'; got {shown}")
-
-
-def _naive_utc(when: datetime) -> datetime:
-    """Timestamps are naive UTC; one that carries a time zone is converted, so it still compares."""
-    if when.tzinfo is None:
-        return when
-    try:
-        return when.astimezone(timezone.utc).replace(tzinfo=None)
-    except OverflowError:  # within hours of year 1 or 9999: the zone cannot matter to a day filter
-        return when.replace(tzinfo=None)
-
-
 class RecallStore:
     """Every message, searchable by content and by date.
+
+    The store owns the rules (ids, timestamps, duplicates, the index); its rows
+    live in a table (`memlib.tables`): memory by default, a SQLite file with
+    `memlib.storage.SQLiteRecallStore`. Every read first picks up what other
+    connections to the same table committed.
 
     Example:
         >>> recall = RecallStore()
@@ -52,44 +34,95 @@ class RecallStore:
         [Message(#0 user: 'my sister Ines moved to Lisbon')]
     """
 
-    def __init__(self, page_size: int = 5):
+    def __init__(self, page_size: int = 5, *, table=None):
         from memlib.retrieval import BM25Index
+        from memlib.tables import MemoryRecallTable
 
-        if not isinstance(page_size, int) or isinstance(page_size, bool) or page_size < 1:
-            raise ValueError(f"page_size must be a positive int, got {page_size!r}")
+        check_positive_int(page_size, "page_size")
         self.page_size = page_size
+        self._table = table if table is not None else MemoryRecallTable()
+        self._lock = threading.RLock()
         self._messages: list[Message] = []
         self._by_id: dict[int, Message] = {}
         self._index = BM25Index()
+        self._taken: set[int] = set()  # ids of rows the table could not read
+        self._last_id: int | None = None
+        self.bad_rows: list = []
+        changes = self._table.pull()
+        if changes is not None:
+            self._apply(changes)
 
-    def add(self, message: Message) -> Message:
-        """Store `message`, giving it an id and a timestamp if it has none."""
-        if not isinstance(message, Message):
-            raise TypeError(f"expected a Message, got {type(message).__name__}")
-        if message.id < 0:
-            message = message.replace(id=self._messages[-1].id + 1 if self._messages else 0)
-        if message.id in self._by_id:
-            raise ValueError(f"message id {message.id} is already in recall storage")
-        if message.timestamp is None:
-            message = message.replace(timestamp=utcnow())
+    @contextlib.contextmanager
+    def _current(self) -> Iterator[list[Message]]:
+        """The messages, after picking up what other connections committed, under the store's lock."""
+        with self._lock:
+            changes = self._table.pull()
+            if changes is not None:
+                self._apply(changes)
+            yield self._messages
+
+    def _apply(self, changes) -> None:
+        if changes.reset and not self._messages:
+            self._index.add_many([(m.id, m.content) for m in changes.rows])
+            for message in changes.rows:
+                self._remember(message)
+        else:
+            for message in changes.rows:
+                self._put(message)
+        if changes.bad:
+            from memlib.tables import warn_bad_rows
+
+            self.bad_rows.extend(changes.bad)
+            for bad in changes.bad:
+                if is_int(bad.id):
+                    self._taken.add(bad.id)
+                    self._last_id = max(bad.id, self._last_id if self._last_id is not None else bad.id)
+            warn_bad_rows(self._table.name, changes.bad)
+
+    def _put(self, message: Message) -> None:
         self._index.add(message.id, message.content)
+        self._remember(message)
+
+    def _remember(self, message: Message) -> None:
         self._messages.append(message)
         self._by_id[message.id] = message
-        return message
+        self._last_id = message.id if self._last_id is None else max(self._last_id, message.id)
+
+    def add(self, message: Message) -> Message:
+        """Store `message`, giving it an id (one past the largest) and a timestamp if it has none."""
+        if not isinstance(message, Message):
+            raise TypeError(f"expected a Message, got {type(message).__name__}")
+        with self._lock:
+            with self._table.write("add a message to recall storage") as (writer, changes):
+                # Inside the write lock, after loading other writers' messages, so two
+                # connections never hand out the same id.
+                if changes is not None:
+                    self._apply(changes)
+                if message.id < 0:
+                    message = message.replace(id=self._last_id + 1 if self._last_id is not None else 0)
+                if message.id in self._by_id or message.id in self._taken:
+                    raise ValueError(f"message id {message.id} is already in recall storage")
+                if message.timestamp is None:
+                    message = message.replace(timestamp=utcnow())
+                writer.insert(message)
+            self._put(message)
+            return message
 
     def get(self, message_id: int) -> Message:
-        try:
-            return self._by_id[message_id]
-        except (KeyError, TypeError):
-            raise KeyError(f"no message with id {message_id!r} in recall storage") from None
+        with self._current():
+            try:
+                return self._by_id[message_id]
+            except (KeyError, TypeError):
+                raise KeyError(f"no message with id {message_id!r} in recall storage") from None
 
     def conversation_search(self, query: str, page: int = 0, page_size: int | None = None) -> list[Message]:
         """Messages matching `query`, best first, `page_size` (default: the store's) per page."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         size = check_page(page_size, page, self.page_size, "page_size")
-        ranked = self._index.search(query, k=(page + 1) * size)
-        return [self._by_id[i] for i, _ in ranked[page * size:]]
+        with self._current():
+            ranked = self._index.search(query, k=(page + 1) * size)
+            return [self._by_id[i] for i, _ in ranked[page * size:]]
 
     def conversation_search_date(self, start_date, end_date, page: int = 0,
                                  page_size: int | None = None) -> list[Message]:
@@ -100,27 +133,48 @@ class RecallStore:
         size = check_page(page_size, page, self.page_size, "page_size")
         # Up to the last microsecond of end_date (end + 1 day would overflow on 9999-12-31).
         lo, hi = datetime.combine(start, time.min), datetime.combine(end, time.max)
-        found = [m for m in self._messages if lo <= _naive_utc(m.timestamp) <= hi]
-        return found[page * size:(page + 1) * size]
+        with self._current() as messages:
+            found = [m for m in messages if lo <= _naive_utc(m.timestamp) <= hi]
+            return found[page * size:(page + 1) * size]
 
     def matching(self, query: str) -> set:
         """Ids of every message sharing a word with `query` (counted, not ranked: cheap)."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        return matching_docs(self._index, query)
+        from memlib.retrieval import matching_docs
+
+        with self._current():
+            return matching_docs(self._index, query)
 
     @property
     def messages(self) -> list[Message]:
-        return list(self._messages)
+        with self._current() as messages:
+            return list(messages)
 
     def __len__(self) -> int:
-        return len(self._messages)
+        with self._current() as messages:
+            return len(messages)
 
     def __iter__(self) -> Iterator[Message]:
-        return iter(list(self._messages))
+        with self._current() as messages:
+            return iter(list(messages))
 
     def __contains__(self, message_id) -> bool:
-        return message_id in self._by_id
+        with self._current():
+            try:
+                return message_id in self._by_id
+            except TypeError:
+                return False
+
+    def close(self) -> None:
+        """Close the table (a file or a connection). Everything written is already committed."""
+        self._table.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"RecallStore({len(self)} messages, page_size={self.page_size})"

@@ -25,9 +25,11 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Iterable, Protocol, runtime_checkable
 
 from snowballstemmer.english_stemmer import EnglishStemmer
+
+from memlib._util import check_positive_int, is_number
 
 _STEMMER = EnglishStemmer()
 
@@ -48,6 +50,7 @@ __all__ = [
     "ANALYZERS",
     "DEFAULT_ANALYZER",
     "ANALYZER_ID",
+    "matching_docs",
 ]
 
 # A deliberately small, fixed list. Small memory stores are the common case here, and
@@ -325,11 +328,7 @@ def _check_text(value: object, what: str) -> str:
 
 def _check_k(k: object) -> int:
     # bool is an int subclass; search(q, True) is almost certainly a mistake
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise ValueError(f"k must be an int >= 1 (how many results to return), got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be an int >= 1 (how many results to return), got {k}")
-    return k
+    return check_positive_int(k, "k", "how many results to return")
 
 
 def _check_doc_id(doc_id: object) -> None:
@@ -355,6 +354,19 @@ def _check_analyzer(analyzer: object) -> Callable[[str], list[str]]:
         raise TypeError(f"analyzer must be a name, an Analyzer or a function str -> list[str], "
                         f"got {type(analyzer).__name__}")
     return analyzer
+
+
+def _checked_pairs(index, pairs, kind: str) -> list[tuple[Hashable, str]]:
+    """(doc_id, text) pairs checked as `add` checks one, before any is added."""
+    pairs = list(pairs)
+    seen: set = set()
+    for doc_id, text in pairs:
+        _check_text(text, "text")
+        _check_doc_id(doc_id)
+        if doc_id in index or doc_id in seen:
+            raise ValueError(f"doc_id {doc_id!r} is already in this {kind} (or twice in the batch); nothing was added")
+        seen.add(doc_id)
+    return pairs
 
 
 def _dedupe(tokens: list[str]) -> list[str]:
@@ -441,6 +453,11 @@ class TokenOverlap(_DocTable):
         self._doc_tokens[doc_id] = tokens
         for term in tokens:
             self._postings.setdefault(term, set()).add(doc_id)
+
+    def add_many(self, pairs: Iterable[tuple[Hashable, str]]) -> None:
+        """`add` for many (doc_id, text) pairs, all or none."""
+        for doc_id, text in _checked_pairs(self, pairs, self._KIND):
+            self.add(doc_id, text)
 
     def remove(self, doc_id: Hashable) -> None:
         self._unregister(doc_id, self._KIND)
@@ -534,7 +551,7 @@ class BM25Index(_DocTable):
                 f"unknown idf {idf!r}; choose one of {', '.join(map(repr, self.IDF_KINDS))}"
             )
         for name, value in (("k1", k1), ("b", b), ("epsilon", epsilon)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not is_number(value):
                 raise TypeError(f"{name} must be a number, got {type(value).__name__}")
             if not math.isfinite(value):
                 raise ValueError(f"{name} must be finite, got {value}")
@@ -576,6 +593,30 @@ class BM25Index(_DocTable):
         self._doc_len[doc_id] = len(tokens)
         self._doc_terms[doc_id] = tuple(counts)
         self._total_len += len(tokens)
+        self._invalidate()
+
+    def add_many(self, pairs: Iterable[tuple[Hashable, str]]) -> None:
+        """Index many (doc_id, text) pairs, all or none: `add` for each, with the
+        per-document bookkeeping done once (reopening a 100k-record store uses this)."""
+        pairs = _checked_pairs(self, pairs, "BM25Index")
+        postings, doc_len, doc_terms, seq = self._postings, self._doc_len, self._doc_terms, self._seq
+        analyze, total = self.analyzer, 0
+        for doc_id, text in pairs:
+            seq[doc_id] = self._next_seq
+            self._next_seq += 1
+            tokens = analyze(text)
+            counts = Counter(tokens)
+            for term, tf in counts.items():
+                posting = postings.get(term)
+                if posting is None:
+                    posting = postings[term] = {}
+                posting[doc_id] = tf
+            doc_len[doc_id] = len(tokens)
+            doc_terms[doc_id] = tuple(counts)
+            total += len(tokens)
+        self._total_len += total
+        if self.kind == "okapi":
+            self._df_hist = Counter(len(p) for p in postings.values())
         self._invalidate()
 
     def remove(self, doc_id: Hashable) -> None:
@@ -834,6 +875,23 @@ class BM25Index(_DocTable):
 
 
 # ---------------------------------------------------------------------------
+
+def matching_docs(index, query: str) -> set:
+    """Every document of `index` sharing a token with `query`: what a search ranks, unranked.
+
+    Reads the scorer's postings when it has them (memlib's scorers do), so counting
+    the matches of a long query costs a set union, not a ranking of all of them.
+    """
+    postings = getattr(index, "_postings", None)
+    if not isinstance(postings, dict):
+        return {doc for doc, _ in index.search(query, k=max(len(index), 1))}
+    found: set = set()
+    for term in dict.fromkeys(tokenize(query)):
+        docs = postings.get(term)
+        if docs:
+            found.update(docs)
+    return found
+
 
 @dataclass(frozen=True)
 class ScorerEntry:

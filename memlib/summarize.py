@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Protocol, Sequence, runtime_checkable
 
+from memlib._util import check_int_at_least
 from memlib.messages import Message
 from memlib.tokens import count
 
@@ -33,8 +34,7 @@ def check_summary_args(previous, evicted, max_tokens) -> None:
         raise TypeError(f"previous summary must be a str, got {type(previous).__name__}")
     if isinstance(evicted, (str, bytes)) or not all(isinstance(m, Message) for m in evicted):
         raise TypeError("evicted must be a list of Message objects")
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 0:
-        raise ValueError(f"max_tokens must be an int >= 0, got {max_tokens!r}")
+    check_int_at_least(max_tokens, 0, "max_tokens")
 
 
 def _lines(evicted: Sequence[Message]) -> list[str]:

@@ -20,17 +20,18 @@ from __future__ import annotations
 
 import json
 import math
-import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memlib.archival import ArchivalRecord, ArchivalStore, utcnow
+from memlib._util import one_line, parse_day, shorten, utcnow
+from memlib._util import shown as _describe  # a short, safe repr of any value for error messages
+from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.context import MainContext
 from memlib.core_memory import CoreMemory, CoreMemoryError
 from memlib.messages import Message
-from memlib.recall import RecallStore, parse_day
+from memlib.recall import RecallStore
 
 __all__ = [
     "MemorySystem",
@@ -471,8 +472,7 @@ def _message_label(message: Message) -> str:
 
 
 def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _SNIPPET_CHARS else flat[: _SNIPPET_CHARS - 1] + "…"
+    return one_line(text, _SNIPPET_CHARS)
 
 
 def _is_conversation(message: Message) -> bool:
@@ -589,29 +589,12 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [spec.schema() for spec in TOOLS.values()]
 _JSON_TYPES = {"string": (str,), "integer": (int,), "boolean": (bool,)}
 
 
-# Bounded repr: never more than a short prefix of any input, whatever its size or depth.
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 40
-_REPR.maxlevel = 3
-
-
-def _describe(value: Any) -> str:
-    """A short, safe description of any value: echoes at most a prefix of it, never raises."""
-    try:
-        text = _REPR.repr(value)
-        if not isinstance(text, str):
-            raise TypeError
-    except Exception:  # a repr that raises or recurses: name the type instead
-        return f"<{type(value).__name__} object>"
-    return text if len(text) <= 40 else text[:39] + "…"
-
-
 def _safe_text(exc: BaseException, limit: int = 300) -> str:
     try:
         text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
     except Exception:
         text = type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(text, limit)
 
 
 def _parse_arguments(arguments: Any) -> dict[str, Any]:

@@ -177,6 +177,11 @@ def test_reference_decider_variants():
     assert trace.tool_calls[-1].name == "send_message" and len(trace.tool_calls) == 1
     with pytest.raises(ValueError, match="max_pages"):
         ReferenceDecider(max_pages=0)
+    # a flag is True or False: the string "no" would otherwise switch the behaviour on
+    with pytest.raises(TypeError, match="save_under_pressure must be True or False"):
+        ReferenceDecider(save_under_pressure="no")
+    with pytest.raises(TypeError, match="memory_tools must be True or False"):
+        ReferenceDecider(memory_tools=0)
 
 
 def test_reference_decider_answers_with_nothing_left_in_the_cap():

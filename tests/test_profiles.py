@@ -169,6 +169,14 @@ def test_bad_profile_arguments_are_named():
         MainContext(window=500, profile=3)
     with pytest.raises(ValueError, match="evict must be"):
         PagingProfile("x", "y", warn_at=None, trigger="before_append", trigger_at=1.0, evict="half", amount=0.5)
+    # True is an int to Python; as a count of messages to keep, or of summary tokens, it is a mistake
+    with pytest.raises(ValueError, match="keep_last must be an int >= 0, got True"):
+        PagingProfile("x", "y", warn_at=None, trigger="before_append", trigger_at=1.0, evict="to_share",
+                      amount=0.5, keep_last=True)
+    with pytest.raises(ValueError, match="summary_tokens must be an int >= 0, got True"):
+        MainContext(window=500, summary_tokens=True)
+    with pytest.raises(ValueError, match=r"window must be an int >= 64 \(a number of tokens\), got 63"):
+        MainContext(window=63)
     # explicit thresholds still work and build a custom paper-shaped profile
     ctx = MainContext(window=500, warn_at=0.6, flush_at=0.9, evict_to=0.4)
     assert ctx.profile.name == "custom" and ctx.limit == 450
@@ -176,7 +184,7 @@ def test_bad_profile_arguments_are_named():
 
 @pytest.mark.parametrize("name", ["memgpt", "letta"])
 def test_a_saved_agent_keeps_its_profile(tmp_path, name):
-    from memlib.storage import load_agent, save_agent
+    from memlib.saves import load_agent, save_agent
 
     ctx = MainContext(window=600, system_prompt="sys", profile=name, summarizer=ExtractiveSummarizer())
     for i in range(40):

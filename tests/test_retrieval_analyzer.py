@@ -257,4 +257,4 @@ def test_fts5_mirror_written_by_another_analyzer_is_rebuilt(tmp_path, monkeypatc
     monkeypatch.undo()
     with SQLiteArchivalStore(path, fts5=True, candidates="fts5") as store:
         assert [h.record.text for h in store.search("moving")] == ["Ines moved to Lisbon"]
-        assert store._db.meta("fts_analyzer") == ANALYZER_ID
+        assert store._table._db.meta("fts_analyzer") == ANALYZER_ID

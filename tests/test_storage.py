@@ -19,8 +19,9 @@ from memlib.archival import MAX_TEXT_CHARS, ArchivalRecord, ArchivalStore
 from memlib.messages import Message
 from memlib.recall import RecallStore
 from memlib import storage
+from memlib import saves
+from memlib.saves import AgentSaveError, load_agent, save_agent
 from memlib.storage import (
-    AgentSaveError,
     ReadOnlyStorageError,
     SQLiteArchivalStore,
     SQLiteRecallStore,
@@ -28,8 +29,6 @@ from memlib.storage import (
     StorageError,
     StorageFullError,
     fts5_available,
-    load_agent,
-    save_agent,
 )
 
 needs_fts5 = pytest.mark.skipif(not fts5_available(), reason="this Python's SQLite has no FTS5")
@@ -330,7 +329,7 @@ def test_read_only_file_system_fails_at_open_with_a_clear_error(read_only_dir):
 def _fill_until_full(store, recall=None):
     # PRAGMA max_page_count caps the database file: SQLite then fails exactly as on
     # a full disk (SQLITE_FULL), portably and without root or a tiny file system.
-    for db in [store._db] + ([recall._db] if recall is not None else []):
+    for db in [store._table._db] + ([recall._table._db] if recall is not None else []):
         pages = db.conn.execute("PRAGMA page_count").fetchone()[0]
         db.conn.execute(f"PRAGMA max_page_count = {pages + 3}").fetchone()
 
@@ -468,8 +467,9 @@ def test_save_and_load_a_whole_agent(tmp_path):
     assert agent.context.messages == ctx.messages and agent.context.used == ctx.used
     assert "SavedAgent(" in repr(agent) and "archival=70 records" in repr(agent)
     manifest = json.loads((tmp_path / "save" / "manifest.json").read_text())
-    assert manifest["format_version"] == storage.SAVE_FORMAT_VERSION
-    assert set(manifest["files"]) == {"core_memory.json", "context.json", "archival.jsonl", "recall.jsonl"}
+    assert manifest["format_version"] == saves.SAVE_FORMAT_VERSION
+    assert set(manifest["files"]) == {"core_memory.json", "context.json", "archival.jsonl",
+                                      "archival_history.jsonl", "recall.jsonl"}
 
 
 def test_partial_saves_and_overwrite(tmp_path):
@@ -502,7 +502,7 @@ def test_a_crash_while_saving_keeps_the_old_save(tmp_path, monkeypatch):
             raise OSError(28, "No space left on device")
         Path(path).write_bytes(data)
 
-    monkeypatch.setattr(storage, "_write_synced", failing_write)
+    monkeypatch.setattr(saves, "_write_synced", failing_write)
     with pytest.raises(OSError, match="No space"):
         save_agent(tmp_path / "save", context=ctx, archival=archival, overwrite=True)
     assert {p.name: p.read_bytes() for p in (tmp_path / "save").iterdir()} == before
@@ -611,7 +611,7 @@ def test_recall_bad_input_same_errors_and_nothing_written(tmp_path, call, error)
 
 def test_saved_agent_never_reuses_a_deleted_archival_id(tmp_path):
     from memlib.archival import ArchivalStore
-    from memlib.storage import load_agent, save_agent
+    from memlib.saves import load_agent, save_agent
 
     store = ArchivalStore()
     store.insert("kept fact")

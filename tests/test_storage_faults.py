@@ -17,16 +17,17 @@ import tempfile
 
 import pytest
 
-from memlib import storage
+from memlib import saves, storage
 from memlib.archival import ArchivalRecord
 from memlib.core_memory import CoreMemory
-from memlib.storage import AgentSaveError, SQLiteArchivalStore, load_agent, save_agent
+from memlib.saves import AgentSaveError, load_agent, save_agent
+from memlib.storage import SQLiteArchivalStore
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="needs os.fork")
 
 # The file-system steps of a save, as storage calls them.
-_STEPS = [(storage, "_write_synced"), (storage, "_fsync_dir"), (storage.os, "rename"),
-          (storage.shutil, "rmtree"), (storage.tempfile, "mkdtemp")]
+_STEPS = [(saves, "_write_synced"), (saves, "_fsync_dir"), (saves.os, "rename"),
+          (saves.shutil, "rmtree"), (saves.tempfile, "mkdtemp")]
 
 
 def _counting(on_step):
@@ -113,7 +114,7 @@ def test_a_failed_swap_puts_the_old_save_back(tmp_path, monkeypatch):
             raise OSError(5, "I/O error")
         return real(src, dst)
 
-    monkeypatch.setattr(storage.os, "rename", failing)
+    monkeypatch.setattr(saves.os, "rename", failing)
     with pytest.raises(OSError, match="I/O"):
         save_agent(tmp_path / "save", core_memory=CoreMemory.default(human="new"), overwrite=True)
     monkeypatch.undo()
@@ -159,7 +160,7 @@ def test_delete_reports_truthfully_when_another_connection_commits_in_between(tm
     a = SQLiteArchivalStore(tmp_path / "a.db")
     b = SQLiteArchivalStore(tmp_path / "a.db")
     first, second = a.insert("first fact"), a.insert("second fact")
-    real_write = a._db.write
+    real_write = a._table._db.write
 
     import contextlib
 
@@ -170,7 +171,7 @@ def test_delete_reports_truthfully_when_another_connection_commits_in_between(tm
         if "delete" in action:
             b.delete(second.id)  # lands right after a's commit
 
-    monkeypatch.setattr(a._db, "write", write_then_b_deletes)
+    monkeypatch.setattr(a._table._db, "write", write_then_b_deletes)
     assert a.delete(first.id) == first  # a's delete committed: it says so
     assert len(a) == 0 and len(b) == 0
     with pytest.raises(KeyError, match="no archival record"):
@@ -214,8 +215,8 @@ import json as _json
 import sqlite3
 
 from memlib.messages import Message
-from memlib.storage import (BadRow, DamagedRowsWarning, SQLiteRecallStore, StorageCorruptError,
-                            AgentSaveError as _AgentSaveError)
+from memlib.saves import AgentSaveError as _AgentSaveError
+from memlib.storage import BadRow, DamagedRowsWarning, SQLiteRecallStore, StorageCorruptError
 
 
 def _damage(path, sql, *params):
@@ -341,7 +342,7 @@ def test_load_agent_resolves_summarizers_from_the_registry_only(tmp_path):
     state = _json.loads(path.read_text())
     state["summarizer"] = "memlib.storage:SQLiteArchivalStore"  # importable, callable, not a summarizer
     _resave(tmp_path / "save", "context.json", _json.dumps(state).encode())
-    with pytest.raises(_AgentSaveError, match="not in memlib.storage.SUMMARIZERS"):
+    with pytest.raises(_AgentSaveError, match="not in memlib.saves.SUMMARIZERS"):
         load_agent(tmp_path / "save")
     loaded = load_agent(tmp_path / "save", summarizer=TruncatingSummarizer())  # the way out
     assert isinstance(loaded.context.summarizer, TruncatingSummarizer)

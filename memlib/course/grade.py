@@ -67,6 +67,7 @@ from typing import Any, Callable, Iterable
 
 import nbformat
 
+from memlib._util import one_line
 from memlib.course import kernel_run, shards, tamper
 from memlib.course.checking import REFERENCE_NOTE
 from memlib.course.kernel_run import CellRun, NotebookRun
@@ -1254,8 +1255,7 @@ def _first_line(source: str) -> str:
 
 
 def _one_line(text: str, limit: int = REASON_CHARS) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    return one_line(text, limit)
 
 
 def _safe_filename(name: str) -> str:

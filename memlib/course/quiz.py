@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Iterable
 
+from memlib._util import is_int, shorten
+
 __all__ = ["Question", "Feedback", "Quiz", "load_quiz", "show_quiz"]
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -63,7 +65,7 @@ class Question:
             raise ValueError("a quiz question needs non-empty 'question' text")
         if len(self.options) < 2:
             raise ValueError(f"question {self.question!r} needs at least 2 options, got {len(self.options)}")
-        if isinstance(self.answer, bool) or not isinstance(self.answer, int) or not 0 <= self.answer < len(self.options):
+        if not is_int(self.answer) or not 0 <= self.answer < len(self.options):
             raise ValueError(
                 f"question {self.question!r}: answer must be the 0-based index of the right option "
                 f"(0..{len(self.options) - 1}), got {self.answer!r}"
@@ -125,7 +127,7 @@ class Question:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        short = self.question if len(self.question) <= 50 else self.question[:47] + "..."
+        short = shorten(self.question, 50)
         return f"Question({short!r}, {len(self.options)} options)"
 
 

@@ -66,6 +66,7 @@ from pathlib import Path
 
 import nbformat
 
+from memlib._util import is_number
 from memlib.course import config
 
 __all__ = [
@@ -225,7 +226,7 @@ def _validate_graded(cell: dict, where: str) -> None:
     if not isinstance(grade_id, str) or not GRADE_ID_RE.match(grade_id):
         raise ReleaseError(f"{where}: grade_id {grade_id!r} must be a non-empty string of letters, digits, '_', '.', '-'")
     points = meta.get("points")
-    if isinstance(points, bool) or not isinstance(points, (int, float)) or points <= 0:
+    if not is_number(points) or not points > 0:
         raise ReleaseError(f"{where}: points {points!r} for {grade_id!r} must be a positive number")
     if TAG_SOLUTION_ONLY in tags or TAG_NBVAL_SKIP in tags:
         raise ReleaseError(f"{where}: a graded cell cannot be tagged {TAG_SOLUTION_ONLY!r} or {TAG_NBVAL_SKIP!r}")

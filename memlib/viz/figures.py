@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from memlib import retrieval
+from memlib._util import check_int_at_least, check_positive_int, is_number, shorten
 from memlib.viz.replay import Snapshot, replay
 
 if TYPE_CHECKING:  # plotly is imported lazily at run time
@@ -110,16 +111,14 @@ def _segments_of(obj, window: int | None) -> tuple[dict[str, int], int, dict[str
     if unknown:
         raise ValueError(f"unknown segments {sorted(unknown)}; expected some of {list(SEGMENTS)}")
     for name, value in segs.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"segment {name!r} must be a token count (int >= 0), got {value!r}")
+        check_int_at_least(value, 0, f"segment {name!r}", "a token count")
     if window is None:
         window = default_window
     if window is None:
         if "free" not in segs:
             raise ValueError("a dict without a 'free' segment needs window=...: the bar cannot guess the window")
         window = sum(segs.values())
-    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
-        raise ValueError(f"window must be a positive int of tokens, got {window!r}")
+    check_positive_int(window, "window", "a number of tokens")
     used = sum(v for k, v in segs.items() if k != "free")
     # free is always what the window leaves, so the bar's segments add up to the window
     segs = {k: segs.get(k, 0) for k in SEGMENTS[:-1]}
@@ -182,10 +181,8 @@ def usage_bar(used: int, window: int, *, warn_at: float = 0.7, flush_at: float =
     For traces that recorded tokens used but not the split by segment.
     """
     for name, value in (("used", used), ("window", window)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{name} must be a token count (int >= 0), got {value!r}")
-    if window <= 0:
-        raise ValueError(f"window must be a positive int of tokens, got {window!r}")
+        check_int_at_least(value, 0, name, "a token count")
+    check_positive_int(window, "window", "a number of tokens")
     parts = [("in use", SEGMENT_COLORS["messages"], used),
              (SEGMENT_LABELS["free"], SEGMENT_COLORS["free"], max(0, window - used))]
     return _stacked_bar(parts, window, (warn_at, flush_at, evict_to), title=title, height=height)
@@ -320,13 +317,13 @@ def _bar_items(hits_or_pairs) -> list[tuple[str, float, str, str]]:
     for item in hits_or_pairs:
         record = getattr(item, "record", None)
         if record is not None and hasattr(item, "score"):
-            text = record.text if len(record.text) <= 90 else record.text[:87] + "..."
+            text = shorten(record.text, 90)
             where = f"{record.session_id or '-'}/{record.turn_id if record.turn_id is not None else '-'}"
             items.append((str(record.id), float(item.score), TRUST_COLORS.get(record.trust, PALETTE[0]),
                           f"{record.id} [{where}, {record.trust}]<br>{_hover_escape(text)}"))
         elif isinstance(item, (tuple, list)) and len(item) == 2:
             label, score = item
-            if isinstance(score, bool) or not isinstance(score, (int, float)):
+            if not is_number(score):
                 raise TypeError(f"score of {label!r} must be a number, got {score!r}")
             items.append((str(label), float(score), PALETTE[0], f"{label}: {float(score):.3f}"))
         else:
@@ -403,7 +400,7 @@ def recall_at_k_curve(curves: Mapping[str, Sequence[float]], ks: Sequence[int] |
         xs = list(range(1, len(values) + 1)) if ks is None else list(ks)
         if len(xs) != len(values):
             raise ValueError(f"curve {name!r} has {len(values)} values but ks has {len(xs)}; give one value per k")
-        bad = [v for v in values if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1]
+        bad = [v for v in values if not is_number(v) or not 0 <= v <= 1]
         if bad:
             raise ValueError(f"curve {name!r}: {metric}@k values must be numbers in [0, 1], got {bad[:3]}")
         all_ks.update(xs)

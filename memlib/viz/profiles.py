@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from memlib._util import check_positive_int
 from memlib.context import PROFILES, PagingProfile
 from memlib.viz.figures import LINE_COLORS, TEMPLATE, _go, _timeline_traces
 from memlib.viz.replay import Snapshot, replay
@@ -180,14 +181,12 @@ class ProfileExplorer(_Explorer):
 
     def step(self, n: int = 1) -> list[dict]:
         """`n` turns forward (stops at the end)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        check_positive_int(n, "n")
         return self.goto(min(self.position + n, self.turns))
 
     def back(self, n: int = 1) -> list[dict]:
         """`n` turns back (stops at turn 0)."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        check_positive_int(n, "n")
         return self.goto(max(self.position - n, 0))
 
     def _render(self) -> None:

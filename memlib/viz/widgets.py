@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from memlib.archival import ArchivalRecord, Hit
 from memlib import retrieval
+from memlib._util import check_positive_int, is_int, shorten
 from memlib.retrieval import make_scorer, tokenize
 from memlib.viz.figures import (LINE_COLORS, SEGMENT_COLORS, TRUST_COLORS, context_bar, score_bars,
                                 usage_bar)
@@ -52,10 +53,6 @@ def _esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _badge(kind: str) -> str:
     color = EVENT_COLORS.get(kind, "#5b6577")
     return (f'<span style="display:inline-block;min-width:86px;padding:0 6px;margin-right:6px;border-radius:3px;'
@@ -63,7 +60,7 @@ def _badge(kind: str) -> str:
 
 
 def _check_turn(value, last: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= last:
+    if not is_int(value) or not 0 <= value <= last:
         raise ValueError(f"{what} must be an int from 0 to {last}, got {value!r}")
     return value
 
@@ -211,8 +208,7 @@ class ContextStepper(_Explorer):
 
     def step(self, n: int = 1) -> Snapshot:
         """Append the next `n` messages (stops at the end); returns the new state."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        check_positive_int(n, "n")
         return self.goto(min(self.position + n, self.turns))
 
     def back(self, n: int = 1) -> Snapshot:
@@ -258,7 +254,7 @@ class ContextStepper(_Explorer):
             else:
                 continue
             parts.append(f'<div class="{cls}" style="{style}"><b>#{m.id} {_esc(m.role)}</b>: '
-                         f'{_esc(_cut(m.content, 300))}</div>')
+                         f'{_esc(shorten(m.content, 300))}</div>')
         if not seen:
             parts.append('<div style="color:#888"><i>no messages yet: press step</i></div>')
         parts.append("</div>")
@@ -407,9 +403,7 @@ class RetrievalExplorer(_Explorer):
 
     @staticmethod
     def _check_k(k) -> int:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"k must be an int >= 1 (how many results to show), got {k!r}")
-        return k
+        return check_positive_int(k, "k", "how many results to show")
 
     def _index(self, name: str):
         """One scorer per name, built on first use over every record."""
@@ -444,7 +438,7 @@ class RetrievalExplorer(_Explorer):
         self.results = [Hit(self.records[rid], score, rank) for rank, (rid, score) in enumerate(ranked)]
         self.matched = {h.record.id: index.matched_terms(self.query, h.record.id) for h in self.results}
         self._show(score_bars(self.results, title=f"{self.scorer_name}: top {len(self.results)} for "
-                              f"{_cut(self.query, 60)!r}", xaxis_title=f"{self.scorer_name} score"))
+                              f"{shorten(self.query, 60)!r}", xaxis_title=f"{self.scorer_name} score"))
         self._table.value = self.render_html()
         return self.results
 
@@ -486,9 +480,9 @@ class RetrievalExplorer(_Explorer):
             if r.source_url:
                 url = r.source_url
                 if url.startswith(("http://", "https://")):
-                    where.append(f'<a href="{_esc(url)}" target="_blank" rel="noopener noreferrer">{_esc(_cut(url, 50))}</a>')
+                    where.append(f'<a href="{_esc(url)}" target="_blank" rel="noopener noreferrer">{_esc(shorten(url, 50))}</a>')
                 else:  # never make a link of javascript: or other schemes
-                    where.append(_esc(_cut(url, 50)))
+                    where.append(_esc(shorten(url, 50)))
             if r.tags:
                 where.append("tags: " + _esc(", ".join(r.tags)))
             rows.append(
@@ -505,7 +499,7 @@ class RetrievalExplorer(_Explorer):
 
     def __repr__(self) -> str:
         return (f"RetrievalExplorer({len(self.records)} records, scorer={self.scorer_name!r}, k={self.k}, "
-                f"query={_cut(self.query, 40)!r}, {len(self.results)} results)")
+                f"query={shorten(self.query, 40)!r}, {len(self.results)} results)")
 
 
 # -- TraceViewer --------------------------------------------------------------
@@ -537,7 +531,7 @@ class Interrupt:
         return [e.kind for e in self.events]
 
     def __repr__(self) -> str:
-        what = "user message" if self.call is None else _cut(str(getattr(self.call, "name", self.call)), 40)
+        what = "user message" if self.call is None else shorten(str(getattr(self.call, "name", self.call)), 40)
         return f"Interrupt(step {self.step}.{self.index}: {what}, {len(self.events)} events)"
 
 
@@ -641,8 +635,7 @@ class TraceViewer(_Explorer):
 
     def step(self, n: int = 1) -> Interrupt:
         """Move to the next interrupt (stops at the last); returns it."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        check_positive_int(n, "n")
         return self.goto(min(self.position + n, len(self.frames) - 1))
 
     def back(self, n: int = 1) -> Interrupt:
@@ -682,7 +675,7 @@ class TraceViewer(_Explorer):
             thought = getattr(f.call, "thought", "")
             if thought:
                 parts.append(f'<div class="thought"><b>inner monologue</b> <i style="white-space:pre-wrap">'
-                             f'{_esc(_cut(thought, 600))}</i></div>')
+                             f'{_esc(shorten(thought, 600))}</i></div>')
             parts.append(f'<div><b>interrupt {f.index}/{calls}</b> · tool call '
                          f'<code class="tool-call">{_esc(text)}</code></div>')
             if f.result is not None:
@@ -695,13 +688,13 @@ class TraceViewer(_Explorer):
             parts.append('<div style="margin-top:6px"><b>spliced into the prompt</b></div>')
             for m in f.spliced:
                 parts.append(f'<pre class="spliced" style="margin:2px 0;padding:4px 6px;background:#f4f6f8;'
-                             f'white-space:pre-wrap">[{_esc(m.role)} #{m.id}] {_esc(_cut(m.content, 600))}</pre>')
+                             f'white-space:pre-wrap">[{_esc(m.role)} #{m.id}] {_esc(shorten(m.content, 600))}</pre>')
         others = [e for e in f.events if e.kind not in ("thought", "tool_call", "tool_result", "append")]
         if others:
             parts.append('<div style="margin-top:6px"><b>then</b></div>')
             for e in others:
                 parts.append(f'<div class="event {_esc(e.kind)}">{_badge(e.kind)}'
-                             f'<span style="white-space:pre-wrap">{_esc(_cut(e.detail, 400))}</span></div>')
+                             f'<span style="white-space:pre-wrap">{_esc(shorten(e.detail, 400))}</span></div>')
         parts.append("</div>")
         return "".join(parts)
 
@@ -710,7 +703,7 @@ class TraceViewer(_Explorer):
         steps = sorted({g.step for g in self.frames})
         self._header.value = (f'<div style="{_FONT}"><b>step {f.step}</b> ({steps.index(f.step) + 1} of '
                               f'{len(steps)}) · frame {self.position + 1}/{len(self.frames)} · user: '
-                              f'<i>{_esc(_cut(f.user_text, 200))}</i></div>')
+                              f'<i>{_esc(shorten(f.user_text, 200))}</i></div>')
         self._show(self.bar())
         self._body.value = self.render_html()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from memlib._util import quote, shown
 from memlib.course.checking import CheckFailed, _student_frame, is_exercise_stub
 
 
@@ -14,8 +15,7 @@ def ordinal(n: int) -> str:
 
 
 def _short(value: Any, width: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return shown(value, width)
 
 
 def _call(fn: Callable, args: tuple, kwargs: dict | None = None, *, where: str) -> Any:
@@ -49,6 +49,5 @@ def _as_callable(answer: Any, what: str) -> Callable:
 
 
 def _short_text(text: Any, width: int = 60) -> str:
-    text = " ".join(str(text).split())
-    return repr(text if len(text) <= width else text[: width - 1] + "…")
+    return quote(text, width)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from memlib._util import is_int
 from memlib.course.checking import CheckFailed, expect, graded, passed
 from memlib.course.checks._common import _as_callable, _call, _short
 
@@ -166,7 +167,7 @@ def check_token_budget(how_many_fit: Callable) -> None:
         given = list(messages)  # the student gets a copy; the case's own list stays as it was
         value = _call(fn, (given, window, system_prompt, reserve),
                       where=f"how_many_fit on {_describe_budget_case(label, messages, window, system_prompt, reserve)}")
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not is_int(value):
             raise CheckFailed(
                 f"how_many_fit returned {type(value).__name__} {_short(value)} for {label}",
                 "return the number of messages that fit, an int (not the tokens, not the messages)",

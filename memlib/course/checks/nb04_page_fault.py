@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
+from memlib._util import TickClock
 from memlib.course.checking import CheckFailed, expect, graded, passed
 from memlib.course.checks._common import _short
 
@@ -28,18 +29,8 @@ _SCENARIO_FILLER = [f"Log {i}: reviewed the Doncaster feed backlog, batch {i} of
 _SCENARIO_QUESTION = "Which food must Biscuit avoid?"
 
 
-class _Clock:
-    """A fixed clock, one minute per tick, so the scenario is the same on every run."""
-
-    def __init__(self, start: datetime = datetime(2026, 3, 2, 9, 0)) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(minutes=1)
-        return self.now
-
-    def __repr__(self) -> str:
-        return f"_Clock({self.now:%Y-%m-%d %H:%M})"
+# A fixed clock, one minute per tick, so the scenario is the same on every run.
+_SCENARIO_START = datetime(2026, 3, 2, 9, 0)
 
 
 @dataclass
@@ -84,7 +75,7 @@ def page_fault_scenario(window: int = 600) -> PageFaultScenario:
     from memlib.policies import RulePolicy
     from memlib.tools import MemorySystem
 
-    memory = MemorySystem.create(window=window, clock=_Clock(), session_id="s1")
+    memory = MemorySystem.create(window=window, clock=TickClock(_SCENARIO_START), session_id="s1")
     agent = Agent(RulePolicy(), memory, max_heartbeats=5)
     for text in _SCENARIO_SETUP + _SCENARIO_FILLER:
         agent.step(text)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Callable
 
+from memlib._util import TickClock
 from memlib.course.checking import CheckFailed, graded, passed
 from memlib.course.checks._common import _short, _short_text
 
@@ -38,15 +39,8 @@ _SEARCH_TOOLS = ("archival_memory_search", "conversation_search", "conversation_
 _SAVE_TOOLS = ("archival_memory_insert", "core_memory_append", "core_memory_replace")
 
 
-class _Clock:
-    """A fixed clock, one minute per tick, so every run is the same."""
-
-    def __init__(self, start: datetime = datetime(2026, 3, 2, 9, 0)) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(minutes=1)
-        return self.now
+# A fixed clock, one minute per tick, so every run is the same.
+_SCENARIO_START = datetime(2026, 3, 2, 9, 0)
 
 
 # -- playing deciders -----------------------------------------------------------------
@@ -119,7 +113,7 @@ def play_scenario(decider: Any, scenario: Any, memory: Any = None, max_heartbeat
 
     scenario = decider_scenario(scenario) if isinstance(scenario, str) else scenario
     make = _factory(decider)
-    clock = _Clock()
+    clock = TickClock(_SCENARIO_START)
     memory = memory if memory is not None else MemorySystem.create(window=scenario.window, clock=clock)
     agent = Agent(_new_decider(make, f"scenario {scenario.id}"), memory, max_heartbeats=max_heartbeats)
     run = ScenarioRun(scenario, memory=memory)
@@ -216,7 +210,7 @@ def play_sessions(decider: Any, label: str | None = None, fresh_sessions: bool =
     turns = [t for t in (datasets.load("conversation") if turns is None else turns)
              if t.role == "user" and not t.content.rstrip().endswith("?")]
     questions = list(datasets.load("conversation_questions") if questions is None else questions)
-    clock = _Clock()
+    clock = TickClock(_SCENARIO_START)
     context = MainContext(window=window, summarizer=ExtractiveSummarizer(), summary_tokens=summary_tokens)
     memory = MemorySystem(context=context, clock=clock)
     agent = Agent(_new_decider(make, "the multi-session run"), memory, max_heartbeats=max_heartbeats)
@@ -510,7 +504,7 @@ def _scenario_failures(make) -> None:
     from memlib.tools import MemorySystem
 
     scenario = decider_scenario("page_fault")
-    memory = MemorySystem.create(window=scenario.window, clock=_Clock())
+    memory = MemorySystem.create(window=scenario.window, clock=TickClock(_SCENARIO_START))
     agent = Agent(_new_decider(make, "scenario 'failed_search'"), memory, max_heartbeats=5)
     for text in scenario.turns:
         agent.step(text)
@@ -521,7 +515,7 @@ def _scenario_failures(make) -> None:
         raise CheckFailed(f"{_where('failed_search', trace)}: every archival search failed, yet the reply cites "
                           f"{_cited_ids(trace.reply)[0]}", "after a Failed result, say what went wrong")
     full = CoreMemory([Block("persona", "I am a helpful assistant.", 2000), Block("human", "x" * 18, 20)])
-    memory = MemorySystem.create(window=2048, core=full, clock=_Clock())
+    memory = MemorySystem.create(window=2048, core=full, clock=TickClock(_SCENARIO_START))
     agent = Agent(_new_decider(make, "scenario 'failed_edit'"), memory, max_heartbeats=5)
     trace = agent.step("My name is Ines Halloran.")
     _step_rules("failed_edit", trace, must_reply=True)
@@ -533,7 +527,7 @@ def _malformed_views() -> list[tuple[str, Any]]:
     from memlib.messages import Message
     from memlib.tools import MemorySystem, ToolResult
 
-    with_context = MemorySystem.create(window=1024, clock=_Clock())
+    with_context = MemorySystem.create(window=1024, clock=TickClock(_SCENARIO_START))
     question = Message.user("What did I say about the boiler?", id=0)
     failed = (ToolCall("archival_memory_search", {"query": "boiler", "request_heartbeat": True}),
               ToolResult("Failed", "archival index unavailable", heartbeat=True))
@@ -542,7 +536,7 @@ def _malformed_views() -> list[tuple[str, Any]]:
     alert = (PRESSURE_ALERT.format(percent=0.93),)
     return [
         ("a memory with no main context (view.context is None)",
-         AgentView(question, MemorySystem(context=None, clock=_Clock()))),
+         AgentView(question, MemorySystem(context=None, clock=TickClock(_SCENARIO_START)))),
         ("a Failed search result with no records", AgentView(question, with_context, (failed,))),
         ("an OK search that found nothing", AgentView(question, with_context, (empty_ok,))),
         ("a pressure alert over an empty context", AgentView(question, with_context, (), alert)),
