@@ -170,7 +170,7 @@ def consolidate_in_store(store, now=None, ends=None, *, by: str = "consolidation
             continue
         kind = "duplicate" if merge.kind == "duplicate" else "changed"
         store.supersede(merge.retired_id, merge.kept_id, by=by,
-                        reason=f"{kind}: {', '.join(merge.shared[:4]) or 'same subject'}")
+                        reason=f"{kind}: {', '.join(merge.shared_terms[:4]) or 'same subject'}")
     for record_id, end in sorted(ends.items()):
         end = parse_when(end, f"ends[{record_id!r}]")
         if now is not None and end > now:

@@ -25,7 +25,7 @@ def merges_then_ends(store, now, ends, *, kinds=None, direction="right", delete=
                      by="consolidation", reason_word=None):
     """memlib's decisions applied to `store`, with one thing optionally done wrong."""
     report = consolidate([r for r in store])
-    for m in report.merges:
+    for m in report.merges if kinds != "none" else []:
         kind = kinds or ("duplicate" if m.kind == "duplicate" else "changed")
         old, new = (m.retired_id, m.kept_id) if direction == "right" else (m.kept_id, m.retired_id)
         if old not in store or new not in store or store.get(old).superseded_by:
@@ -33,8 +33,10 @@ def merges_then_ends(store, now, ends, *, kinds=None, direction="right", delete=
         if delete:
             store.delete(old)
             continue
-        store.supersede(old, new, by=by, reason=f"{reason_word or kind}: overlap {m.score}")
+        store.supersede(old, new, by=by, reason=f"{reason_word or kind}: overlap {m.similarity}")
     for record_id, end in ends.items():
+        if record_id not in store:
+            continue
         record = store.get(record_id)
         if expire == "ignore":
             continue
@@ -71,7 +73,7 @@ def test_a_correct_pass_written_differently_passes():
         report = consolidate(list(store))
         for m in sorted(report.merges, key=lambda m: m.at, reverse=True):
             word = "Duplicate" if m.kind == "duplicate" else "Changed"
-            store.supersede(m.retired_id, m.kept_id, by="consolidation", reason=f"{word}: {' '.join(m.shared[:2])}")
+            store.supersede(m.retired_id, m.kept_id, by="consolidation", reason=f"{word}: {' '.join(m.shared_terms[:2])}")
         for record_id, end in sorted(ends.items(), key=lambda item: item[1]):
             current_end = store.get(record_id).valid_to
             if end <= now and (current_end is None or current_end > end):
@@ -93,7 +95,7 @@ def test_a_pass_that_also_dates_future_ends_passes():
 
 @pytest.mark.parametrize("wrong, message", [
     (lambda s, n, e: merges_then_ends(s, n, e, delete=True), "deleted"),
-    (lambda s, n, e: merges_then_ends(s, n, e, kinds="duplicate"), "supersede recall"),
+    (lambda s, n, e: merges_then_ends(s, n, e, kinds="duplicate"), "duplicate precision"),
     (lambda s, n, e: merges_then_ends(s, n, e, kinds="changed"), "duplicate recall"),
     (lambda s, n, e: merges_then_ends(s, n, e, direction="reversed"), "wrong direction"),
     (lambda s, n, e: merges_then_ends(s, n, e, expire="ignore"), "expiry ignored"),
@@ -101,7 +103,8 @@ def test_a_pass_that_also_dates_future_ends_passes():
     (lambda s, n, e: merges_then_ends(s, n, e, expire="all"), "ends on"),
     (lambda s, n, e: merges_then_ends(s, n, e, by="agent"), "by='consolidation'"),
     (lambda s, n, e: merges_then_ends(s, n, e, reason_word="merged"), "start the reason with the kind"),
-    (lambda s, n, e: None, "recall"),
+    (lambda s, n, e: None, "expiry ignored"),
+    (lambda s, n, e: merges_then_ends(s, n, e, kinds="none"), "pair recall"),
 ])
 def test_plausible_wrong_passes_fail(wrong, message):
     with pytest.raises(CheckFailed) as failure:

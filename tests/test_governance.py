@@ -99,7 +99,7 @@ def test_an_unknown_state_is_refused():
 
 
 def test_pending_edits_survive_to_dict_from_dict_and_save_load(tmp_path):
-    from memlib.storage import load_agent, save_agent
+    from memlib.saves import load_agent, save_agent
 
     memory = CoreMemory.default(human="Name: Ines")
     memory.propose("append", "human", "Prefers tea", source="web page text", reason="untrusted source")
