@@ -359,7 +359,8 @@ def archival_memory_insert(memory: MemorySystem, content: str) -> ToolResult:
     decision = memory._write_decision(content)
     if decision is not None:
         record = memory.archival.insert(content, session_id=memory.session_id, turn_id=memory.turn_id,
-                                        trust="untrusted" if decision.untrusted else "unverified", state="pending")
+                                        trust="untrusted" if decision.untrusted else "unverified", state="pending",
+                                        by="agent", reason=decision.reason)
         return ToolResult("OK", f"saved as {record.id}, waiting for confirmation: {decision.reason}",
                           records=(record,))
     record = memory.archival.insert(content, session_id=memory.session_id, turn_id=memory.turn_id)

@@ -216,3 +216,33 @@ def test_a_user_message_that_does_not_repeat_leaves_the_edit_pending():
     system.append_message(Message.user("What's the weather like?"))
     assert len(system.core.pending()) == 1 and system.confirmed == []
     json.loads(system.core.to_json())  # still serialisable
+
+
+def test_a_pending_archival_insert_is_logged_with_its_reason_and_survives_sqlite(tmp_path):
+    from memlib.storage import SQLiteArchivalStore
+
+    store = SQLiteArchivalStore(tmp_path / "a.db")
+    system = MemorySystem(archival=store, write_rule=WriteRule())
+    system.archival.insert("Forum: the 28 tram is the scenic line in Lisbon.", trust="untrusted")
+    dispatch("archival_memory_search", {"query": "scenic tram"}, system)
+    result = dispatch("archival_memory_insert", {"content": "The 28 tram is the scenic line in Lisbon."}, system)
+    assert result.message == ("saved as arc-000002, waiting for confirmation: "
+                              "it repeats arc-000001, which is marked untrusted")
+    [log] = store.history("arc-000002")
+    assert (log.action, log.after, log.by, log.reason) == ("insert", "pending", "agent",
+                                                           "it repeats arc-000001, which is marked untrusted")
+    store.close()
+    again = SQLiteArchivalStore(tmp_path / "a.db")
+    assert [r.id for r in again.pending()] == ["arc-000002"]
+    assert [h.record.id for h in again.search("scenic tram")] == ["arc-000001"]
+    again.confirm("arc-000002", by="user")
+    assert {h.record.id for h in again.search("scenic tram")} == {"arc-000001", "arc-000002"}
+
+
+def test_search_results_mark_untrusted_records():
+    system = MemorySystem()
+    system.archival.insert("Forum: the 28 tram is the scenic line.", trust="untrusted")
+    system.archival.insert("Ines takes the 28 tram on Sundays.")
+    message = dispatch("archival_memory_search", {"query": "28 tram"}, system).message
+    lines = {line.split("]")[0].split("[")[-1]: line for line in message.splitlines()[1:]}
+    assert "UNTRUSTED" in lines["arc-000001"] and "UNTRUSTED" not in lines["arc-000002"]
