@@ -109,7 +109,13 @@ def test_a_pass_that_also_dates_future_ends_passes():
 def test_plausible_wrong_passes_fail(wrong, message):
     with pytest.raises(CheckFailed) as failure:
         check_consolidation(wrong)
-    assert message in str(failure.value) + failure.value.hint
+    # the edge cases come first: a pass that gets the scoring wrong may already fail there
+    where = str(failure.value) + failure.value.hint
+    if "a fact said three times" in where:
+        with pytest.raises(CheckFailed) as failure:
+            grade_pass(wrong, "development")
+        where = str(failure.value) + failure.value.hint
+    assert message in where
 
 
 def test_expiring_after_a_successor_at_the_later_stated_end_fails():
@@ -131,8 +137,10 @@ def test_merging_everything_on_a_subject_fails_on_precision():
             if end <= now and (rec.valid_to is None or end < rec.valid_to):
                 store.expire(record_id, at=end, by="consolidation", reason="end")
 
-    with pytest.raises(CheckFailed, match="precision"):
+    with pytest.raises(CheckFailed, match="same instant"):
         check_consolidation(greedy)
+    with pytest.raises(CheckFailed, match="precision"):
+        grade_pass(greedy, "development")
 
 
 def test_losing_tags_fails():
@@ -177,3 +185,32 @@ def test_worlds_are_fresh_and_unknown_world_is_refused():
     assert len(a) == 337 and len(b) == 78 and len(links) == 23 and len(ends) == 8
     with pytest.raises(ValueError, match="unknown world"):
         consolidation_world("test")
+
+
+def test_edge_cases_catch_a_stale_candidate_a_same_instant_merge_and_an_end_on_the_day():
+    solution = solution_pass()
+
+    def keeps_retired_candidates(store, now, ends):
+        # merges each record with the best earlier one, retired or not
+        records = sorted(store, key=lambda r: (r.created_at, r.id))
+        for i, record in enumerate(records):
+            earlier = [o for o in records[:i] if o.tags == record.tags and o.created_at < record.created_at]
+            if earlier:
+                store.supersede(earlier[0].id, record.id, by="consolidation", reason="duplicate: same")
+        solution(store, now, {})
+
+    with pytest.raises(CheckFailed, match="crashed|a fact said three times"):
+        grade_pass(keeps_retired_candidates, "edge cases")
+
+    def same_instant(store, now, ends):
+        solution(store, now, ends)
+        store.supersede("edge-4", "edge-5", by="consolidation", reason="duplicate: same locker")
+
+    with pytest.raises(CheckFailed, match="wrong direction"):
+        grade_pass(same_instant, "edge cases")
+
+    def strictly_before_now(store, now, ends):
+        solution(store, now, {k: v for k, v in ends.items() if v < now})
+
+    with pytest.raises(CheckFailed, match="expiry ignored: edge-6"):
+        grade_pass(strictly_before_now, "edge cases")

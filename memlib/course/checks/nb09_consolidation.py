@@ -46,7 +46,23 @@ DEV_ENDS = {
 }
 
 #: The day each world is consolidated on (after its last record).
-_NOW = {"development": datetime(2026, 7, 1), "held-out": datetime(2027, 6, 1)}
+_NOW = {"development": datetime(2026, 7, 1), "held-out": datetime(2027, 6, 1), "edge cases": datetime(2026, 7, 1)}
+
+#: A few records whose right treatment is a rule, not a judgement: a fact restated twice
+#: (the third wording replaces the second, which already replaced the first: only current
+#: records are candidates), two records written at the same instant (neither is older),
+#: and a stated end that is exactly the day of the pass (it is over).
+#: (id, text, tags, written at)
+EDGE_RECORDS = (
+    ("edge-1", "Kasia walks Biscuit at noon on office days.", ("pets",), "2026-01-05T09:00"),
+    ("edge-2", "On office days Kasia walks Biscuit at noon.", ("pets",), "2026-02-02T09:00"),
+    ("edge-3", "Kasia walks Biscuit at noon on office days.", ("pets",), "2026-03-02T09:00"),
+    ("edge-4", "Ines's locker at the climbing wall is number 12.", ("hobbies",), "2026-04-01T09:00"),
+    ("edge-5", "Ines's climbing wall locker is number 12.", ("hobbies",), "2026-04-01T09:00"),
+    ("edge-6", "The allotment water tap is switched off until 1 July.", ("places",), "2026-05-04T09:00"),
+)
+EDGE_ENDS = {"edge-6": "2026-07-01"}
+EDGE_LINKS = (("near_duplicate", "edge-2", "edge-1"), ("near_duplicate", "edge-3", "edge-2"))
 
 #: Minimum precision and recall of the merge decisions, on each world: a pass must find
 #: most links (recall) and be right about most of what it merges (precision), overall and
@@ -66,8 +82,15 @@ def consolidation_world(name: str = "development"):
     elif name == "held-out":
         records = datasets.load("consolidation_heldout")
         links, ends = datasets.load("consolidation_heldout_links"), datasets.load("consolidation_heldout_ends")
+    elif name == "edge cases":
+        from memlib.archival import ArchivalRecord
+        from memlib.datasets import FactLink
+
+        records = [ArchivalRecord(i, text, tags=tags, session_id="s-edge", created_at=at, trust="trusted")
+                   for i, text, tags, at in EDGE_RECORDS]
+        links, ends = [FactLink(*link) for link in EDGE_LINKS], EDGE_ENDS
     else:
-        raise ValueError(f"unknown world {name!r}; use 'development' or 'held-out'")
+        raise ValueError(f"unknown world {name!r}; use 'development', 'held-out' or 'edge cases'")
     now = _NOW[name]
     store = ArchivalStore(clock=lambda: now)
     for record in records:
@@ -159,6 +182,11 @@ def grade_pass(pass_fn: Callable, world: str = "development") -> PassGrade:
         newer = after.get(record.superseded_by)
         expect(newer is not None, f"{record.id} is superseded by {record.superseded_by!r}, which is not in the store",
                "supersede with the id of a record in the store")
+        if newer.created_at == record.created_at:
+            raise CheckFailed(
+                f"wrong direction: {_label(store, record.id)} is superseded by {_label(store, newer.id)}, written at "
+                f"the same instant ({newer.created_at:%d %b %H:%M}): neither is the newer statement",
+                "only a record written later can replace another; skip candidates with the same created_at")
         expect(newer.created_at > record.created_at,
                f"wrong direction: {_label(store, record.id)}, written {record.created_at:%d %b}, is superseded by "
                f"the OLDER {_label(store, newer.id)}, written {newer.created_at:%d %b}",
@@ -203,6 +231,14 @@ def grade_pass(pass_fn: Callable, world: str = "development") -> PassGrade:
 
     scores = _score(found, gold)
     grade = PassGrade(world, found, gold, scores)
+    if world == "edge cases":
+        expect(found == gold,
+               f"a fact said three times (edge-1, edge-2, edge-3, the last two restating the one before): your "
+               f"pass merged {sorted(found) or 'nothing'}, expected edge-2 to replace edge-1 and edge-3 to "
+               "replace edge-2",
+               "compare each record only with records that are still current (not already superseded), "
+               "and the newest wording always replaces the one before it")
+        return grade
     for name, floor in THRESHOLDS.items():
         if name.startswith("kind"):
             for kind in ("supersede", "duplicate"):
@@ -247,6 +283,8 @@ def check_consolidation(pass_fn: Any) -> None:
     THRESHOLDS on both worlds. Free: how the pass decides (similarity, cues, thresholds).
     """
     pass_fn = _as_callable(pass_fn, "consolidation_pass(store, now, ends)")
+    grade_pass(pass_fn, "edge cases")
+    passed("edge cases: a fact restated twice, two records of the same instant, an end on the day of the pass")
     for world in ("development", "held-out"):
         grade = grade_pass(pass_fn, world)
         s = grade.scores
