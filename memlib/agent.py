@@ -465,7 +465,7 @@ class Agent:
 
 
 # The policies moved to memlib.policies; these names still import from here
-# (memlib.guard and older notebooks use them), loaded on first use because
+# (notebooks 04 and 06, and copies students saved, use them), loaded on first use because
 # memlib.policies itself imports this module.
 _MOVED = ("RulePolicy", "ScriptedPolicy", "ScriptedPolicyExhausted", "is_question", "CORE_KEYS")
 

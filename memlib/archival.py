@@ -8,16 +8,16 @@ It lives in memory; `memlib.storage` keeps the same interface on SQLite.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import heapq
 import re
-import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Iterator
 
-from memlib._util import check_page, check_positive_int, is_int, parse_when, shorten, utcnow  # kept importable from here: tools and notebooks use them
+from memlib._util import check_positive_int, is_int, shorten
+from memlib._util import check_page, parse_when, utcnow  # kept importable from here: tools and notebooks use them
+from memlib.tables import OnTable
 
 __all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "Transition", "TRUST_LEVELS", "RECORD_STATES",
            "TRANSITIONS", "MAX_TEXT_CHARS"]
@@ -232,16 +232,23 @@ class _DenseIds:
         self.num[doc_id] = n
         self._ext[n] = doc_id
 
-    def add_many(self, pairs: list[tuple[str, str]]) -> None:
-        """Index many (id, text) pairs at once: what reopening a large store does."""
+    def add_many(self, pairs: list[tuple[str, str]], tokens: dict[str, list[str]] | None = None) -> None:
+        """Index many (id, text) pairs at once: what reopening a large store does. `tokens`
+        ({id: tokens of the default analyzer}, e.g. kept by a table) are used instead of
+        analysing the text again when the scorer analyses with that same default."""
+        from memlib.retrieval import DEFAULT_ANALYZER, BM25Index, tokenize
+
         start = self._next
         numbered = [(start + i, text) for i, (_, text) in enumerate(pairs)]
-        bulk = getattr(self.inner, "add_many", None)
-        if bulk is not None:
-            bulk(numbered)
+        inner = self.inner
+        if (tokens and isinstance(inner, BM25Index) and inner.analyzer in (tokenize, DEFAULT_ANALYZER)
+                and all(doc_id in tokens for doc_id, _ in pairs)):
+            inner.add_many(numbered, [tokens[doc_id] for doc_id, _ in pairs])
+        elif hasattr(inner, "add_many"):
+            inner.add_many(numbered)
         else:
             for n, text in numbered:
-                self.inner.add(n, text)
+                inner.add(n, text)
         for (doc_id, _), (n, _) in zip(pairs, numbered):
             self.num[doc_id] = n
             self._ext[n] = doc_id
@@ -269,7 +276,7 @@ class _DenseIds:
         return len(self.num)
 
 
-class ArchivalStore:
+class ArchivalStore(OnTable):
     """Archival memory: records with provenance and states, ranked by a `memlib.retrieval` scorer.
 
     The store owns the rules (validation, ids, duplicates, states, the index);
@@ -301,8 +308,6 @@ class ArchivalStore:
         self._index = _DenseIds(make_scorer(scorer) if isinstance(scorer, str) else scorer())
         self.page_size = page_size
         self._clock = clock
-        self._table = table if table is not None else MemoryArchivalTable()
-        self._lock = threading.RLock()
         self._records: dict[str, ArchivalRecord] = {}
         self._history: list[Transition] = []
         # ids search must look at twice: not active, or with a validity interval
@@ -310,27 +315,19 @@ class ArchivalStore:
         self._taken: set[str] = set()  # ids of rows the table could not read
         self.bad_rows: list = []
         self._next = next_id
-        changes = self._table.pull()
-        if changes is not None:
-            self._apply(changes)
+        self._attach(table if table is not None else MemoryArchivalTable())
 
-    # -- the view: every read starts here -----------------------------------------
+    # -- the view: every read starts with `with self._current() as records:` -------
 
-    @contextlib.contextmanager
-    def _current(self) -> Iterator[dict[str, ArchivalRecord]]:
-        """The records, after picking up what other connections committed, under the store's lock."""
-        with self._lock:
-            changes = self._table.pull()
-            if changes is not None:
-                self._apply(changes)
-            yield self._records
+    def _view(self) -> dict[str, ArchivalRecord]:
+        return self._records
 
     def _apply(self, changes) -> None:
         """Bring the view up to a table's report (other writers' commits, or the first load)."""
         for rid in changes.removed:
             self._forget(rid)
         if changes.reset and not self._records:
-            self._index.add_many([(r.id, r.text) for r in changes.rows])
+            self._index.add_many([(r.id, r.text) for r in changes.rows], changes.tokens)
             for record in changes.rows:
                 self._records[record.id] = record
                 self._track(record)
@@ -653,16 +650,6 @@ class ArchivalStore:
                 return id in records
             except TypeError:
                 return False
-
-    def close(self) -> None:
-        """Close the table (a file or a connection). Everything written is already committed."""
-        self._table.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"ArchivalStore({len(self)} records, scorer={self.scorer_name!r}, page_size={self.page_size})"

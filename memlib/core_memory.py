@@ -246,9 +246,6 @@ class CoreMemory:
             ]
         )
 
-    # The name INTERFACES.md uses; same thing.
-    default_memgpt = default
-
     @classmethod
     def from_flat(cls, sections: Mapping[str, str], limit: int = DEFAULT_LIMIT) -> "CoreMemory":
         """Build from the legacy flat format `{"persona": "...", "human": "..."}`."""

@@ -32,8 +32,8 @@ from memlib.course import quiz as _quiz_model
 
 __all__ = [
     "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
-    "QuizQuestion", "Quiz", "CoreMemoryExamples", "DeciderScenario",
-    "QUERY_KINDS", "INJECTION_CATEGORIES", "HARD_NEGATIVE_CATEGORIES",
+    "Quiz", "CoreMemoryExamples", "DeciderScenario",
+    "QUERY_KINDS", "HARD_NEGATIVE_CATEGORIES",
     "INJECTION_FAMILIES", "BENIGN_KINDS", "CARRIERS", "QUIZ_NOTEBOOKS",
     "UnknownDatasetError", "names", "load", "load_quiz", "read_text",
 ]
@@ -51,9 +51,6 @@ BENIGN_KINDS = (
 )
 #: How a note reached memory in the poisoning splits (the wrapper around its payload).
 CARRIERS = ("plain", "email", "web_page", "chat_turn", "code_comment", "table_row")
-# The older names, kept for code written before the families.
-INJECTION_CATEGORIES = INJECTION_FAMILIES
-BENIGN_CATEGORIES = BENIGN_KINDS
 #: Benign notes in these kinds look suspicious to a naive filter on purpose.
 HARD_NEGATIVE_CATEGORIES = BENIGN_KINDS[1:]
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
@@ -140,17 +137,12 @@ class PoisonNote:
     def is_injection(self) -> bool:
         return self.label == "injection"
 
-    @property
-    def is_hard_negative(self) -> bool:
-        return self.label == "benign" and self.category != "ordinary"
-
     def __repr__(self) -> str:
         # ascii() so hidden characters show up as escapes in a notebook
         return f"PoisonNote({self.id} {self.label}/{self.category}: {ascii(_short(self.text, 60))})"
 
 
 # The course's one quiz model (memlib.course.quiz): the quiz data loads into it directly.
-QuizQuestion = _quiz_model.Question
 Quiz = _quiz_model.Quiz
 
 

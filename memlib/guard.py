@@ -63,7 +63,6 @@ __all__ = [
     "Verdict",
     "Rule",
     "RULES",
-    "CATEGORIES",
     "FAMILIES",
     "MAX_SCAN_CHARS",
     "scan",
@@ -82,7 +81,6 @@ FAMILIES = (
     "output_task", "code_injection", "override", "prompt_extraction", "persona_hijack",
     "fake_authority", "goal_hijack", "exfiltration", "concealment", "memory_edit",
 )
-CATEGORIES = FAMILIES  # the older name
 
 
 @dataclass(frozen=True)
@@ -275,10 +273,6 @@ class Rule:
     description: str
     find: Callable[[Reading], list[str]] = dataclasses.field(repr=False, compare=False)
     language: bool = True  # reads words, so it also runs on decoded payloads
-
-    @property
-    def category(self) -> str:  # the older name
-        return self.family
 
     def detect(self, text: str) -> list[str]:
         return self.find(read(text))
@@ -1159,7 +1153,7 @@ def _search_records(view: Any) -> list[Any]:
 class GulliblePolicy:
     """A stand-in for a language model that obeys what it reads.
 
-    It behaves like `memlib.agent.RulePolicy`, except that when an archival
+    It behaves like `memlib.policies.RulePolicy`, except that when an archival
     search returns text containing a memory tool call written out
     (``core_memory_replace(label='human', ...)``) it makes that call: the
     failure mode of a model that reads retrieved text in the same channel as
@@ -1167,7 +1161,7 @@ class GulliblePolicy:
     """
 
     def __init__(self) -> None:
-        from memlib.agent import RulePolicy
+        from memlib.policies import RulePolicy
 
         self._rules = RulePolicy()
         self._done: set[tuple[str, str]] = set()

@@ -8,18 +8,18 @@ module never summarises or deletes.
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from datetime import datetime, time
 from typing import Iterator
 
-from memlib._util import check_page, check_positive_int, is_int, naive_utc as _naive_utc, parse_day, utcnow
+from memlib._util import check_page, check_positive_int, is_int, parse_day, utcnow
+from memlib._util import naive_utc as _naive_utc
 from memlib.messages import Message
+from memlib.tables import OnTable
 
 __all__ = ["RecallStore", "parse_day"]
 
 
-class RecallStore:
+class RecallStore(OnTable):
     """Every message, searchable by content and by date.
 
     The store owns the rules (ids, timestamps, duplicates, the index); its rows
@@ -40,26 +40,16 @@ class RecallStore:
 
         check_positive_int(page_size, "page_size")
         self.page_size = page_size
-        self._table = table if table is not None else MemoryRecallTable()
-        self._lock = threading.RLock()
         self._messages: list[Message] = []
         self._by_id: dict[int, Message] = {}
         self._index = BM25Index()
         self._taken: set[int] = set()  # ids of rows the table could not read
         self._last_id: int | None = None
         self.bad_rows: list = []
-        changes = self._table.pull()
-        if changes is not None:
-            self._apply(changes)
+        self._attach(table if table is not None else MemoryRecallTable())
 
-    @contextlib.contextmanager
-    def _current(self) -> Iterator[list[Message]]:
-        """The messages, after picking up what other connections committed, under the store's lock."""
-        with self._lock:
-            changes = self._table.pull()
-            if changes is not None:
-                self._apply(changes)
-            yield self._messages
+    def _view(self) -> list[Message]:
+        return self._messages
 
     def _apply(self, changes) -> None:
         if changes.reset and not self._messages:
@@ -165,16 +155,6 @@ class RecallStore:
                 return message_id in self._by_id
             except TypeError:
                 return False
-
-    def close(self) -> None:
-        """Close the table (a file or a connection). Everything written is already committed."""
-        self._table.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"RecallStore({len(self)} messages, page_size={self.page_size})"

@@ -595,25 +595,29 @@ class BM25Index(_DocTable):
         self._total_len += len(tokens)
         self._invalidate()
 
-    def add_many(self, pairs: Iterable[tuple[Hashable, str]]) -> None:
+    def add_many(self, pairs: Iterable[tuple[Hashable, str]], tokens: list[list[str]] | None = None) -> None:
         """Index many (doc_id, text) pairs, all or none: `add` for each, with the
-        per-document bookkeeping done once (reopening a 100k-record store uses this)."""
+        per-document bookkeeping done once (reopening a 100k-record store uses this).
+        `tokens`, one list per pair, are this index's analyzer's tokens of the texts,
+        already computed (a store that kept them); they are used instead of analysing."""
         pairs = _checked_pairs(self, pairs, "BM25Index")
+        if tokens is not None and len(tokens) != len(pairs):
+            raise ValueError(f"{len(tokens)} token lists for {len(pairs)} documents; pass one per document")
         postings, doc_len, doc_terms, seq = self._postings, self._doc_len, self._doc_terms, self._seq
         analyze, total = self.analyzer, 0
-        for doc_id, text in pairs:
+        for i, (doc_id, text) in enumerate(pairs):
             seq[doc_id] = self._next_seq
             self._next_seq += 1
-            tokens = analyze(text)
-            counts = Counter(tokens)
+            tokens_i = analyze(text) if tokens is None else tokens[i]
+            counts = Counter(tokens_i)
             for term, tf in counts.items():
                 posting = postings.get(term)
                 if posting is None:
                     posting = postings[term] = {}
                 posting[doc_id] = tf
-            doc_len[doc_id] = len(tokens)
+            doc_len[doc_id] = len(tokens_i)
             doc_terms[doc_id] = tuple(counts)
-            total += len(tokens)
+            total += len(tokens_i)
         self._total_len += total
         if self.kind == "okapi":
             self._df_hist = Counter(len(p) for p in postings.values())

@@ -150,21 +150,15 @@ def fts5_available() -> bool:
         conn.close()
 
 
-def _fts_terms(text: str) -> str:
-    """memlib's tokens, each written as the hex of its UTF-8 bytes, space separated.
+def _hex_terms(tokens: list[str]) -> str:
+    """memlib's tokens, each written as the hex of its UTF-8 bytes, space separated: the FTS5 mirror.
 
     FTS5's unicode61 tokenizer splits and folds some characters differently from
     `memlib.retrieval.tokenize` (diacritics, marks, scripts). Hex tokens are plain
     [0-9a-f] runs that FTS5 keeps exactly as given, so FTS5 finds a document for a
     token exactly when memlib's index has it there: candidate sets agree.
     """
-    return " ".join(t.encode("utf-8", "surrogatepass").hex() for t in tokenize(text))
-
-
-def _fts_query(query: str) -> str:
-    """An FTS5 MATCH expression: any of the query's memlib tokens."""
-    terms = dict.fromkeys(t.encode("utf-8", "surrogatepass").hex() for t in tokenize(query))
-    return " OR ".join(f'"{t}"' for t in terms)
+    return " ".join(t.encode("utf-8", "surrogatepass").hex() for t in tokens)
 
 
 # ---------------------------------------------------------------------------
@@ -344,6 +338,16 @@ class _SQLiteFile:
                 f"{self.path}: memlib_meta field {key!r} is {value!r}, not a number; the file is damaged"
             ) from None
 
+    def fetch_rows(self, sql: str, params=()) -> list[tuple]:
+        """Rows as SQLite decodes them (fast, in C); if some TEXT is not valid UTF-8, the
+        same rows with TEXT as bytes, so `_decode_row` can name the damaged row and field."""
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "decode" not in str(exc).lower():
+                raise
+            return self.fetch_raw(sql, params)
+
     def fetch_raw(self, sql: str, params=()) -> list[tuple]:
         """Rows with TEXT as bytes, so one row of bad UTF-8 cannot make the others unreadable."""
         conn = self.conn
@@ -442,7 +446,7 @@ def _decode_row(row, names: tuple[str, ...], ints: tuple[str, ...], path: str, t
 
 def _record_from_fields(f: dict) -> ArchivalRecord:
     try:
-        tags = json.loads(f["tags"]) if isinstance(f["tags"], str) else None
+        tags = [] if f["tags"] == "[]" else json.loads(f["tags"]) if isinstance(f["tags"], str) else None
     except ValueError:
         tags = None
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
@@ -527,7 +531,8 @@ _ARCHIVAL_SCHEMA = [
         valid_from TEXT,
         valid_to TEXT,
         superseded_by TEXT,
-        rev INTEGER NOT NULL DEFAULT 0          -- the write (memlib_meta 'revision') that last touched it
+        rev INTEGER NOT NULL DEFAULT 0,         -- the write (memlib_meta 'revision') that last touched it
+        terms TEXT                              -- JSON list: memlib's tokens of text (memlib_meta 'analyzer')
     )""",
     "CREATE INDEX IF NOT EXISTS archival_records_rev ON archival_records(rev)",
     # ids deleted, by revision, so other connections drop them without reading every id
@@ -549,10 +554,11 @@ _ARCHIVAL_UPGRADES = {1: [
     "ALTER TABLE archival_records ADD COLUMN valid_to TEXT",
     "ALTER TABLE archival_records ADD COLUMN superseded_by TEXT",
     "ALTER TABLE archival_records ADD COLUMN rev INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE archival_records ADD COLUMN terms TEXT",
     "DELETE FROM memlib_meta WHERE key = 'deletes'",
 ]}
 _FTS_SCHEMA = [
-    # memlib tokens as hex (see _fts_terms); rowid = archival_records.seq
+    # memlib tokens as hex (see _hex_terms); rowid = archival_records.seq
     "CREATE VIRTUAL TABLE IF NOT EXISTS archival_fts USING fts5(terms, tokenize='unicode61 remove_diacritics 0')",
 ]
 
@@ -589,8 +595,8 @@ class SQLiteArchivalTable:
             with self._db.lock:
                 if not self.fts5 and not read_only:
                     self._retire_fts()
-                elif self.fts5 and not read_only and self._fts_stale():
-                    self._rebuild_fts()
+                if not read_only and self._tokens_stale():
+                    self._reindex()
         except sqlite3.Error as exc:
             self._db.close()
             raise _translate(exc, self.path, "open archival storage") from None
@@ -620,20 +626,25 @@ class SQLiteArchivalTable:
             return None
         first = self._rev is None
         since = -1 if first else self._rev
-        cols = "seq, " + ", ".join(_RECORD_FIELDS)
-        rows = self._db.fetch_raw(
+        # The first pull also reads the stored tokens (when today's analyzer wrote them),
+        # so reopening a large store builds its index without analysing any text.
+        with_terms = first and self._db.meta("analyzer") == ANALYZER_ID
+        cols = "seq, " + ", ".join(_RECORD_FIELDS) + (", terms" if with_terms else "")
+        rows = self._db.fetch_rows(
             f"SELECT {cols} FROM archival_records WHERE rev > ? ORDER BY {'seq' if first else 'rev, seq'}",
             (since,))
         removed = [] if first else [r[0] for r in conn.execute(
             "SELECT id FROM archival_removed WHERE rev > ? ORDER BY rowid", (since,))]
-        log_rows = self._db.fetch_raw(
+        log_rows = self._db.fetch_rows(
             f"SELECT seq, {', '.join(_TRANSITION_FIELDS)} FROM archival_transitions WHERE rev > ? ORDER BY seq",
             (since,))
         changes = Changes(removed=removed, next_id=self._db.meta_int("next_id", 1), reset=first)
         for row in rows:
-            item = _decode_row(row, _RECORD_FIELDS, ("turn_id",), self.path, "archival_records",
-                               _record_from_fields)
+            item = _decode_row(row[:len(_RECORD_FIELDS) + 1], _RECORD_FIELDS, ("turn_id",), self.path,
+                               "archival_records", _record_from_fields)
             (changes.bad if isinstance(item, BadRow) else changes.rows).append(item)
+            if with_terms and not isinstance(item, BadRow) and isinstance(row[-1], str):
+                changes.tokens[item.id] = json.loads(row[-1])
         for row in log_rows:
             item = _decode_row(row, _TRANSITION_FIELDS, (), self.path, "archival_transitions",
                                _transition_from_fields)
@@ -671,26 +682,30 @@ class SQLiteArchivalTable:
             if writer.wrote:
                 self._rev = writer.rev  # committed
 
-    def _fts_stale(self) -> bool:
+    def _tokens_stale(self) -> bool:
+        """Are the stored tokens (terms column, FTS5 mirror) not those of today's analyzer?"""
         db, conn = self._db, self._db.conn
-        return (db.meta("fts_stale") == "1"
-                # written by another analyzer (an older memlib): its terms would miss
-                or db.meta("fts_analyzer") != ANALYZER_ID
-                or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0]
-                != conn.execute("SELECT count(*) FROM archival_records").fetchone()[0])
+        if db.meta("analyzer") != ANALYZER_ID:  # an older memlib, or another analyzer: its terms would miss
+            return True
+        return self.fts5 and (db.meta("fts_stale") == "1"  # written by a process without the mirror
+                              or conn.execute("SELECT count(*) FROM archival_fts").fetchone()[0]
+                              != conn.execute("SELECT count(*) FROM archival_records").fetchone()[0])
 
-    def _rebuild_fts(self) -> None:
-        # The file was written by a process without FTS5 (or with fts5=False): the
-        # mirror is stale. Rebuild it from the records in one transaction.
-        with self._db.write("rebuild the FTS5 mirror") as conn:
-            conn.execute("DELETE FROM archival_fts")
+    def _reindex(self) -> None:
+        # Recompute every row's tokens (and the FTS5 mirror) in one transaction.
+        with self._db.write("rebuild the stored tokens") as conn:
             rows = self._db.fetch_raw("SELECT seq, text FROM archival_records")
-            # A damaged row's text is indexed as far as it can be read (it is never a search result).
-            conn.executemany("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)",
-                             ((seq, _fts_terms(text.decode("utf-8", "replace") if isinstance(text, bytes)
-                                           else str(text))) for seq, text in rows))
-            conn.execute("DELETE FROM memlib_meta WHERE key = 'fts_stale'")
-            conn.execute("INSERT OR REPLACE INTO memlib_meta VALUES ('fts_analyzer', ?)", (ANALYZER_ID,))
+            # A damaged row's text is analysed as far as it can be read (it is never a search result).
+            tokens = [(seq, tokenize(text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)))
+                      for seq, text in rows]
+            conn.executemany("UPDATE archival_records SET terms = ? WHERE seq = ?",
+                             ((json.dumps(t, ensure_ascii=False), seq) for seq, t in tokens))
+            if self.fts5:
+                conn.execute("DELETE FROM archival_fts")
+                conn.executemany("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)",
+                                 ((seq, _hex_terms(t)) for seq, t in tokens))
+            conn.execute("DELETE FROM memlib_meta WHERE key IN ('fts_stale', 'fts_analyzer')")
+            conn.execute("INSERT OR REPLACE INTO memlib_meta VALUES ('analyzer', ?)", (ANALYZER_ID,))
 
     def _retire_fts(self) -> None:
         # Opened with fts5=False over a file that has the mirror: our writes would
@@ -721,20 +736,24 @@ class _ArchivalWriter:
 
     def insert(self, record: ArchivalRecord) -> None:
         self.wrote = True
+        tokens = tokenize(record.text)
         seq = self.conn.execute(
-            f"INSERT INTO archival_records ({', '.join(_RECORD_FIELDS)}, rev) "
-            f"VALUES ({', '.join('?' * (len(_RECORD_FIELDS) + 1))})", (*_record_row(record), self.rev)).lastrowid
+            f"INSERT INTO archival_records ({', '.join(_RECORD_FIELDS)}, rev, terms) "
+            f"VALUES ({', '.join('?' * (len(_RECORD_FIELDS) + 2))})",
+            (*_record_row(record), self.rev, json.dumps(tokens, ensure_ascii=False))).lastrowid
         if self.fts5:
-            self.conn.execute("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)", (seq, _fts_terms(record.text)))
+            self.conn.execute("INSERT INTO archival_fts(rowid, terms) VALUES (?, ?)", (seq, _hex_terms(tokens)))
 
     def replace(self, record: ArchivalRecord) -> None:
         self.wrote = True
         values = _record_row(record)
+        tokens = tokenize(record.text)
         assignments = ", ".join(f"{name} = ?" for name in _RECORD_FIELDS[1:])
-        seq = self.conn.execute(f"UPDATE archival_records SET {assignments}, rev = ? WHERE id = ? RETURNING seq",
-                                (*values[1:], self.rev, record.id)).fetchone()[0]
+        seq = self.conn.execute(
+            f"UPDATE archival_records SET {assignments}, rev = ?, terms = ? WHERE id = ? RETURNING seq",
+            (*values[1:], self.rev, json.dumps(tokens, ensure_ascii=False), record.id)).fetchone()[0]
         if self.fts5:
-            self.conn.execute("UPDATE archival_fts SET terms = ? WHERE rowid = ?", (_fts_terms(record.text), seq))
+            self.conn.execute("UPDATE archival_fts SET terms = ? WHERE rowid = ?", (_hex_terms(tokens), seq))
 
     def delete(self, rid: str) -> None:
         self.wrote = True
@@ -861,7 +880,7 @@ class SQLiteRecallTable:
 
     def _changes(self) -> Changes | None:
         first = self._last_seq is None
-        rows = self._db.fetch_raw(f"SELECT seq, {', '.join(_MESSAGE_FIELDS)} FROM recall_messages "
+        rows = self._db.fetch_rows(f"SELECT seq, {', '.join(_MESSAGE_FIELDS)} FROM recall_messages "
                                   "WHERE seq > ? ORDER BY seq", (self._last_seq or 0,))
         if not rows and not first:
             return None

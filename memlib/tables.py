@@ -32,11 +32,12 @@ so every backend gives identical results.
 from __future__ import annotations
 
 import contextlib
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-__all__ = ["Changes", "BadRow", "DamagedRowsWarning", "MemoryArchivalTable", "MemoryRecallTable"]
+__all__ = ["Changes", "BadRow", "DamagedRowsWarning", "MemoryArchivalTable", "MemoryRecallTable", "OnTable"]
 
 
 class DamagedRowsWarning(UserWarning):
@@ -88,6 +89,7 @@ class Changes:
     bad: list[Any] = field(default_factory=list)
     next_id: int | None = None
     reset: bool = False
+    tokens: dict[Any, list[str]] = field(default_factory=dict)
 
 
 class _NullWriter:
@@ -141,3 +143,44 @@ class MemoryArchivalTable(_MemoryTable):
 
 class MemoryRecallTable(_MemoryTable):
     """The recall table of a plain `RecallStore`: memory only."""
+
+
+class OnTable:
+    """What every store on a table shares: its lock, catching up before each read, closing.
+
+    A store calls `_attach(table)` once and reads only inside `with self._current() as
+    view:`, which first applies what other connections committed (`_apply`, the
+    store's own) and hands over the store's view (`_view()`), so no read can skip it.
+    """
+
+    def _attach(self, table) -> None:
+        self._table = table
+        self._lock = threading.RLock()
+        changes = table.pull()
+        if changes is not None:
+            self._apply(changes)
+
+    def _apply(self, changes: Changes) -> None:
+        raise NotImplementedError
+
+    def _view(self) -> Any:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def _current(self) -> Iterator[Any]:
+        """The store's view, after picking up what other connections committed, under its lock."""
+        with self._lock:
+            changes = self._table.pull()
+            if changes is not None:
+                self._apply(changes)
+            yield self._view()
+
+    def close(self) -> None:
+        """Close the table (a file or a connection). Everything written is already committed."""
+        self._table.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

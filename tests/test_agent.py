@@ -1,4 +1,4 @@
-"""The agent loop: policies, heartbeats, the hard cap, tool-call pairing, traces, and the lesson scenario."""
+"""The agent loop: heartbeats, the hard cap, tool-call pairing, traces, and the lesson scenario."""
 
 from datetime import datetime, timedelta
 
@@ -11,14 +11,13 @@ from memlib.agent import (
     TRACE_KINDS,
     Agent,
     AgentView,
-    Policy,
     ToolCall,
     Trace,
 )
 from memlib.citations import CITATION_PATTERN, Citation, CitedAnswer, strip_citations, verify
 from memlib.context import MainContext
-from memlib.core_memory import Block, CoreMemory
-from memlib.policies import RulePolicy, ScriptedPolicy, ScriptedPolicyExhausted
+from memlib.core_memory import CoreMemory
+from memlib.policies import RulePolicy, ScriptedPolicy
 from memlib.tools import MemorySystem
 
 
@@ -51,7 +50,7 @@ def assert_pairs_intact(context):
             assert previous.role in ("assistant", "tool")
 
 
-# -- ToolCall and ScriptedPolicy --------------------------------------------------------
+# -- ToolCall ------------------------------------------------------------------------
 
 
 def test_tool_call_repr_and_validation():
@@ -64,26 +63,6 @@ def test_tool_call_repr_and_validation():
         ToolCall(None)
     with pytest.raises(TypeError, match="arguments must be a dict"):
         ToolCall("send_message", ["hi"])
-
-
-def test_scripted_policy_replays_then_says_it_ran_out():
-    policy = ScriptedPolicy([reply("one"), ("send_message", {"message": "two"}),
-                             {"name": "send_message", "arguments": {"message": "three"}}])
-    agent = new_agent(policy)
-    assert [agent.step(f"hi {i}").reply for i in range(3)] == ["one", "two", "three"]
-    assert repr(policy) == "ScriptedPolicy(3 calls, 0 left)"
-    with pytest.raises(ScriptedPolicyExhausted, match="ran out after 3 calls"):
-        agent.step("again")
-
-
-@pytest.mark.parametrize("calls", ["send_message", {"name": "x"}, [42], [("a", {}, "extra")]])
-def test_scripted_policy_rejects_bad_scripts(calls):
-    with pytest.raises(TypeError):
-        ScriptedPolicy(calls)
-
-
-def test_policies_satisfy_the_protocol():
-    assert isinstance(RulePolicy(), Policy) and isinstance(ScriptedPolicy([]), Policy)
 
 
 # -- Agent construction and input ----------------------------------------------------
@@ -249,76 +228,6 @@ def test_pressure_alert_reaches_the_policy_and_the_context():
     assert any(t.of_kind("alert") for t in agent.traces)
 
 
-# -- RulePolicy ---------------------------------------------------------------------
-
-
-def test_rule_policy_persona_and_human_in_core_memory():
-    agent = new_agent()
-    assert agent.step("You are Sam, a patient study buddy.").reply == "Understood: I updated my persona."
-    agent.step("My name is Ada.")
-    agent.step("My city is Porto.")
-    agent.step("My city is Lisbon.")
-    assert agent.memory.core.get("persona").value == "I am Sam, a patient study buddy."
-    assert agent.memory.core.get("human").value == "Name: Ada\nCity: Lisbon"
-    assert agent.traces[-1].tool_calls[0].name == "core_memory_replace"
-
-
-def test_rule_policy_archives_what_it_is_told():
-    agent = new_agent()
-    agent.step("Remember that my sister Maya is allergic to peanuts.")
-    agent.step("My bike is a green Brompton.")
-    agent.step("Remember that I water the plants on Sunday.")
-    texts = [r.text for r in agent.memory.archival]
-    assert texts == [
-        "The user's sister Maya is allergic to peanuts.",
-        "The user's bike is a green Brompton.",
-        'The user said: "I water the plants on Sunday."',
-    ]
-    record = agent.memory.archival.get("arc-000001")
-    assert (record.session_id, record.turn_id) == ("s1", 0)
-
-
-def test_rule_policy_answers_from_main_context_without_searching():
-    agent = new_agent()
-    agent.step("My name is Ada.")
-    trace = agent.step("What is my name?")
-    assert trace.reply == "From core memory: Name: Ada." and len(trace.tool_calls) == 1
-
-
-def test_rule_policy_searches_archival_and_cites():
-    agent = new_agent()
-    agent.memory.archival.insert("The user's sister Maya is allergic to peanuts.", session_id="s0", turn_id=3)
-    trace = agent.step("What is my sister allergic to?")
-    assert [c.name for c in trace.tool_calls] == ["archival_memory_search", "send_message"]
-    assert trace.reply == "Your sister Maya is allergic to peanuts. [arc-000001 · session s0 turn 3]"
-
-
-def test_rule_policy_falls_back_to_conversation_then_admits_ignorance():
-    agent = new_agent()
-    trace = agent.step("What is the capital of Peru?")
-    assert [c.name for c in trace.tool_calls] == ["archival_memory_search", "conversation_search", "send_message"]
-    assert trace.reply == "I could not find that in my memory."
-
-
-def test_rule_policy_apologises_after_a_failed_tool():
-    memory = MemorySystem.create(window=2048, core=CoreMemory([Block("persona", ""), Block("human", "", limit=5)]))
-    agent = Agent(RulePolicy(), memory)
-    trace = agent.step("My name is Ada Lovelace.")
-    assert trace.results[0].status == "Failed"
-    assert trace.reply.startswith("Sorry, a memory operation failed: appending")
-    assert memory.core.get("human").value == ""
-
-
-def test_rule_policy_saves_what_matters_under_pressure():
-    agent = new_agent(window=500)
-    agent.step("I have a dentist appointment on Friday at 9.")
-    for i in range(12):
-        agent.step(f"Study log {i}: read section {i} of the paging chapter.")
-    saves = [r for r in agent.memory.archival if r.text.startswith("Saved under memory pressure")]
-    assert saves and "dentist appointment" in saves[0].text
-    assert sum("dentist" in r.text for r in agent.memory.archival) == 1  # saved once, not on every alert
-
-
 # -- the trace ----------------------------------------------------------------------
 
 
@@ -411,13 +320,3 @@ def test_a_user_message_too_big_for_the_window_raises_and_changes_nothing():
         agent.step("word " * 2000)
     assert (len(agent.traces), len(agent.memory.recall), agent.memory.context.used) == before
     assert agent.step("Thanks.").reply == "Noted."
-
-
-@pytest.mark.parametrize("module_name", ["memlib.core_memory", "memlib.citations", "memlib.tools", "memlib.agent",
-                                         "memlib.policies"])
-def test_docstring_examples_run(module_name):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(module_name))
-    assert result.attempted > 0 and result.failed == 0

@@ -15,7 +15,6 @@ from memlib.course.checks import nb02_summarizer as nb02
 from memlib.course.checks import nb03_bm25 as nb03
 from memlib.course.checks import nb04_page_fault as nb04
 from memlib.course.checks import CHECKS, CheckFailed, check_bm25, check_page_fault, check_summarizer, check_token_budget
-from memlib.course.fallback import environment_report, is_solved, use_or_reference
 from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer, fit_newest_lines
 from memlib.tokens import count
 
@@ -316,27 +315,3 @@ REPLY = ToolCall("send_message", {"message": "Biscuit must avoid chicken. [arc-0
 ])
 def test_page_fault_mistakes_get_their_message(calls, expected):
     assert expected in failure(check_page_fault, calls)
-
-
-# -- fallback and environment ---------------------------------------------------------
-
-
-def test_use_or_reference(capsys):
-    assert use_or_reference(stub, len, "exercise 9", "len", probe=lambda f: f()) is len
-    assert "exercise 9 not solved yet: showing len" in capsys.readouterr().out
-    mine = lambda: 1  # noqa: E731
-    assert use_or_reference(mine, len, "exercise 9", probe=lambda f: f()) is mine
-    assert "Using your answer to exercise 9" in capsys.readouterr().out
-    assert use_or_reference(None, len, "exercise 9") is len
-    crashing = lambda: 1 // 0  # noqa: E731
-    assert not is_solved(crashing, lambda f: f())
-
-
-def test_environment_report_names_what_is_missing():
-    report = environment_report()
-    assert report.ok, report.render()
-    fake = environment_report(importer=lambda name: (name != "rank_bm25", f"checked {name}"))
-    assert not fake.ok and fake.missing == ["rank_bm25"]
-    text = fake.render()
-    assert "MISSING  rank_bm25" in text and "pip install rank-bm25" in text
-    assert "missing: rank_bm25" in text

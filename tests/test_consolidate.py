@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
 from datetime import datetime
 
 import pytest
 
-from memlib import consolidate as consolidate_module
 from memlib import datasets
 from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.consolidate import (
@@ -23,11 +21,6 @@ BUS = R("a", "Ines takes the number 7 bus to the office every morning.", "2026-0
 BUS_AGAIN = R("b", "Every morning Ines takes the number 7 bus to the office.", "2026-02-01")
 CYCLE = R("c", "Since the move, Ines cycles to the office every morning.", "2026-06-01")
 CELLO = R("d", "Ines plays the cello in a community orchestra.", "2026-01-10", tags=("hobbies",))
-
-
-def test_doctests():
-    result = doctest.testmod(consolidate_module)
-    assert result.failed == 0 and result.attempted > 0
 
 
 def test_change_cue_and_tokens():

@@ -68,7 +68,6 @@ def test_default_is_memgpt_layout():
     memory = CoreMemory.default()
     assert memory.labels == ["persona", "human"]
     assert all(b.limit == 2000 and b.value == "" for b in memory)
-    assert CoreMemory.default_memgpt() == memory
     assert repr(memory) == "CoreMemory([persona 0/2000, human 0/2000], version=0)"
 
 

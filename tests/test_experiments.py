@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import doctest
 import random
 from datetime import datetime
 
 import pytest
 
-from memlib import experiments
 from memlib.agent import Agent
 from memlib.archival import ArchivalStore
 from memlib.context import MainContext
@@ -18,11 +16,6 @@ from memlib.experiments import (
     run_nested_kv,
 )
 from memlib.tools import MemorySystem
-
-
-def test_doctests():
-    result = doctest.testmod(experiments)
-    assert result.failed == 0 and result.attempted > 0
 
 
 # -- tasks ------------------------------------------------------------------------------

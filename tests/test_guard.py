@@ -13,7 +13,7 @@ from memlib import guard as guard_module
 from memlib.agent import Agent, RulePolicy
 from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.evaluation import KeywordGuard
-from memlib.guard import (CATEGORIES, FAMILIES, MAX_SCAN_CHARS, POISONED_PAGE, RULES, GuardedPolicy, GulliblePolicy,
+from memlib.guard import (FAMILIES, MAX_SCAN_CHARS, POISONED_PAGE, RULES, GuardedPolicy, GulliblePolicy,
                           Rule, Verdict, demo_memory, label_hits, label_record, quote_as_data, reveal, scan)
 
 
@@ -83,10 +83,9 @@ def test_scan_is_the_rules_and_nothing_else(monkeypatch):
 
 def test_every_rule_names_a_family_and_every_family_has_a_rule():
     assert {r.family for r in RULES} == set(FAMILIES) == set(datasets.INJECTION_FAMILIES)
-    assert CATEGORIES == FAMILIES
     assert len({r.name for r in RULES}) == len(RULES)
     for rule in RULES:
-        assert isinstance(rule, Rule) and rule.description and rule.category == rule.family
+        assert isinstance(rule, Rule) and rule.description
         assert rule.detect("The allotment plot is number 14.") == []
 
 
@@ -225,11 +224,18 @@ ADVERSARIAL = ["a" * MAX_SCAN_CHARS, " " * MAX_SCAN_CHARS, ("ab " * MAX_SCAN_CHA
 
 
 @pytest.mark.parametrize("index", range(len(ADVERSARIAL)))
-def test_adversarial_strings_finish(index):
+def test_adversarial_strings_get_a_verdict(index):
     text = ADVERSARIAL[index]
     assert len(text) <= MAX_SCAN_CHARS + 20
+    verdict = scan(text)
+    assert isinstance(verdict, Verdict) and scan(text) == verdict
+
+
+@pytest.mark.slow  # a wall-clock bound, so outside the quick subset (benchmarks/guard_scan_time.py has the figures)
+@pytest.mark.parametrize("index", range(len(ADVERSARIAL)))
+def test_adversarial_strings_are_scanned_without_backtracking_blowup(index):
     start = time.perf_counter()
-    scan(text)
+    scan(ADVERSARIAL[index])
     # generous: a linear scan of 10,000 characters takes well under a second even on a busy machine
     assert time.perf_counter() - start < 10
 

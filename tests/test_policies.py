@@ -7,7 +7,9 @@ import pytest
 
 from memlib.agent import Agent, Policy, ToolCall
 from memlib.messages import Message
-from memlib.policies import FALLIBLE_MISTAKES, FallibleDecider, ReferenceDecider, RulePolicy, ScriptedPolicy
+from memlib.core_memory import Block, CoreMemory
+from memlib.policies import (FALLIBLE_MISTAKES, FallibleDecider, ReferenceDecider, RulePolicy, ScriptedPolicy,
+                             ScriptedPolicyExhausted)
 from memlib.tools import MemorySystem
 
 
@@ -20,8 +22,9 @@ class Clock:
         return self.now
 
 
-def new_agent(policy, window=2048, **kw):
-    return Agent(policy, MemorySystem.create(window=window, clock=Clock()), **kw)
+def new_agent(policy=None, window=2048, **kw):
+    memory = MemorySystem.create(window=window, clock=Clock())
+    return Agent(policy if policy is not None else RulePolicy(), memory, **kw)
 
 
 def reply(text):
@@ -47,6 +50,95 @@ def test_old_import_paths_still_work():
 def test_every_policy_satisfies_the_protocol():
     for policy in (RulePolicy(), ReferenceDecider(), ScriptedPolicy([]), FallibleDecider(RulePolicy())):
         assert isinstance(policy, Policy)
+
+
+# -- ScriptedPolicy ------------------------------------------------------------------------
+
+
+def test_scripted_policy_replays_then_says_it_ran_out():
+    policy = ScriptedPolicy([reply("one"), ("send_message", {"message": "two"}),
+                             {"name": "send_message", "arguments": {"message": "three"}}])
+    agent = new_agent(policy)
+    assert [agent.step(f"hi {i}").reply for i in range(3)] == ["one", "two", "three"]
+    assert repr(policy) == "ScriptedPolicy(3 calls, 0 left)"
+    with pytest.raises(ScriptedPolicyExhausted, match="ran out after 3 calls"):
+        agent.step("again")
+
+
+@pytest.mark.parametrize("calls", ["send_message", {"name": "x"}, [42], [("a", {}, "extra")]])
+def test_scripted_policy_rejects_bad_scripts(calls):
+    with pytest.raises(TypeError):
+        ScriptedPolicy(calls)
+
+
+# -- RulePolicy ---------------------------------------------------------------------
+
+
+def test_rule_policy_persona_and_human_in_core_memory():
+    agent = new_agent()
+    assert agent.step("You are Sam, a patient study buddy.").reply == "Understood: I updated my persona."
+    agent.step("My name is Ada.")
+    agent.step("My city is Porto.")
+    agent.step("My city is Lisbon.")
+    assert agent.memory.core.get("persona").value == "I am Sam, a patient study buddy."
+    assert agent.memory.core.get("human").value == "Name: Ada\nCity: Lisbon"
+    assert agent.traces[-1].tool_calls[0].name == "core_memory_replace"
+
+
+def test_rule_policy_archives_what_it_is_told():
+    agent = new_agent()
+    agent.step("Remember that my sister Maya is allergic to peanuts.")
+    agent.step("My bike is a green Brompton.")
+    agent.step("Remember that I water the plants on Sunday.")
+    texts = [r.text for r in agent.memory.archival]
+    assert texts == [
+        "The user's sister Maya is allergic to peanuts.",
+        "The user's bike is a green Brompton.",
+        'The user said: "I water the plants on Sunday."',
+    ]
+    record = agent.memory.archival.get("arc-000001")
+    assert (record.session_id, record.turn_id) == ("s1", 0)
+
+
+def test_rule_policy_answers_from_main_context_without_searching():
+    agent = new_agent()
+    agent.step("My name is Ada.")
+    trace = agent.step("What is my name?")
+    assert trace.reply == "From core memory: Name: Ada." and len(trace.tool_calls) == 1
+
+
+def test_rule_policy_searches_archival_and_cites():
+    agent = new_agent()
+    agent.memory.archival.insert("The user's sister Maya is allergic to peanuts.", session_id="s0", turn_id=3)
+    trace = agent.step("What is my sister allergic to?")
+    assert [c.name for c in trace.tool_calls] == ["archival_memory_search", "send_message"]
+    assert trace.reply == "Your sister Maya is allergic to peanuts. [arc-000001 · session s0 turn 3]"
+
+
+def test_rule_policy_falls_back_to_conversation_then_admits_ignorance():
+    agent = new_agent()
+    trace = agent.step("What is the capital of Peru?")
+    assert [c.name for c in trace.tool_calls] == ["archival_memory_search", "conversation_search", "send_message"]
+    assert trace.reply == "I could not find that in my memory."
+
+
+def test_rule_policy_apologises_after_a_failed_tool():
+    memory = MemorySystem.create(window=2048, core=CoreMemory([Block("persona", ""), Block("human", "", limit=5)]))
+    agent = Agent(RulePolicy(), memory)
+    trace = agent.step("My name is Ada Lovelace.")
+    assert trace.results[0].status == "Failed"
+    assert trace.reply.startswith("Sorry, a memory operation failed: appending")
+    assert memory.core.get("human").value == ""
+
+
+def test_rule_policy_saves_what_matters_under_pressure():
+    agent = new_agent(window=500)
+    agent.step("I have a dentist appointment on Friday at 9.")
+    for i in range(12):
+        agent.step(f"Study log {i}: read section {i} of the paging chapter.")
+    saves = [r for r in agent.memory.archival if r.text.startswith("Saved under memory pressure")]
+    assert saves and "dentist appointment" in saves[0].text
+    assert sum("dentist" in r.text for r in agent.memory.archival) == 1  # saved once, not on every alert
 
 
 # -- tool calls keep their arguments as data -------------------------------------------
@@ -235,26 +327,3 @@ def test_forget_save_drops_the_saves_made_under_pressure():
             agent.step(f"I moved the standup to room {i} because the projector in the old one broke again.")
         kept.append(len(agent.memory.archival))
     assert kept[0] > 0 and kept[1] == 0 and forgetful.slips["forget_save"] > 0
-
-
-# -- the figures -------------------------------------------------------------------------------
-
-
-def test_decider_figures_and_table():
-    from memlib.viz.deciders import decider_comparison, fallible_curve, markdown_table
-
-    rows = [{"decider": "a", "accuracy": 0.5, "calls per answer": 2.0},
-            {"decider": "b|c", "accuracy": 0.0, "calls per answer": float("inf")}]
-    fig = decider_comparison(rows, title="t")
-    assert [list(t.x) for t in fig.data] == [["a", "b|c"], ["a", "b|c"]]
-    assert list(fig.data[1].text) == ["2.0", "no answer"]
-    curve = fallible_curve([{"p": 0.2, "accuracy": 0.3, "calls per answer": 4.0},
-                            {"p": 0.0, "accuracy": 0.6, "calls per answer": 2.0}])
-    assert list(curve.data[0].x) == [0.0, 0.2] and curve.data[1].yaxis == "y2"
-    table = markdown_table(rows)
-    assert "| a | 50% | 2.00 |" in table and "b\\|c" in table and "no answer" in table
-    for builder in (decider_comparison, fallible_curve, markdown_table):
-        with pytest.raises(ValueError, match="empty"):
-            builder([])
-    with pytest.raises(ValueError, match="lacks"):
-        decider_comparison([{"decider": "a"}])

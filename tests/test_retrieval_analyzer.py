@@ -133,6 +133,7 @@ def _seconds(text: str) -> float:
     "😀 ",                          # nothing but emoji
     "x_" ,                          # one-letter words between separators
 ])
+@pytest.mark.slow  # compares wall-clock times, so outside the quick subset
 def test_one_megabyte_notes_come_back_in_linear_time(unit):
     small = unit * (100_000 // len(unit.encode()))
     big = unit * (1_000_000 // len(unit.encode()))
@@ -257,4 +258,4 @@ def test_fts5_mirror_written_by_another_analyzer_is_rebuilt(tmp_path, monkeypatc
     monkeypatch.undo()
     with SQLiteArchivalStore(path, fts5=True, candidates="fts5") as store:
         assert [h.record.text for h in store.search("moving")] == ["Ines moved to Lisbon"]
-        assert store._table._db.meta("fts_analyzer") == ANALYZER_ID
+        assert store._table._db.meta("analyzer") == ANALYZER_ID

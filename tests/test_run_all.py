@@ -17,7 +17,6 @@ import pytest
 from memlib.course import checking
 from memlib.course.checking import CheckFailed, graded
 from memlib.course.checks import check_bm25, check_token_budget
-from memlib.course.fallback import answer_status, use_or_reference
 from memlib.course.release import colab_setup_source
 
 STUB = 'def how_many_fit(messages, window, system_prompt="", reserve=0):\n    raise NotImplementedError("Exercise 0: do it")\n'
@@ -79,21 +78,6 @@ def test_an_exception_escaping_a_check_becomes_a_crash_report():
     message = str(_failure(check_escape, answer))
     assert "your answer crashed with KeyError" in message and "in answer, line" in message
     checking.CHECKS.pop("test-escape")
-
-
-def test_fallback_names_a_crashing_answer_as_crashed(capsys):
-    def stub():
-        raise NotImplementedError("Exercise 9: do it")
-
-    def crashing():
-        return 1 // 0
-
-    assert answer_status(stub, lambda f: f())[0] == "unsolved"
-    status, error = answer_status(crashing, lambda f: f())
-    assert status == "crashed" and isinstance(error, ZeroDivisionError)
-    assert use_or_reference(crashing, len, "exercise 9", "len", probe=lambda f: f()) is len
-    out = capsys.readouterr().out
-    assert "exercise 9 crashed (ZeroDivisionError" in out and "not solved" not in out
 
 
 def fit_by_hand(messages, window, system_prompt="", reserve=0):

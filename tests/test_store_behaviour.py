@@ -296,3 +296,21 @@ def test_transitions_round_trip_through_dicts():
     record = ArchivalRecord("arc-000001", "Ines cycles", state="pending", valid_to=T0, superseded_by="arc-000002")
     assert ArchivalRecord.from_dict(record.to_dict()) == record
     assert "state" not in ArchivalRecord("arc-000002", "plain").to_dict()  # plain records keep the old shape
+
+
+def test_states_and_their_log_survive_a_save_and_load(backend, tmp_path):
+    from memlib.saves import load_agent, save_agent
+
+    store = backend.archival()
+    old = store.insert("Ines takes the bus to work", trust="trusted")
+    new = store.insert("Since the move Ines cycles to work", state="pending", by="agent", reason="inferred")
+    store.confirm(new.id, by="rule:repeated-by-user")
+    store.supersede(old.id, new.id, by="consolidation")
+    store.insert("A coupon code from a newsletter", state="pending", by="guard", reason="instruction-like")
+    save_agent(tmp_path / "save", archival=store)
+    loaded = load_agent(tmp_path / "save").archival
+    assert [r.to_dict() for r in loaded] == [r.to_dict() for r in store]
+    assert loaded.history() == store.history() and len(loaded.history()) == 4
+    assert [r.id for r in loaded.pending()] == ["arc-000003"]
+    assert ranking(loaded, "Ines work", include_expired=True) == ranking(store, "Ines work", include_expired=True)
+    store.close()

@@ -66,8 +66,3 @@ def test_bad_input_is_a_clear_type_error(bad):
 def test_lone_surrogates_do_not_crash():
     assert tokens.count("broken \ud800 text") > 0
 
-
-def test_counter_objects():
-    assert tokens.TokenCounter().count("hello world") == 2
-    assert tokens.WordEstimate()("hello world") == 3
-    assert "cl100k" in repr(tokens.TokenCounter())

@@ -264,14 +264,10 @@ def test_figures_serialise_to_json():
 
 
 def test_import_memlib_and_viz_stay_light():
-    code = ("import sys, time; t = time.perf_counter(); import memlib, memlib.viz; "
-            "dt = time.perf_counter() - t; "
-            "print(dt, 'plotly' in sys.modules, 'ipywidgets' in sys.modules)")
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-            for _ in range(3)]
-    assert all(r[1:] == ["False", "False"] for r in runs), "plotly and ipywidgets must be imported on first use only"
-    # the best of three, so a busy machine does not fail the check
-    assert min(float(r[0]) for r in runs) < 0.5
+    # what keeps the import light; how long it takes the benchmarks measure ("import memlib < 0.5 s")
+    code = "import sys; import memlib, memlib.viz; print('plotly' in sys.modules, 'ipywidgets' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"], "plotly and ipywidgets must be imported on first use only"
 
 
 # -- explorers ---------------------------------------------------------------
@@ -563,3 +559,64 @@ def test_trace_viewer_draws_segments_when_the_trace_records_them():
     bare = NS(step=1, user_text="hi", events=[NS(kind="tool_call", detail="", call=call, result=None,
                                                  tokens_used=None, window=None, message=None)])
     assert "no main context" in TraceViewer(bare).figure.layout.title.text
+
+
+# -- paging profiles side by side, and tables ------------------------------
+
+
+def test_profile_figure_and_table_come_from_real_replays():
+    from memlib.evaluation import evaluate_profile
+    from memlib.viz import ProfileExplorer, profile_comparison, profile_histories, table_html
+
+    messages = [("user", f"note {i}: the tram to Leeds left at {i % 12 + 1} pm") for i in range(120)]
+    h = profile_histories(messages, window=400)
+    fig = profile_comparison(h)
+    marks = {t.xaxis: len(t.x) for t in fig.data if t.name == "eviction"}
+    assert marks == {"x": sum(bool(s.evicted) for s in h["paper"]), "x2": sum(bool(s.evicted) for s in h["memgpt"]),
+                     "x3": sum(bool(s.evicted) for s in h["letta"])}
+    assert marks["x3"] > marks["x"] > 0  # Letta evicts smaller bites, more often
+    # Letta's panel has no warning line; the paper's has warning, trigger and target
+    lines = {(s.xref, s.name) for s in fig.layout.shapes}
+    assert ("x3 domain", "warning") not in lines and ("x domain", "evict target") in lines
+    ex = ProfileExplorer(messages, window=400)
+    rows = ex.goto(50)
+    assert [r["profile"] for r in rows] == ["paper", "memgpt", "letta"] and rows[2]["warnings"] == 0
+    assert ex.step(3)[0]["tokens used"] == h["paper"][53].used and ex.position == 53
+    assert ex.back(100) and ex.position == 0
+    with pytest.raises(ValueError, match="upto must be an int from 0 to 120"):
+        profile_comparison(h, upto=121)
+    assert "<td" in table_html(rows)
+    r = evaluate_profile("letta")
+    assert r.profile == "letta" and r.warnings == 0 and r.evictions > 0 and 0 < r.retained < 1
+    assert r.summary_tokens_in > r.summary_tokens_out > 0
+
+
+def test_html_table_escapes_and_rejects_empty_input():
+    from memlib.viz import table_html
+
+    assert "&lt;b&gt;" in table_html([{"a": "<b>"}])
+    with pytest.raises(ValueError, match="non-empty list of dicts"):
+        table_html([])
+
+
+# -- notebook 05's decider figures ---------------------------------------------
+
+
+def test_decider_figures_and_table():
+    from memlib.viz.deciders import decider_comparison, fallible_curve, markdown_table
+
+    rows = [{"decider": "a", "accuracy": 0.5, "calls per answer": 2.0},
+            {"decider": "b|c", "accuracy": 0.0, "calls per answer": float("inf")}]
+    fig = decider_comparison(rows, title="t")
+    assert [list(t.x) for t in fig.data] == [["a", "b|c"], ["a", "b|c"]]
+    assert list(fig.data[1].text) == ["2.0", "no answer"]
+    curve = fallible_curve([{"p": 0.2, "accuracy": 0.3, "calls per answer": 4.0},
+                            {"p": 0.0, "accuracy": 0.6, "calls per answer": 2.0}])
+    assert list(curve.data[0].x) == [0.0, 0.2] and curve.data[1].yaxis == "y2"
+    table = markdown_table(rows)
+    assert "| a | 50% | 2.00 |" in table and "b\\|c" in table and "no answer" in table
+    for builder in (decider_comparison, fallible_curve, markdown_table):
+        with pytest.raises(ValueError, match="empty"):
+            builder([])
+    with pytest.raises(ValueError, match="lacks"):
+        decider_comparison([{"decider": "a"}])

@@ -76,8 +76,6 @@ __all__ = [
     "STRICT_ENV",
     "FULL_TRACEBACK_ENV",
     "graded",
-    "get_check",
-    "run_check",
     "ensure_unpatched",
     "expect",
     "expect_equal",
@@ -434,18 +432,6 @@ def _qualified(function: Callable[..., Any]) -> str:
     return f"{function.__module__}.{function.__qualname__}"
 
 
-def get_check(grade_id: str) -> Check:
-    """The check registered for `grade_id` (KeyError that lists the known ids)."""
-    try:
-        return CHECKS[grade_id]
-    except KeyError:
-        known = ", ".join(sorted(CHECKS)) or "none"
-        raise KeyError(
-            f"no check registered for grade_id {grade_id!r}; known: {known}. "
-            "Did you import the module that defines it?"
-        ) from None
-
-
 def ensure_unpatched(module: str, *names: str) -> None:
     """Undo a notebook's tampering before a graded cell the grader restored: strict mode, unpatched checks.
 
@@ -468,8 +454,3 @@ def ensure_unpatched(module: str, *names: str) -> None:
         if not callable(function) or owner is None or owner.__name__ == "__main__" or not getattr(owner, "__file__", None):
             importlib.reload(loaded)
             return
-
-
-def run_check(grade_id: str, *args: Any, **kwargs: Any) -> Any:
-    """Run the check for `grade_id` on the student's answer."""
-    return get_check(grade_id)(*args, **kwargs)

@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["use_or_reference", "is_solved", "answer_status", "Requirement", "EnvironmentReport", "environment_report"]
+__all__ = ["use_or_reference", "answer_status", "Requirement", "EnvironmentReport", "environment_report"]
 
 
 def answer_status(answer: Any, probe: Callable[[Any], Any] | None = None) -> tuple[str, BaseException | None]:
@@ -40,15 +40,6 @@ def answer_status(answer: Any, probe: Callable[[Any], Any] | None = None) -> tup
     except Exception as error:  # the student's code: anything may come out
         return ("unsolved" if is_exercise_stub(error) else "crashed"), error
     return "solved", None
-
-
-def is_solved(answer: Any, probe: Callable[[Any], Any] | None = None) -> bool:
-    """True when `answer` exists and (if `probe` is given) `probe(answer)` runs without raising.
-
-    The stub of an unsolved exercise raises NotImplementedError when called,
-    so a probe that calls it once on a tiny input tells solved from unsolved.
-    """
-    return answer_status(answer, probe)[0] == "solved"
 
 
 def use_or_reference(answer: Any, reference: Any, exercise: str, what: str = "the reference",

@@ -113,10 +113,6 @@ class Sandbox:
             )
         return "no sandbox"
 
-    def work_dir(self, host_work: Path) -> str:
-        """The kernel's working directory as the kernel sees it."""
-        return SANDBOX_WORK if self.confined else str(host_work)
-
     def start(self, python_argv: list[str], host_work: Path, ipc_dir: Path, support: list[Path],
               stdout: int) -> subprocess.Popen:
         """Start ``python_argv`` (the kernel) confined; `ipc_dir` holds its connection file and sockets.

@@ -10,7 +10,8 @@ missing ipywidgets only matters to the explorers. Nothing here changes memory.
 Example (in a notebook):
     >>> from memlib.viz import ContextStepper
     >>> stepper = ContextStepper([("user", f"note {i}: the bus left at {i} pm") for i in range(30)], window=300)
-    >>> stepper.step(25).flushed        # doctest: +SKIP
+    >>> stepper.step(25).turn, len(stepper.evicted_ids) > 0
+    (25, True)
     >>> display(stepper)                # doctest: +SKIP
 
 If a front end shows an explorer without its figure, set

@@ -147,8 +147,8 @@ class ContextStepper(_Explorer):
 
     Example:
         >>> stepper = ContextStepper([("user", f"fact {i}: it rained on day {i}") for i in range(40)], window=300)
-        >>> stepper.step(30).flushed, stepper.position
-        (True, 30)
+        >>> stepper.step(30).turn, len(stepper.evicted_ids) > 0
+        (30, True)
     """
 
     def __init__(self, messages, window: int = 1024, summarizer=None, *, interval_ms: int = 800,
