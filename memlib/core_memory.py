@@ -9,6 +9,12 @@ It deliberately does not count tokens or decide what to remember: the context
 shows this memory attaches itself and is told about every edit, and can
 refuse one its window cannot hold (the edit is then undone).
 
+An edit can also be *proposed* instead of applied (`propose`): it then waits
+beside its block as a `PendingEdit`, with who proposed it, from what text and
+why it waits, is not rendered and costs no budget, until `confirm` applies it
+(with the block's usual checks) or `reject` drops it. Both are logged
+(`edit_log`). Which edits must wait is not decided here (`memlib.governance`).
+
 Example:
     >>> memory = CoreMemory.default()
     >>> memory.append("human", "Name: Ada")
@@ -32,7 +38,7 @@ from typing import Any
 
 from memlib._util import check_bool, is_int, shorten
 
-__all__ = ["Block", "CoreMemory", "CoreMemoryError", "DEFAULT_LIMIT"]
+__all__ = ["Block", "CoreMemory", "CoreMemoryError", "DEFAULT_LIMIT", "PendingEdit", "EditEvent", "EDIT_STATES"]
 
 #: MemGPT's limit for each core-memory section, in characters.
 DEFAULT_LIMIT = 2000
@@ -44,6 +50,80 @@ _LABEL_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 class CoreMemoryError(ValueError):
     """A core-memory edit or block was invalid; the message says what to do instead."""
+
+
+#: States of a proposed core-memory edit: waiting, applied, dropped.
+EDIT_STATES = ("pending", "confirmed", "rejected")
+_EDIT_ACTIONS = ("append", "replace")
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, got {type(value).__name__}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class PendingEdit:
+    """A core-memory edit that waits for confirmation, with its provenance.
+
+    `action` is "append" (`content` is added) or "replace" (`old_content` becomes
+    `content`); `by` proposed it, `source` is the text it came from, `reason`
+    says why it waits. `state` is one of EDIT_STATES.
+
+    Example:
+        >>> PendingEdit("ce-1", "append", "human", "Name: Ada", reason="from a web page")
+        PendingEdit(ce-1 pending: append to 'human' 'Name: Ada' (from a web page))
+    """
+
+    id: str
+    action: str
+    label: str
+    content: str
+    old_content: str | None = None
+    by: str = "agent"
+    source: str = ""
+    reason: str = ""
+    state: str = "pending"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise CoreMemoryError(f"an edit id must be a non-empty str, got {self.id!r}")
+        if self.action not in _EDIT_ACTIONS:
+            raise CoreMemoryError(f"unknown edit action {self.action!r}; expected 'append' or 'replace'")
+        if self.state not in EDIT_STATES:
+            raise CoreMemoryError(f"unknown edit state {self.state!r}; expected one of {', '.join(EDIT_STATES)}")
+        for name in ("label", "content", "by", "source", "reason"):
+            _text(getattr(self, name), name)
+        if self.action == "replace":
+            if not isinstance(self.old_content, str) or not self.old_content:
+                raise CoreMemoryError("a replace edit needs the exact old_content it changes")
+        elif self.old_content is not None:
+            raise CoreMemoryError("an append edit has no old_content; use action='replace' to change text")
+        elif not self.content.strip():
+            raise CoreMemoryError("content is empty; pass the text to add")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def __repr__(self) -> str:
+        what = f"append to {self.label!r} {_short(self.content)}" if self.action == "append" else \
+            f"replace {_short(self.old_content or '')} in {self.label!r} by {_short(self.content)}"
+        why = f" ({self.reason})" if self.reason else ""
+        return f"PendingEdit({self.id} {self.state}: {what}{why})"
+
+
+@dataclasses.dataclass(frozen=True)
+class EditEvent:
+    """One entry of the edit log: a proposal, a confirmation or a rejection."""
+
+    edit_id: str
+    action: str  # "propose" | "confirm" | "reject"
+    by: str
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 def _short(text: str, width: int = 40) -> str:
@@ -147,6 +227,8 @@ class CoreMemory:
             self._add(block)
         self.version = 0
         self._listeners: list[weakref.ref] = []
+        self._edits: dict[str, PendingEdit] = {}
+        self._edit_log: list[EditEvent] = []
 
     # -- construction ---------------------------------------------------------
 
@@ -173,9 +255,18 @@ class CoreMemory:
 
     @classmethod
     def from_dict(cls, data: Any) -> "CoreMemory":
-        """Accept `{"blocks": [...]}`, a bare list of block dicts, or the flat legacy dict."""
+        """Accept `{"blocks": [...]}`, a bare list of block dicts, or the flat legacy dict.
+
+        `{"blocks": ..., "edits": [...], "edit_log": [...]}` also brings back the
+        proposed edits (pending or decided) and their log, as `to_dict` wrote them.
+        """
         if isinstance(data, Mapping) and "blocks" in data:
-            data = data["blocks"]
+            extra = set(data) - {"blocks", "edits", "edit_log"}
+            if extra:
+                raise CoreMemoryError(f"unknown core-memory field(s) {sorted(extra)}; expected blocks, edits, edit_log")
+            memory = cls.from_dict(data["blocks"])
+            memory._load_edits(data.get("edits", []), data.get("edit_log", []))
+            return memory
         if isinstance(data, Mapping):
             if all(isinstance(v, str) for v in data.values()):
                 return cls.from_flat(data)
@@ -200,7 +291,11 @@ class CoreMemory:
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"blocks": [block.to_dict() for block in self._blocks.values()]}
+        data: dict[str, Any] = {"blocks": [block.to_dict() for block in self._blocks.values()]}
+        if self._edits:  # only when something was ever proposed: older files stay byte for byte the same
+            data["edits"] = [edit.to_dict() for edit in self._edits.values()]
+            data["edit_log"] = [event.to_dict() for event in self._edit_log]
+        return data
 
     def to_json(self, indent: int | None = None) -> str:
         """JSON text that `from_json` turns back into an equal CoreMemory."""
@@ -309,6 +404,96 @@ class CoreMemory:
                 before = before[:-1]
         new_value = before + new_content + after
         self._swap(block, new_value, action="this replacement")
+
+    # -- edits that wait for confirmation ---------------------------------------
+
+    def propose(self, action: str, label: str, content: str, old_content: str | None = None, *,
+                by: str = "agent", source: str = "", reason: str = "") -> PendingEdit:
+        """Keep an append or replace beside block `label` without applying it; returns the PendingEdit.
+
+        The block must exist and be editable now (a read-only block refuses at once);
+        whether the text still fits or still matches is checked by `confirm`.
+        """
+        self._editable(label)
+        edit = PendingEdit(f"ce-{len(self._edits) + 1}", action, label, content, old_content,
+                           by=by, source=source, reason=reason)
+        self._edits[edit.id] = edit
+        self._edit_log.append(EditEvent(edit.id, "propose", by, reason))
+        return edit
+
+    def pending(self) -> list[PendingEdit]:
+        """The edits still waiting, oldest first."""
+        return [e for e in self._edits.values() if e.state == "pending"]
+
+    @property
+    def edits(self) -> list[PendingEdit]:
+        """Every proposed edit, whatever its state, oldest first."""
+        return list(self._edits.values())
+
+    @property
+    def edit_log(self) -> list[EditEvent]:
+        """Proposals, confirmations and rejections, in order."""
+        return list(self._edit_log)
+
+    def get_edit(self, edit_id: str) -> PendingEdit:
+        """The proposed edit `edit_id`; CoreMemoryError naming the pending ones otherwise."""
+        if not isinstance(edit_id, str) or edit_id not in self._edits:
+            waiting = ", ".join(e.id for e in self.pending()) or "none"
+            raise CoreMemoryError(f"no proposed edit {edit_id!r}; edits waiting for confirmation: {waiting}")
+        return self._edits[edit_id]
+
+    def confirm(self, edit_id: str, *, by: str = "user", reason: str = "") -> PendingEdit:
+        """Apply pending edit `edit_id` now, with the block's usual checks.
+
+        If the edit no longer applies (the block would overflow, the old text is
+        gone), CoreMemoryError says why and the edit stays pending, memory unchanged.
+        """
+        edit = self._waiting(edit_id, "confirm")
+        _text(by, "by"), _text(reason, "reason")
+        if edit.action == "append":
+            self.append(edit.label, edit.content)
+        else:
+            self.replace(edit.label, edit.old_content, edit.content)
+        return self._decide(edit, "confirmed", "confirm", by, reason)
+
+    def reject(self, edit_id: str, *, by: str = "user", reason: str = "") -> PendingEdit:
+        """Drop pending edit `edit_id`; it stays in `edits` as rejected, with the log entry."""
+        edit = self._waiting(edit_id, "reject")
+        _text(by, "by"), _text(reason, "reason")
+        return self._decide(edit, "rejected", "reject", by, reason)
+
+    def _waiting(self, edit_id: str, verb: str) -> PendingEdit:
+        edit = self.get_edit(edit_id)
+        if edit.state != "pending":
+            raise CoreMemoryError(f"edit {edit_id} is already {edit.state}; only a pending edit can be {verb}ed")
+        return edit
+
+    def _decide(self, edit: PendingEdit, state: str, action: str, by: str, reason: str) -> PendingEdit:
+        decided = dataclasses.replace(edit, state=state)
+        self._edits[edit.id] = decided
+        self._edit_log.append(EditEvent(edit.id, action, by, reason))
+        return decided
+
+    def _load_edits(self, edits: Any, log: Any) -> None:
+        if not isinstance(edits, list) or not isinstance(log, list):
+            raise CoreMemoryError("'edits' and 'edit_log' must be lists, as to_dict() writes them")
+        loaded = {}
+        for item in edits:
+            if not isinstance(item, Mapping):
+                raise CoreMemoryError(f"an edit must be a dict, got {type(item).__name__}")
+            unknown = set(item) - {f.name for f in dataclasses.fields(PendingEdit)}
+            if unknown:
+                raise CoreMemoryError(f"unknown edit field(s) {sorted(unknown)}")
+            edit = PendingEdit(**item)
+            if edit.label not in self._blocks:
+                raise CoreMemoryError(f"edit {edit.id} is for block {edit.label!r}, which this memory does not have")
+            loaded[edit.id] = edit
+        events = []
+        for item in log:
+            if not isinstance(item, Mapping) or set(item) - {"edit_id", "action", "by", "reason"}:
+                raise CoreMemoryError(f"bad edit_log entry {item!r}")
+            events.append(EditEvent(**item))
+        self._edits, self._edit_log = loaded, events
 
     def snapshot(self) -> str:
         """The whole memory as JSON text, for `restore` to roll back to."""

@@ -276,6 +276,25 @@ def _load_poisoning_heldout() -> tuple:
                  for r in _jsonl("poisoning_heldout.jsonl"))
 
 
+def _load_consolidation_heldout() -> tuple:
+    return tuple(_fact_from_row(r) for r in _jsonl("consolidation_heldout.jsonl"))
+
+
+def _load_consolidation_heldout_links() -> tuple:
+    links = []
+    for r in _jsonl("consolidation_heldout.jsonl"):
+        if r.get("supersedes"):
+            links.append(FactLink("supersedes", r["id"], r["supersedes"]))
+        if r.get("duplicate_of"):
+            links.append(FactLink("near_duplicate", r["id"], r["duplicate_of"]))
+    return tuple(links)
+
+
+def _load_consolidation_heldout_ends() -> dict:
+    return {r["id"]: datetime.fromisoformat(r["ends_at"]) for r in _jsonl("consolidation_heldout.jsonl")
+            if r.get("ends_at")}
+
+
 def _load_decider_scenarios() -> tuple:
     raw = json.loads(read_text("decider_scenarios.json"))
     return tuple(DeciderScenario(s["id"], s["kind"], s["purpose"], s["window"], tuple(s["turns"]),
@@ -327,6 +346,9 @@ _LOADERS = {
     "poisoning": _load_poisoning,
     "poisoning_heldout": _load_poisoning_heldout,
     "core_memory": _load_core_memory,
+    "consolidation_heldout": _load_consolidation_heldout,
+    "consolidation_heldout_links": _load_consolidation_heldout_links,
+    "consolidation_heldout_ends": _load_consolidation_heldout_ends,
     "decider_scenarios": _load_decider_scenarios,
 }
 _DESCRIPTIONS = {
@@ -338,6 +360,9 @@ _DESCRIPTIONS = {
     "poisoning": "list[PoisonNote]: the development poisoning split: injected and benign memory notes to tune a guard on",
     "poisoning_heldout": "list[PoisonNote]: the held-out poisoning split, for measuring a guard, never for tuning it",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
+    "consolidation_heldout": "list[ArchivalRecord]: the held-out consolidation world (Kofi), for judging a pass, never for tuning it",
+    "consolidation_heldout_links": "list[FactLink]: the held-out world's supersede and near-duplicate links",
+    "consolidation_heldout_ends": "dict[str, datetime]: held-out facts that say on which day they stop holding",
     "decider_scenarios": "list[DeciderScenario]: behaviours notebook 05's decider check plays",
     "quiz": "Quiz: the self-check quiz of one notebook (needs notebook=, one of QUIZ_NOTEBOOKS)",
 }

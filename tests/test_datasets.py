@@ -45,6 +45,7 @@ def actual_counts() -> dict[str, int]:
         "conversation_questions": len(jsonl("conversation_questions.jsonl")),
         "poisoning": len(jsonl("poisoning.jsonl")),
         "poisoning_heldout": len(jsonl("poisoning_heldout.jsonl")),
+        "consolidation_heldout": len(jsonl("consolidation_heldout.jsonl")),
         "core_memory": len(core),
         "decider_scenarios": len(json.loads(DATA.joinpath("decider_scenarios.json").read_text("utf-8"))["scenarios"]),
         "quizzes": len(quizzes),
@@ -403,3 +404,19 @@ def test_quiz_citation_example_matches_the_facts():
     fact = {f.id: f for f in datasets.load("facts")}[m.group(1)]
     assert "penicillin" in fact.text
     assert (fact.session_id, fact.turn_id, fact.trust) == (m.group(2), int(m.group(3)), m.group(4))
+
+
+def test_consolidation_heldout_is_what_its_world_writes(tmp_path):
+    from memlib.data import world_consolidation_heldout as world
+
+    world.write(tmp_path / "out.jsonl")
+    assert (tmp_path / "out.jsonl").read_text("utf-8") == DATA.joinpath("consolidation_heldout.jsonl").read_text("utf-8")
+    records = datasets.load("consolidation_heldout")
+    links = datasets.load("consolidation_heldout_links")
+    ends = datasets.load("consolidation_heldout_ends")
+    ids = {r.id for r in records}
+    assert len(records) == 78 and len(links) == 23 and len(ends) == 8
+    assert all(l.fact_id in ids and l.other_id in ids for l in links)
+    assert set(ends) <= ids
+    # no held-out id or person leaks into the development facts
+    assert not ids & {r.id for r in datasets.load("facts")}

@@ -329,9 +329,16 @@ def _check_predictions(number: str) -> int:
         memory.replace("notes", "n" * 499, "n" * 500)
         expect("holds 499 characters", len(memory.get("notes").value) == 500, "Yes")
     elif number == "09":
-        ctx, events = _context_trace()
-        expect("After a flush", len(ctx.recall) == 16 and len(ctx.messages) == 6, "recall storage")
         from datetime import datetime
+
+        from memlib.core_memory import Block
+
+        memory = CoreMemory([Block("human", "x" * 15, limit=20)])
+        memory.propose("append", "human", "far too long for the block")
+        with pytest.raises(CoreMemoryError, match="over its limit"):
+            memory.confirm("ce-1")
+        expect("over the character limit", memory.get("human").value == "x" * 15
+               and [e.state for e in memory.edits] == ["pending"], "stays pending")
 
         from memlib.archival import ArchivalStore
         from memlib.consolidate import consolidate
@@ -345,6 +352,21 @@ def _check_predictions(number: str) -> int:
         report = repr(consolidate(store))
         expect("consolidate() runs", "2 current, 1 superseded, 0 duplicates" in report and len(store) == 3,
                "supersedes")
+        from memlib.governance import WriteRule
+        from memlib.tools import MemorySystem, dispatch
+
+        system = MemorySystem(write_rule=WriteRule())
+        system.archival.insert("Forum: the 28 tram is the scenic line in Lisbon.", trust="untrusted")
+        dispatch("archival_memory_search", {"query": "scenic tram"}, system)
+        result = dispatch("archival_memory_insert", {"content": "The 28 tram is the scenic line in Lisbon."}, system)
+        waiting = system.archival.pending()
+        expect("untrusted web page it just searched", "waiting for confirmation" in result.message and len(waiting) == 1
+               and waiting[0].id not in {h.record.id for h in system.archival.search("scenic tram line")}, "pending")
+        dated = ArchivalStore(clock=lambda: datetime(2026, 3, 20))
+        costume = dated.insert("World Book Day: Ada needs a triceratops costume.", created_at=datetime(2026, 3, 1),
+                               valid_to=datetime(2026, 3, 5))
+        expect("validity ended on 5 March", dated.search("triceratops costume") == []
+               and dated.get(costume.id).text == costume.text, "Leaves it out")
     elif number == "10":
         from collections import Counter
 

@@ -69,6 +69,7 @@ EXERCISES: dict[str, Exercise] = {e.grade_id: e for e in (
     Exercise("08-typed-core-memory", "08_typed_core_memory", "check_typed_core_memory",
              lambda ns: ns["TypedCoreMemory"],
              setup="import json\nimport jsonschema\nfrom memlib.datasets import load\nexamples = load('core_memory')"),
+    Exercise("09-consolidation", "09_governed_memory", "check_consolidation", lambda ns: ns["consolidation_pass"]),
 )}
 
 #: (grade_id, mutant description) -> why the mutant computes the same thing as the reference.
@@ -151,6 +152,28 @@ EQUIVALENT: dict[tuple[str, str], str] = {
     ('08-typed-core-memory', "swap-args: DESCRIPTIONS.get(label, f'The {label} section.') -> DESCRIPTIONS.get(f'The {label} section.', label)"):
         'any non-empty description is accepted: the stub fixes that persona and human have one, not its wording',
 
+    ('09-consolidation', 'swap-args: overlap(record.id, best.id) -> overlap(best.id, record.id)'):
+        'overlap is symmetric: shared words and union of two sets',
+    ('09-consolidation', 'swap-args: overlap(record.id, old.id) -> overlap(old.id, record.id)'):
+        'overlap is symmetric: shared words and union of two sets',
+    ('09-consolidation', 'constant: 0.0 -> 1.0'):
+        'the value for two records without a single word; every record the check uses has words',
+    ('09-consolidation', 'constant: 0.0 -> -1.0'):
+        'the value for two records without a single word; every record the check uses has words',
+    ('09-consolidation', 'compare: score >= 0.1 -> score > 0.1'):
+        'the thresholds are free (the check grades the decisions against the links on precision and recall); no pair of records scores exactly the threshold',
+    ('09-consolidation', 'compare: score >= 0.2 -> score > 0.2'):
+        'the thresholds are free (the check grades the decisions against the links on precision and recall); no pair of records scores exactly the threshold',
+    ('09-consolidation', 'constant: 1 -> 2'):
+        'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
+    ('09-consolidation', 'constant: 1 -> 2 (#2)'):
+        'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
+    ('09-consolidation', 'constant: 1 -> 0 (#2)'):
+        'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
+    ('09-consolidation', 'constant: 0 -> 1'):
+        'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
+    ('09-consolidation', 'compare: end < record.valid_to -> end <= record.valid_to'):
+        'expiring a record at the instant it already ends leaves valid_to as it was; the extra expire transition is true (its stated end came too)',
 }
 
 

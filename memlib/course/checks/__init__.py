@@ -27,6 +27,7 @@ _MODULES = (
     "nb06_citations",
     "nb07_guard",
     "nb08_typed_core_memory",
+    "nb09_consolidation",
 )
 
 __all__ = [*_kit, "ordinal"]
