@@ -57,12 +57,12 @@ from memlib.storage import (
     StorageError,
     StorageFullError,
     _decode_row,
-    _message_from_fields,
     _message_row,
     _record_from_fields,
     _record_row,
     _transition_from_fields,
     _transition_row,
+    recall_changes,
 )
 from memlib.tables import BadRow, Changes
 
@@ -641,12 +641,7 @@ class PostgresRecallTable:
         first = self._last_seq is None
         rows = conn.execute(self._db.in_schema(f"SELECT seq, {_columns(_MESSAGE_FIELDS)} FROM {{s}}.recall_messages "
                                        "WHERE seq > %s ORDER BY seq"), (self._last_seq or 0,)).fetchall()
-        if not rows and not first:
-            return None
-        changes = Changes(reset=first)
-        for row in rows:
-            item = _decode_row(row, _MESSAGE_FIELDS, ("id",), self.name, "recall_messages", _message_from_fields)
-            (changes.bad if isinstance(item, BadRow) else changes.rows).append(item)
+        changes = recall_changes(rows, first, self.name)
         self._last_seq = rows[-1][0] if rows else (self._last_seq or 0)
         return changes
 

@@ -853,6 +853,18 @@ _RECALL_UPGRADES = {1: [
 ]}
 
 
+def recall_changes(rows: list[tuple], first: bool, where: str) -> Changes | None:
+    """Recall rows (seq, then _MESSAGE_FIELDS) after the last one seen, as a table reports
+    them; None when there is nothing new. Shared by every recall table."""
+    if not rows and not first:
+        return None
+    changes = Changes(reset=first)
+    for row in rows:
+        item = _decode_row(row, _MESSAGE_FIELDS, ("id",), where, "recall_messages", _message_from_fields)
+        (changes.bad if isinstance(item, BadRow) else changes.rows).append(item)
+    return changes
+
+
 class SQLiteRecallTable:
     """Recall rows in a SQLite file (the `memlib.tables` interface). Recall is
     append-only, so the rows after the last one seen are all there is to pull."""
@@ -882,12 +894,7 @@ class SQLiteRecallTable:
         first = self._last_seq is None
         rows = self._db.fetch_rows(f"SELECT seq, {', '.join(_MESSAGE_FIELDS)} FROM recall_messages "
                                   "WHERE seq > ? ORDER BY seq", (self._last_seq or 0,))
-        if not rows and not first:
-            return None
-        changes = Changes(reset=first)
-        for row in rows:
-            item = _decode_row(row, _MESSAGE_FIELDS, ("id",), self.path, "recall_messages", _message_from_fields)
-            (changes.bad if isinstance(item, BadRow) else changes.rows).append(item)
+        changes = recall_changes(rows, first, self.path)
         self._last_seq = rows[-1][0] if rows else (self._last_seq or 0)
         return changes
 
