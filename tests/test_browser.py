@@ -121,6 +121,7 @@ def browser_context(lab):
 
 
 @pytest.mark.browser
+@pytest.mark.xdist_group("browser")  # one worker drives the browser; the other runs the rest
 @pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])
 def test_notebook_runs_and_its_widgets_react_in_a_real_browser(path, lab, browser_context):
     started = time.monotonic()
@@ -189,6 +190,7 @@ def graded_cell_numbers(path: Path) -> set[int]:
 
 
 @pytest.mark.browser
+@pytest.mark.xdist_group("browser")
 @pytest.mark.parametrize("path", STUDENT_NOTEBOOKS, ids=[p.stem for p in STUDENT_NOTEBOOKS])
 def test_run_all_reaches_the_last_cell_of_an_unsolved_student_notebook(path, lab, browser_context):
     started = time.monotonic()

@@ -42,3 +42,9 @@ def test_documented_commands_answer():
     check = subprocess.run([sys.executable, "-m", "memlib", "release", "solutions/", "notebooks/", "--check"],
                            capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_ci_runs_the_readmes_test_command():
+    command = re.search(r"\.venv/bin/python (-m pytest[^\n`]*)", README).group(1).strip()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"\npython {command}\n" in ci, f"README's test command {command!r} is not what .ci/run runs"
