@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -14,10 +15,13 @@ from memlib.consolidate import consolidate
 from memlib.governance import consolidate_in_store
 
 
+ROOT = Path(__file__).resolve().parents[1]  # this checkout (memlib may be installed elsewhere)
+
+
 def solution_pass():
     """The notebook's own answer, read from the solution notebook's exercise cell."""
     namespace: dict = {}
-    exec(compile(exercise_cell(EXERCISES["09-consolidation"]), "<exercise 6>", "exec"), namespace)
+    exec(compile(exercise_cell(EXERCISES["09-consolidation"], ROOT), "<exercise 6>", "exec"), namespace)
     return namespace["consolidation_pass"]
 
 

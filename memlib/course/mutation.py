@@ -215,9 +215,10 @@ class Report:
         return "\n".join(lines)
 
 
-def exercise_cell(exercise: Exercise) -> str:
-    """The source of the exercise cell (the one with solution regions) of the solution notebook."""
-    path = ROOT / "solutions" / f"{exercise.notebook}.ipynb"
+def exercise_cell(exercise: Exercise, root: Path = ROOT) -> str:
+    """The source of the exercise cell (the one with solution regions) of the solution notebook
+    in the checkout at `root` (default: the one memlib runs from)."""
+    path = root / "solutions" / f"{exercise.notebook}.ipynb"
     if not path.exists():
         raise FileNotFoundError(f"{path} not found: mutation testing reads the solution notebooks of a "
                                 "checkout; run it from one (python -m memlib.course.mutation)")
