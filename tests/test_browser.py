@@ -121,7 +121,9 @@ def browser_context(lab):
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("browser")  # one worker drives the browser; the other runs the rest
+# Two groups: under `-n auto --dist loadgroup` each runs on one worker, with that worker's own
+# JupyterLab and Chromium, while the other tests fill the other workers.
+@pytest.mark.xdist_group("browser-solutions")
 @pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])
 def test_notebook_runs_and_its_widgets_react_in_a_real_browser(path, lab, browser_context):
     started = time.monotonic()
@@ -190,7 +192,7 @@ def graded_cell_numbers(path: Path) -> set[int]:
 
 
 @pytest.mark.browser
-@pytest.mark.xdist_group("browser")
+@pytest.mark.xdist_group("browser-students")
 @pytest.mark.parametrize("path", STUDENT_NOTEBOOKS, ids=[p.stem for p in STUDENT_NOTEBOOKS])
 def test_run_all_reaches_the_last_cell_of_an_unsolved_student_notebook(path, lab, browser_context):
     started = time.monotonic()

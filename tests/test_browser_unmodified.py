@@ -20,7 +20,7 @@ from memlib.course import config
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 OPENED = ["00_welcome.ipynb", "03_archival_bm25.ipynb"]
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-students")]
 
 
 def _expected_after_save(path: Path) -> str:
