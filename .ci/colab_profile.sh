@@ -69,9 +69,13 @@ quiet_pip --upgrade pip
 # memlib itself goes in as a built wheel (no -e), so a file left out of the
 # package shows up here as it would on Colab.
 constraints="$(mktemp)"
-trap 'rm -f "$constraints" "$pip_log"' EXIT
+# The wheel is built from a private copy of the tree: setuptools builds in ./build, and
+# two profiles building there at once (CI runs them side by side) collide.
+source_copy="$(mktemp -d)"
+trap 'rm -rf "$constraints" "$pip_log" "$source_copy"' EXIT
+tar --exclude=./.venv --exclude=./.git --exclude=./build --exclude=./artifacts -cf - . | tar -xf - -C "$source_copy"
 printf '%s\n' "${COLAB_PINS[@]}" >"$constraints"
-quiet_pip -c "$constraints" "${COLAB_PINS[@]}" ".[course,test,llm]"
+quiet_pip -c "$constraints" "${COLAB_PINS[@]}" "$source_copy[course,test,llm]"
 t_install=$(date +%s)
 
 "$VENV/bin/python" - "${COLAB_PINS[@]}" <<'PY'
