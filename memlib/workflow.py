@@ -39,7 +39,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from memlib.archival import ArchivalRecord, ArchivalStore, parse_when
 from memlib.core_memory import Block, CoreMemory, CoreMemoryError

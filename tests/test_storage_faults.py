@@ -17,7 +17,7 @@ import tempfile
 
 import pytest
 
-from memlib import saves, storage
+from memlib import saves
 from memlib.archival import ArchivalRecord
 from memlib.core_memory import CoreMemory
 from memlib.saves import AgentSaveError, load_agent, save_agent

@@ -224,7 +224,7 @@ def grade_pass(pass_fn: Callable, world: str = "development") -> PassGrade:
                 "for each id, end in ends.items() with end <= now: store.expire(id, at=end, by='consolidation', ...)")
         raise CheckFailed(
             f"{_label(store, record.id)} ends on {record.valid_to:%d %b %Y} in your pass, but should end on "
-            f"{expected:%d %b %Y}" + (f" (its stated end; not the day of the pass)" if due == expected else
+            f"{expected:%d %b %Y}" + (" (its stated end; not the day of the pass)" if due == expected else
                                       " (when its successor was written, before its stated end)"),
             "expire at the stated end (at=ends[id]), not at now; and a record that ended earlier keeps the earlier "
             "end: compare with record.valid_to before expiring, and supersede before you expire")
