@@ -306,6 +306,10 @@ class ArchivalStore(OnTable):
         check_positive_int(next_id, "next_id")
         self.scorer_name = scorer if isinstance(scorer, str) else getattr(scorer, "__name__", repr(scorer))
         self._index = _DenseIds(make_scorer(scorer) if isinstance(scorer, str) else scorer())
+        if self.candidates != "index" and not callable(getattr(self._index.inner, "score", None)):
+            # _ranked scores the table's candidates one by one
+            raise ValueError(f"candidates={self.candidates!r} needs a scorer with score(query, doc_id); "
+                             f"{self._index.inner!r} has none")
         self.page_size = page_size
         self._clock = clock
         self._records: dict[str, ArchivalRecord] = {}

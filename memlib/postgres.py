@@ -589,9 +589,6 @@ class PostgresArchivalStore(ArchivalStore):
         try:
             self.candidates = candidates
             super().__init__(scorer=scorer, page_size=page_size, clock=clock, table=table)
-            if candidates == "fulltext" and not callable(getattr(self._index.inner, "score", None)):
-                raise ValueError(f"candidates='fulltext' needs a scorer with score(query, doc_id); "
-                                 f"{self._index.inner!r} has none")
         except BaseException:
             table.close()
             raise

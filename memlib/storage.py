@@ -808,9 +808,6 @@ class SQLiteArchivalStore(ArchivalStore):
         try:
             self.candidates = candidates
             super().__init__(scorer=scorer, page_size=page_size, clock=clock, table=table)
-            if candidates == "fts5" and not callable(getattr(self._index.inner, "score", None)):
-                raise ValueError(f"candidates='fts5' needs a scorer with score(query, doc_id); "
-                                 f"{self._index.inner!r} has none")
         except BaseException:
             table.close()
             raise

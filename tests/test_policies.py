@@ -1,7 +1,6 @@
 """memlib.policies and the loop's handling of bad deciders: raise, garbage, unknown tools, never stopping."""
 
 import json
-from datetime import datetime, timedelta
 
 import pytest
 
@@ -11,24 +10,7 @@ from memlib.core_memory import Block, CoreMemory
 from memlib.policies import (FALLIBLE_MISTAKES, FallibleDecider, ReferenceDecider, RulePolicy, ScriptedPolicy,
                              ScriptedPolicyExhausted)
 from memlib.tools import MemorySystem
-
-
-class Clock:
-    def __init__(self):
-        self.now = datetime(2026, 1, 5, 9, 0)
-
-    def __call__(self):
-        self.now += timedelta(minutes=1)
-        return self.now
-
-
-def new_agent(policy=None, window=2048, **kw):
-    memory = MemorySystem.create(window=window, clock=Clock())
-    return Agent(policy if policy is not None else RulePolicy(), memory, **kw)
-
-
-def reply(text):
-    return ToolCall("send_message", {"message": text})
+from test_agent import new_agent, reply  # the agent tests' fixtures
 
 
 def pairs_intact(context):

@@ -497,3 +497,16 @@ def test_reopening_builds_the_index_from_the_stored_tokens(tmp_path, monkeypatch
     monkeypatch.undo()
     assert {q: results(again, q) for q in QUERIES} == want
     again.close()
+
+
+@needs_fts5
+def test_fts5_candidates_need_a_scorer_that_scores_one_document(tmp_path):
+    class RanksOnly:
+        def add(self, doc_id, text): ...
+        def remove(self, doc_id): ...
+        def search(self, query, k=10): return []
+
+    with pytest.raises(ValueError, match="needs a scorer with score"):
+        SQLiteArchivalStore(tmp_path / "a.db", scorer=RanksOnly, candidates="fts5")
+    with SQLiteArchivalStore(tmp_path / "a.db") as store:  # the refused open left the file usable
+        assert len(store) == 0
