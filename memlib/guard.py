@@ -58,6 +58,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from memlib._util import one_line, quote
+from memlib.archival import MAX_TEXT_CHARS
 
 __all__ = [
     "Verdict",
@@ -1043,10 +1044,11 @@ RULES: tuple[Rule, ...] = (
 # The scan
 # ---------------------------------------------------------------------------
 
-#: Longer texts are not read by the rules: they are untrusted by their length alone. A memory
-#: note is a few sentences; a 10,000-character one is a document that should be split before it
-#: is stored, and reading it here would make the guard's time depend on an attacker's padding.
-MAX_SCAN_CHARS = 10_000
+#: Longer texts are not read by the rules: they are untrusted by their length alone. The limit is
+#: the archive's own (`memlib.archival.MAX_TEXT_CHARS`), so every note a store accepts is read in
+#: full (tens of milliseconds at the limit); anything longer is a document that should be split
+#: before it is stored, and reading it here would let an attacker's padding set the guard's time.
+MAX_SCAN_CHARS = MAX_TEXT_CHARS
 
 
 def _findings(text: str, depth: int = 0) -> list[tuple[str, str]]:
