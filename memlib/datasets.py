@@ -33,12 +33,14 @@ from memlib.course import quiz as _quiz_model
 __all__ = [
     "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
     "Quiz", "CoreMemoryExamples", "DeciderScenario",
-    "QUERY_KINDS", "HARD_NEGATIVE_CATEGORIES",
+    "QUERY_KINDS", "INDEPENDENT_QUERY_KINDS", "HARD_NEGATIVE_CATEGORIES",
     "INJECTION_FAMILIES", "BENIGN_KINDS", "CARRIERS", "QUIZ_NOTEBOOKS",
     "UnknownDatasetError", "names", "load", "load_quiz", "read_text",
 ]
 
 QUERY_KINDS = ("paraphrase", "morphology", "distractor", "lexical")
+#: Kinds of the independent questions (a second author's; "colloquial" is chat-style typing).
+INDEPENDENT_QUERY_KINDS = ("paraphrase", "morphology", "lexical", "colloquial")
 #: The injection families of ../shared/facts/injection-taxonomy.md, as the poisoning splits label them.
 INJECTION_FAMILIES = (
     "output_task", "code_injection", "override", "prompt_extraction", "persona_hijack",
@@ -242,12 +244,16 @@ def _load_fact_links() -> tuple:
     return tuple(links)
 
 
-def _load_queries() -> tuple:
+def _load_queries(name: str = "queries.jsonl") -> tuple:
     return tuple(
         Query(r["id"], r["question"], r["kind"], r["answer"],
               tuple(r["relevant_ids"]), tuple(r.get("distractor_ids", ())))
-        for r in _jsonl("queries.jsonl")
+        for r in _jsonl(name)
     )
+
+
+def _load_queries_independent() -> tuple:
+    return _load_queries("queries_independent.jsonl")
 
 
 def _load_conversation() -> tuple:
@@ -341,6 +347,7 @@ _LOADERS = {
     "facts": _load_facts,
     "fact_links": _load_fact_links,
     "queries": _load_queries,
+    "queries_independent": _load_queries_independent,
     "conversation": _load_conversation,
     "conversation_questions": _load_conversation_questions,
     "poisoning": _load_poisoning,
@@ -355,6 +362,8 @@ _DESCRIPTIONS = {
     "facts": "list[ArchivalRecord]: archival facts about Ines with provenance",
     "fact_links": "list[FactLink]: which facts supersede or near-duplicate which",
     "queries": "list[Query]: questions over facts with relevant fact ids",
+    "queries_independent": "list[Query]: questions over facts by a second author who never saw the scorers "
+                           "or `queries`; every fact of an answer's chain, old or new, is relevant",
     "conversation": "list[Turn]: one multi-session chat",
     "conversation_questions": "list[ConversationQuestion]: questions answered only in early sessions",
     "poisoning": "list[PoisonNote]: the development poisoning split: injected and benign memory notes to tune a guard on",

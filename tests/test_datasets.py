@@ -41,6 +41,7 @@ def actual_counts() -> dict[str, int]:
     return {
         "facts": len(jsonl("facts.jsonl")),
         "queries": len(jsonl("queries.jsonl")),
+        "queries_independent": len(jsonl("queries_independent.jsonl")),
         "conversation": len(jsonl("conversation.jsonl")),
         "conversation_questions": len(jsonl("conversation_questions.jsonl")),
         "poisoning": len(jsonl("poisoning.jsonl")),
@@ -140,6 +141,21 @@ def test_queries_schema_and_relevance():
         assert all(r in facts for r in q["relevant_ids"] + q["distractor_ids"]), q["id"]
         assert not set(q["relevant_ids"]) & stale, f"{q['id']} marks a superseded fact relevant"
         assert not set(q["relevant_ids"]) & set(q["distractor_ids"])
+
+
+def test_independent_queries_schema_and_relevance():
+    facts = {f["id"] for f in jsonl("facts.jsonl")}
+    queries = jsonl("queries_independent.jsonl")
+    assert len(queries) >= 90
+    assert len({q["id"] for q in queries}) == len(queries) == len({q["question"] for q in queries})
+    for q in queries:
+        assert set(q) == {"id", "question", "kind", "answer", "relevant_ids"}, q["id"]
+        assert q["kind"] in datasets.INDEPENDENT_QUERY_KINDS, q["id"]
+        assert q["relevant_ids"] and set(q["relevant_ids"]) <= facts, q["id"]
+    # the second author's questions share no wording with the course's own
+    assert not {q["question"] for q in queries} & {q["question"] for q in jsonl("queries.jsonl")}
+    loaded = datasets.load("queries_independent")
+    assert [q.id for q in loaded] == [q["id"] for q in queries] and loaded[0].distractor_ids == ()
 
 
 def test_paraphrase_share_and_definition():
