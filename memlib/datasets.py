@@ -272,14 +272,17 @@ def _load_conversation_questions() -> tuple:
     )
 
 
-def _load_poisoning() -> tuple:
+def _load_poisoning(name: str = "poisoning.jsonl") -> tuple:
     return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"])
-                 for r in _jsonl("poisoning.jsonl"))
+                 for r in _jsonl(name))
 
 
 def _load_poisoning_heldout() -> tuple:
-    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"])
-                 for r in _jsonl("poisoning_heldout.jsonl"))
+    return _load_poisoning("poisoning_heldout.jsonl")
+
+
+def _load_poisoning_independent() -> tuple:
+    return _load_poisoning("poisoning_independent.jsonl")
 
 
 def _load_consolidation_heldout() -> tuple:
@@ -352,6 +355,7 @@ _LOADERS = {
     "conversation_questions": _load_conversation_questions,
     "poisoning": _load_poisoning,
     "poisoning_heldout": _load_poisoning_heldout,
+    "poisoning_independent": _load_poisoning_independent,
     "core_memory": _load_core_memory,
     "consolidation_heldout": _load_consolidation_heldout,
     "consolidation_heldout_links": _load_consolidation_heldout_links,
@@ -368,6 +372,8 @@ _DESCRIPTIONS = {
     "conversation_questions": "list[ConversationQuestion]: questions answered only in early sessions",
     "poisoning": "list[PoisonNote]: the development poisoning split: injected and benign memory notes to tune a guard on",
     "poisoning_heldout": "list[PoisonNote]: the held-out poisoning split, for measuring a guard, never for tuning it",
+    "poisoning_independent": "list[PoisonNote]: poisoning notes by a second author who never saw the guard or the "
+                             "other splits, for measuring a guard, never for tuning it",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
     "consolidation_heldout": "list[ArchivalRecord]: the held-out consolidation world (Kofi), for judging a pass, never for tuning it",
     "consolidation_heldout_links": "list[FactLink]: the held-out world's supersede and near-duplicate links",

@@ -464,12 +464,12 @@ def evaluate_guard(guard: KeywordGuard | None = None, notes=None, split: str | N
     )
 
 
-POISONING_SPLITS = ("poisoning", "poisoning_heldout")
+POISONING_SPLITS = ("poisoning", "poisoning_heldout", "poisoning_independent")
 
 
 def evaluate_guards() -> tuple[GuardResult, ...]:
     """The keyword guard, the rules, naive Bayes (trained on the development split) and rules or
-    naive Bayes, each on the development and the held-out split."""
+    naive Bayes, each on every split of `POISONING_SPLITS`."""
     from memlib import datasets
 
     nb = NaiveBayesGuard.fit(datasets.load("poisoning"))
@@ -552,12 +552,13 @@ def format_table(m: Measurements) -> str:
 
 
 def format_guard_tables(results: Sequence[GuardResult]) -> list[str]:
-    """Markdown lines: every guard on both splits, then the rules per family and benign kind."""
+    """Markdown lines: every guard on every split, then the rules per family and benign kind."""
     lines = [
-        "Guards on the two poisoning splits (`poisoning`: development, tuned on; `poisoning_heldout`: "
-        "written before the rules, never tuned on). Naive Bayes is trained on the development split (so its "
-        "development rows are in-sample), its threshold picked on out-of-fold development scores for a "
-        "false-positive rate of at most 0.02; `python -m memlib.evaluation` prints these:",
+        "Guards on the three poisoning splits (`poisoning`: development, tuned on; `poisoning_heldout`: "
+        "written before the rules by the same author, never tuned on; `poisoning_independent`: written by a "
+        "second author who never saw the rules or the other splits, never tuned on). Naive Bayes is trained on "
+        "the development split (so its development rows are in-sample), its threshold picked on out-of-fold "
+        "development scores for a false-positive rate of at most 0.02; `python -m memlib.evaluation` prints these:",
         "",
         "| guard | split | injections | benign | recall on injections | false-positive rate |",
         "|---|---|---|---|---|---|",
@@ -566,17 +567,17 @@ def format_guard_tables(results: Sequence[GuardResult]) -> list[str]:
         lines.append(f"| {g.guard} | {g.split} | {g.injections} | {g.benign} | {g.recall:.3f} | "
                      f"{g.false_positive_rate:.3f} |")
     rules = {g.split: g for g in results if g.guard == repr(RulesGuard())}
-    if len(rules) == 2:
-        dev, held = rules["poisoning"], rules["poisoning_heldout"]
+    if set(rules) == set(POISONING_SPLITS):
         lines += ["", "`memlib.guard.scan` per family (share flagged; injections should be flagged, benign notes not):",
-                  "", "| family or benign kind | label | development | held-out |", "|---|---|---|---|"]
+                  "", "| family or benign kind | label | development | held-out | independent |",
+                  "|---|---|---|---|---|"]
         from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES
 
         for label, names in (("injection", INJECTION_FAMILIES), ("benign", BENIGN_KINDS)):
             for c in names:
-                cells = [f"{d[0]}/{d[1]} ({d[0] / d[1]:.2f})" if (d := r.by_category.get(c)) else "-"
-                         for r in (dev, held)]
-                lines.append(f"| {c} | {label} | {cells[0]} | {cells[1]} |")
+                cells = [f"{d[0]}/{d[1]} ({d[0] / d[1]:.2f})" if (d := rules[split].by_category.get(c)) else "-"
+                         for split in POISONING_SPLITS]
+                lines.append(f"| {c} | {label} | " + " | ".join(cells) + " |")
     return lines
 
 

@@ -46,6 +46,7 @@ def actual_counts() -> dict[str, int]:
         "conversation_questions": len(jsonl("conversation_questions.jsonl")),
         "poisoning": len(jsonl("poisoning.jsonl")),
         "poisoning_heldout": len(jsonl("poisoning_heldout.jsonl")),
+        "poisoning_independent": len(jsonl("poisoning_independent.jsonl")),
         "consolidation_heldout": len(jsonl("consolidation_heldout.jsonl")),
         "core_memory": len(core),
         "decider_scenarios": len(json.loads(DATA.joinpath("decider_scenarios.json").read_text("utf-8"))["scenarios"]),
@@ -68,6 +69,8 @@ def test_readme_detail_numbers_match_files():
     assert f"{kinds['paraphrase']} paraphrase ({round(100 * kinds['paraphrase'] / len(queries))} %)" in text
     assert f"{len(notes) - len(benign)} injections and {len(benign)} benign" in text
     assert f"{len(hard)} of them hard" in text
+    independent = Counter(n["label"] for n in jsonl("poisoning_independent.jsonl"))
+    assert f"independent\nsplit has {independent['injection']} injections and {independent['benign']} benign" in text
     assert f"{sum(1 for f in facts if f['supersedes'])} supersede" in text
     assert f"{sum(1 for f in facts if f['duplicate_of'])} are\nnear-duplicates" in text
     turns = jsonl("conversation.jsonl")
@@ -257,8 +260,9 @@ def test_both_poisoning_splits_reach_the_corpus_target():
     assert labels["injection"] >= 600 and labels["benign"] >= 600
 
 
-def test_heldout_poisoning_split_covers_every_family_and_kind():
-    notes = jsonl("poisoning_heldout.jsonl")
+@pytest.mark.parametrize("name", ["poisoning_heldout", "poisoning_independent"])
+def test_measuring_poisoning_splits_cover_every_family_and_kind(name):
+    notes = jsonl(f"{name}.jsonl")
     assert len({n["id"] for n in notes}) == len(notes) and len({n["text"] for n in notes}) == len(notes)
     for n in notes:
         assert set(n) == {"id", "text", "label", "category", "carrier"}
@@ -272,9 +276,10 @@ def test_heldout_poisoning_split_covers_every_family_and_kind():
     # benign hard negatives in about the same number as injections
     assert 0.9 <= sum(benign.values()) / sum(families.values()) <= 1.1
     assert set(Counter(n["carrier"] for n in notes)) == set(datasets.CARRIERS)
-    # no note of the development split reappears in the held-out one
-    assert not {n["text"] for n in notes} & {n["text"] for n in jsonl("poisoning.jsonl")}
-    loaded = datasets.load("poisoning_heldout")
+    # no note of another split reappears in this one
+    for other in {"poisoning", "poisoning_heldout", "poisoning_independent"} - {name}:
+        assert not {n["text"] for n in notes} & {n["text"] for n in jsonl(f"{other}.jsonl")}
+    loaded = datasets.load(name)
     assert len(loaded) == len(notes) and loaded[0].carrier == notes[0]["carrier"]
 
 

@@ -57,6 +57,7 @@ class Exercise:
     check: str  # name in memlib.course.checks
     answer: Callable[[dict], Any]  # namespace of the executed cell -> what the graded cell passes
     setup: str = ""  # what earlier cells of the notebook define that the exercise cell uses
+    setup_cells: tuple[str, ...] = ()  # ids of earlier solution cells to run first (after `setup`)
 
 
 EXERCISES: dict[str, Exercise] = {e.grade_id: e for e in (
@@ -66,6 +67,10 @@ EXERCISES: dict[str, Exercise] = {e.grade_id: e for e in (
     Exercise("04-page-fault", "04_memory_tools", "check_page_fault", lambda ns: ns["page_fault_calls"]),
     Exercise("06-citations", "06_citations", "check_citation_contract", lambda ns: ns["answer_with_citations"],
              setup="from memlib.citations import CitedAnswer, cite"),
+    Exercise("05-policy", "05_who_decides", "check_policy", lambda ns: ns["MyDecider"]),
+    Exercise("07-guard", "07_memory_poisoning", "check_guard", lambda ns: ns["my_scan"],
+             setup="from memlib import datasets\nfrom memlib.guard import Verdict, reveal\nnotes = datasets.load('poisoning')",
+             setup_cells=("07-20-toolbox-code",)),
     Exercise("08-typed-core-memory", "08_typed_core_memory", "check_typed_core_memory",
              lambda ns: ns["TypedCoreMemory"],
              setup="import json\nimport jsonschema\nfrom memlib.datasets import load\nexamples = load('core_memory')"),
@@ -215,19 +220,35 @@ class Report:
         return "\n".join(lines)
 
 
-def exercise_cell(exercise: Exercise, root: Path = ROOT) -> str:
-    """The source of the exercise cell (the one with solution regions) of the solution notebook
-    in the checkout at `root` (default: the one memlib runs from)."""
+def _solution_cells(exercise: Exercise, root: Path) -> list[tuple[str | None, str, str]]:
+    """(id, cell type, source) of every cell of the exercise's solution notebook."""
     path = root / "solutions" / f"{exercise.notebook}.ipynb"
     if not path.exists():
         raise FileNotFoundError(f"{path} not found: mutation testing reads the solution notebooks of a "
                                 "checkout; run it from one (python -m memlib.course.mutation)")
     nb = json.loads(path.read_text(encoding="utf-8"))
-    for cell in nb["cells"]:
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "code" and any(BEGIN_RE.match(line) for line in source.splitlines()):
+    return [(cell.get("id"), cell["cell_type"],
+             "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]) for cell in nb["cells"]]
+
+
+def exercise_cell(exercise: Exercise, root: Path = ROOT) -> str:
+    """The source of the exercise cell (the one with solution regions) of the solution notebook
+    in the checkout at `root` (default: the one memlib runs from)."""
+    for _, kind, source in _solution_cells(exercise, root):
+        if kind == "code" and any(BEGIN_RE.match(line) for line in source.splitlines()):
             return source
     raise LookupError(f"solutions/{exercise.notebook}.ipynb has no exercise cell")
+
+
+def setup_source(exercise: Exercise, root: Path = ROOT) -> str:
+    """`exercise.setup`, then the source of each of its `setup_cells`, in order."""
+    if not exercise.setup_cells:
+        return exercise.setup
+    by_id = {cell_id: source for cell_id, _, source in _solution_cells(exercise, root)}
+    missing = [c for c in exercise.setup_cells if c not in by_id]
+    if missing:
+        raise LookupError(f"solutions/{exercise.notebook}.ipynb has no cell {missing[0]!r}")
+    return "\n".join([exercise.setup, *(by_id[c] for c in exercise.setup_cells)])
 
 
 def _solution_lines(source: str) -> set[int]:
@@ -396,7 +417,8 @@ def verdict(exercise: Exercise, source: str, namespace: dict | None = None) -> s
 
     namespace = {} if namespace is None else namespace
     namespace.update({"__name__": "__mutant__", "_mut_state": {}})
-    exec(compile(_HELPERS + exercise.setup, "<setup>", "exec"), namespace)
+    with contextlib.redirect_stdout(io.StringIO()):  # a setup cell's own printout is not the report's
+        exec(compile(_HELPERS + setup_source(exercise), "<setup>", "exec"), namespace)
     check = getattr(checks, exercise.check)
     out = io.StringIO()
     try:

@@ -91,6 +91,11 @@ def _as_flag(result: Any, note_id: str) -> bool:
     expect(trusted or len(reasons) > 0,
            f"{note_id} was marked untrusted without a reason",
            "every untrusted verdict names at least one reason (which rule fired, on what words)")
+    category = getattr(result, "category", None)
+    expect(trusted or (isinstance(category, str) and category.strip() != ""),
+           f"{note_id} was marked untrusted with category {category!r}, not a name",
+           "an untrusted verdict says what kind of injection it is: category is a str (the family, e.g. "
+           "'concealment', or your rule's name); it is free, but it must be there")
     return not trusted
 
 
