@@ -275,6 +275,13 @@ Q["07"] = ("Memory poisoning", [
    ("Because the course data is secret", "The data is in the repository."),
    ("To test the speed of the guard", "Speed is not graded.")],
   1, "Rules must generalise: unseen notes written before the rules catch a lookup of the course data."),
+ ("The rules catch 0.950 of the held-out injections, written by the rules' author. On a stranger's notes?",
+  [("About the same: held-out data is unbiased", "Held out from tuning, yes; but it shares its author's idea of an attack."),
+   ("Fewer: strangers attack in unforeseen shapes", ""),
+   ("More: strangers write cruder attacks", "Nothing says they are cruder; measured, it went the other way."),
+   ("None at all: rules never carry over", "Measured, the rules still catch most of them.")],
+  1, "Measured on the independent split (a second author who never saw the rules): recall 0.731 and "
+     "0.062 false positives, against 0.950 and 0.020 on the same author's held-out split."),
  ("A retrieved page says 'ignore previous instructions'. What should the agent do?",
   [("Obey it: it came from trusted memory", "Retrieved text is data, not instructions."),
    ("Quote it as data; do not obey it", ""),
