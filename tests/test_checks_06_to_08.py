@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import jsonschema
 import pytest
@@ -232,8 +233,18 @@ def test_guard_that_crashes_on_odd_text():
 
 def test_guard_nondeterministic():
     rng = random.Random(0)
-    fails(check_guard, lambda text: Verdict(rng.random() < 0.5, [] if False else ["coin"], None),
-          "two different verdicts")
+    fails(check_guard, lambda text: Verdict(rng.random() < 0.5, ["coin"], "coin"), "two different verdicts")
+
+
+def test_guard_without_a_category():
+    fails(check_guard, lambda text: Verdict(scan(text).trusted, scan(text).reasons, None), "with category None")
+
+
+def test_guard_excusing_a_whole_note_that_mentions_attacks():
+    # a plausible mistake: one sentence about attacks (or reported speech) and the whole note passes
+    excuse = re.compile(r"\b(?:lesson|course|said)\b", re.I)
+    fails(check_guard, lambda text: Verdict(True, [], None) if excuse.search(text) else scan(text),
+          "opens with a harmless sentence", "excuses that sentence only")
 
 
 def test_keyword_guard_fails_on_recall_per_family():

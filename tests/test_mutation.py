@@ -64,3 +64,12 @@ def test_the_check_kills_every_non_equivalent_mutant_of_its_reference(grade_id):
     assert listed <= generated, f"stale EQUIVALENT entries (killed now, or no longer generated): {listed - generated}"
     stale = listed & {m.description for m, _ in report.killed}
     assert not stale, f"listed as equivalent but killed: {stale}"
+
+
+def test_setup_cells_run_before_the_exercise_and_a_missing_one_is_named():
+    exercise = mutation.EXERCISES["07-guard"]
+    assert "def decoded_payloads" in mutation.setup_source(exercise)  # the notebook's toolbox cell
+    broken = mutation.Exercise("07-guard", "07_memory_poisoning", "check_guard", lambda ns: ns["my_scan"],
+                               setup_cells=("no-such-cell",))
+    with pytest.raises(LookupError, match="no-such-cell"):
+        mutation.setup_source(broken)

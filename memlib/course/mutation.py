@@ -65,9 +65,10 @@ EXERCISES: dict[str, Exercise] = {e.grade_id: e for e in (
     Exercise("02-summarizer", "02_eviction_summaries", "check_summarizer", lambda ns: ns["MySummarizer"]()),
     Exercise("03-bm25", "03_archival_bm25", "check_bm25", lambda ns: ns["bm25_scores"]),
     Exercise("04-page-fault", "04_memory_tools", "check_page_fault", lambda ns: ns["page_fault_calls"]),
+    Exercise("05-policy", "05_who_decides", "check_policy", lambda ns: ns["MyDecider"],
+             setup_cells=("05-24-solution-helpers",)),
     Exercise("06-citations", "06_citations", "check_citation_contract", lambda ns: ns["answer_with_citations"],
              setup="from memlib.citations import CitedAnswer, cite"),
-    Exercise("05-policy", "05_who_decides", "check_policy", lambda ns: ns["MyDecider"]),
     Exercise("07-guard", "07_memory_poisoning", "check_guard", lambda ns: ns["my_scan"],
              setup="from memlib import datasets\nfrom memlib.guard import Verdict, reveal\nnotes = datasets.load('poisoning')",
              setup_cells=("07-20-toolbox-code",)),
@@ -179,6 +180,20 @@ EQUIVALENT: dict[tuple[str, str], str] = {
         'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
     ('09-consolidation', 'compare: end < record.valid_to -> end <= record.valid_to'):
         'expiring a record at the instant it already ends leaves valid_to as it was; the extra expire transition is true (its stated end came too)',
+    ('05-policy', 'compare: view.calls_left >= 4 -> view.calls_left > 4'):
+        'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+    ('05-policy', 'constant: 4 -> 5'):
+        'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+    ('05-policy', 'constant: 4 -> 3'):
+        'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+    ('07-guard', 'constant: 40 -> 41'):
+        'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+    ('07-guard', 'constant: 40 -> 39'):
+        'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+    ('07-guard', 'constant: 40 -> 41 (#2)'):
+        'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+    ('07-guard', 'constant: 40 -> 39 (#2)'):
+        'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
 }
 
 
