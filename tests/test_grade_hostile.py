@@ -225,6 +225,16 @@ def _build(paths: dict[str, Path], victim: int) -> None:
     reused.cells[add_at].id, reused.cells[check_at].id = reused.cells[check_at].id, "moved-check"
     _write(sub / "reused_id", reused)
 
+    # an honest student who keeps a helper in a cell of its own, and tests their answer below the check
+    helper = _solved(released)
+    at = _at(helper, "def add")
+    helper.cells[at].source = ('def add(a, b):\n    """Return a + b."""\n    ### EXERCISE 1: return the sum of a and b\n'
+                               '    return plus(a, b)')
+    helper.cells.insert(at, nbformat.v4.new_code_cell("def plus(a, b):\n    return a + b"))
+    helper.cells.insert(_at(helper, "from fixture_checks import check_add") + 1,
+                        nbformat.v4.new_code_cell("assert add(2, 3) == 5"))
+    _write(sub / "helper_cell", helper)
+
     _write(sub / "forge_results", _with_cell(_blank(released), _forged_results()))
     _write(sub / "kill_request", _with_cell(_blank(released), _kill_request(victim)))
     _write(sub / "background", _with_cell(_blank(released), _background_attack(paths)))
@@ -344,6 +354,15 @@ def _rows(hostile, student: str) -> list[tuple]:
     return [(r["grade_id"], r["points"], r["status"], r["reason"]) for r in hostile["rows"] if r["student"] == student]
 
 
+def _blank_and_flagged(hostile, student: str, label: str) -> None:
+    """The blank student's points and reasons, each followed by the review of the added attack cell."""
+    rows = _rows(hostile, student)
+    assert [r[:3] for r in rows] == [r[:3] for r in _rows(hostile, "blank")]
+    for (_, _, _, reason), (_, _, _, blank) in zip(rows, _rows(hostile, "blank")):
+        assert reason.startswith(blank + "; review: a cell the student added reaches into the checking machinery ("), reason
+        assert label in reason, reason
+
+
 def _outputs(hostile, student: str) -> str:
     (path,) = hostile["paths"]["work"].glob(f"{student}-*/as-handed-in/executed.ipynb")
     nb = json.loads(path.read_text())
@@ -391,12 +410,17 @@ def test_a_forged_results_file_scores_nothing(hostile) -> None:
 def test_a_kill_request_reaches_no_process(hostile) -> None:
     assert hostile["victim_alive"]
     assert "KILL-FAILED ProcessLookupError" in _outputs(hostile, "kill_request")  # not even visible
-    assert _rows(hostile, "kill_request") == _rows(hostile, "blank")
+    _blank_and_flagged(hostile, "kill_request", "signals")
+
+
+@pytest.mark.slow
+def test_an_honest_helper_in_a_cell_of_its_own_keeps_its_points(hostile) -> None:
+    assert _rows(hostile, "helper_cell") == _rows(hostile, "complete")
 
 
 @pytest.mark.slow
 def test_a_background_process_dies_with_its_kernel(hostile) -> None:
-    assert _rows(hostile, "background") == _rows(hostile, "blank")
+    _blank_and_flagged(hostile, "background", "subprocesses")
 
 
 @pytest.mark.slow
@@ -520,17 +544,46 @@ def test_clean_notebook_takes_exercise_cells_by_metadata_not_position_or_id(tmp_
     solved_add = student.cells.pop(at)
     solved_add.id = "renamed-by-jupyter"
     student.cells.append(solved_add)  # moved to the end, with a new id
-    student.cells.insert(0, nbformat.v4.new_code_cell("scratch = 1"))  # an extra cell: not taken
+    student.cells.insert(0, nbformat.v4.new_code_cell("scratch = 1"))  # an added cell: taken, above everything
     clean, missing, used = tamper.clean_notebook(blank, student)
     assert missing == [] and sorted(used) == ["1", "2"]
-    assert [c.source for c in clean["cells"]].count("scratch = 1") == 0
-    assert len(clean["cells"]) == len(blank.cells)
-    assert "return a + b" in clean["cells"][_at(blank, "def add")]["source"]
+    assert clean["cells"][0]["source"] == "scratch = 1"
+    assert len(clean["cells"]) == len(blank.cells) + 1
+    assert "return a + b" in clean["cells"][_at(blank, "def add") + 1]["source"]  # after the added cell
     # a notebook from a release without the metadata: found by the '### EXERCISE N:' line
     for cell in student.cells:
         cell.metadata.pop("memlib", None)
     clean, missing, used = tamper.clean_notebook(blank, student)
     assert missing == [] and "return a + b" in used["1"][0]
+
+
+def test_added_cells_keep_their_place_and_a_patch_among_them_is_left_out(tmp_path: Path) -> None:
+    released = tmp_path / "released"
+    release(SOLUTIONS, released)
+    blank = _blank(released)
+    student = _solved(released)
+    student.cells.insert(_at(student, "def add"), nbformat.v4.new_code_cell("def plus(a, b):\n    return a + b"))
+    student.cells.insert(_at(student, "print('done')"), nbformat.v4.new_code_cell("assert add(1, 2) == 3"))
+    student.cells.insert(0, nbformat.v4.new_code_cell(PATCHES["patch_sys_modules"]))
+    copy_of_release = nbformat.v4.new_code_cell(blank.cells[_at(blank, "total = 1 + 1")].source)
+    copy_of_check = nbformat.v4.new_code_cell(blank.cells[_at(blank, "from fixture_checks import check_add")].source)
+    student.cells += [copy_of_release, copy_of_check, nbformat.v4.new_code_cell("   ")]
+    edited = _at(student, "total = 1 + 1")
+    student.cells[edited].source = "total = 3"  # an edited release cell (same id) runs as released
+    added = tamper.added_cells(blank, student)
+    assert [source for _, source in added] == [PATCHES["patch_sys_modules"], "def plus(a, b):\n    return a + b",
+                                               "assert add(1, 2) == 3"]
+    index_of = {c.id: i for i, c in enumerate(blank.cells)}
+    above = [student.cells[_at(student, start) - 1].id for start in ("def plus", "assert add(1, 2)")]
+    assert [anchor for anchor, _ in added] == [-1] + [index_of[cell_id] for cell_id in above]
+    clean, _, _ = tamper.clean_notebook(blank, student, ["fixture_checks"])
+    sources = [c["source"] for c in clean["cells"]]
+    assert PATCHES["patch_sys_modules"] not in sources  # it reaches into the checks: left out
+    assert sources.index("def plus(a, b):\n    return a + b") == sources.index(
+        next(s for s in sources if s.startswith("def add"))) - 1
+    assert sources.index("assert add(1, 2) == 3") == sources.index("print('done')") - 1
+    assert "total = 1 + 1\nprint(total)" in sources and "total = 3" not in sources
+    assert len(clean["cells"]) == len(blank.cells) + 2
 
 
 def test_reaches_in_flags_the_machinery_and_not_the_course_solutions() -> None:

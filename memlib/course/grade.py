@@ -23,11 +23,11 @@ notebook that has graded cells, the grader
    error output. Nothing the kernel can write (a file, a variable, a module)
    is ever read back, and the only process the grader signals is the one it
    started;
-5. runs the release once more with only the student's exercise cells put in
-   (`memlib.course.tamper`), unless that is exactly the notebook it just ran:
-   points follow this clean run, a check whose outcome differs is flagged
-   ``review:``, and so is an exercise cell that reaches into the checking
-   machinery;
+5. runs the release once more with only the student's exercise cells and the
+   cells they added put in (`memlib.course.tamper`), unless that is exactly the
+   notebook it just ran: points follow this clean run, a check whose outcome
+   differs is flagged ``review:``, and so is an exercise or added cell that
+   reaches into the checking machinery;
 6. writes one gradebook row per student x graded cell: student, notebook,
    grade_id, points, max_points, status (passed / failed / error / missing),
    reason; text cells that a spreadsheet would read as a formula are quoted.
@@ -903,22 +903,25 @@ def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings) -> Notebo
     return run
 
 
-def _review_notes(assignment: Assignment, used: dict[str, list[str]]) -> dict[str, list[str]]:
-    """grade_id -> review notes for exercise cells that reach into the checking machinery."""
+def _review_notes(assignment: Assignment, used: dict[str, list[str]],
+                  added: list[tuple[int, str]]) -> dict[str, list[str]]:
+    """grade_id -> review notes for exercise and added cells that reach into the checking machinery."""
     exercise_at = {key: index for index, key in tamper.release_exercises(assignment.nb).items()}
     notes: dict[str, list[str]] = collections.defaultdict(list)
     modules = tamper.check_modules(g.source for g in assignment.graded)
-    for key, sources in used.items():
+    suspects = [(exercise_at.get(key, -1), f"the cell of exercise {key}", sources) for key, sources in used.items()]
+    suspects += [(anchor, "a cell the student added", [source]) for anchor, source in added]
+    for at, which, sources in suspects:
         labels: list[str] = []
         for source in sources:
             labels += [label for label in tamper.reaches_in(source, modules) if label not in labels]
         if not labels:
             continue
         # a patch can fool any check that runs after it
-        for graded in [g for g in assignment.graded if g.index > exercise_at.get(key, -1)] or assignment.graded[-1:]:
-            notes[graded.grade_id].append(
-                f"review: the cell of exercise {key} reaches into the checking machinery ({', '.join(labels)})"
-            )
+        for graded in [g for g in assignment.graded if g.index > at] or assignment.graded[-1:]:
+            note = f"review: {which} reaches into the checking machinery ({', '.join(labels)})"
+            if note not in notes[graded.grade_id]:
+                notes[graded.grade_id].append(note)
     return notes
 
 
@@ -939,8 +942,9 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         result.other_errors = others
         result.handed_in = {grade_id: outcome.status for grade_id, outcome in full.items()}
 
-        # The clean re-run: the release with only the student's exercise cells.
-        clean_nb, missing, used = tamper.clean_notebook(assignment.nb, job.nb)
+        # The clean re-run: the release with only the student's exercise cells and added cells.
+        clean_nb, missing, used = tamper.clean_notebook(
+            assignment.nb, job.nb, tamper.check_modules(g.source for g in assignment.graded))
         clean_prepared, _ = restore_graded_cells(clean_nb, assignment)
         clean_prepared.cells.insert(0, _prelude_cell())
         notes = {gid: list(n) for gid, n in repairs.items()}
@@ -960,7 +964,7 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
                         f"review: as handed in this check {handed_in}; with only the exercise cells "
                         f"in the release it {'passed' if theirs.status == PASSED else 'failed'}{lost}"
                     )
-        for grade_id, extra in _review_notes(assignment, used).items():
+        for grade_id, extra in _review_notes(assignment, used, tamper.added_cells(assignment.nb, job.nb)).items():
             notes.setdefault(grade_id, []).extend(extra)
         _fill_rows(result, clean, notes)
         result.grader_error = clean_failed

@@ -6,13 +6,14 @@ patch the interpreter (replace a module in ``sys.modules``, a check's
 from inside; it makes it visible in two ways:
 
 * `clean_notebook`: the released notebook with only the student's exercise
-  cells put in, everything else as released. Points follow this run; a
+  cells and the cells they added (helpers, scratch) put in, every release
+  cell as released. Points follow this run; a
   graded cell whose outcome differs from the run of the notebook as handed in
   is flagged for review. An exercise cell is recognised by its metadata
   ``{"memlib": {"exercise": "N"}}`` (the release writes it, Jupyter keeps it),
   or, for notebooks from a release without it, by its ``### EXERCISE N:``
   line: never by position or cell id.
-* `reaches_in`: what an exercise cell touches of the checking machinery
+* `reaches_in`: what an exercise or added cell touches of the checking machinery
   (``memlib.course``, ``sys.modules``, ``builtins``, ``get_ipython``,
   ``__code__``, ``__wrapped__``, ``importlib``, ``ctypes``, signals,
   subprocesses, dynamic code), found in its syntax tree; such a cell is
@@ -28,7 +29,7 @@ import copy
 import re
 from typing import Iterable
 
-__all__ = ["exercise_key", "release_exercises", "clean_notebook", "reaches_in", "check_modules"]
+__all__ = ["exercise_key", "release_exercises", "added_cells", "clean_notebook", "reaches_in", "check_modules"]
 
 EXERCISE_LINE_RE = re.compile(r"^[ \t]*### EXERCISE (?P<number>[0-9]+[a-z]?):", re.MULTILINE)
 
@@ -90,8 +91,49 @@ def release_exercises(release: dict) -> dict[int, str]:
     return found
 
 
-def clean_notebook(release: dict, submission: dict) -> tuple[dict, list[str], dict[str, list[str]]]:
-    """The release with its exercise cells replaced by the student's.
+def _claims_a_release_cell(cell: dict, release: dict) -> bool:
+    """A graded cell (by metadata or tag), an exercise cell, or a copy of a cell of the release."""
+    meta = cell.get("metadata", {})
+    memlib_meta = meta.get("memlib")
+    tags = meta.get("tags")
+    if isinstance(memlib_meta, dict) and (memlib_meta.get("grade_id") or memlib_meta.get("exercise")):
+        return True
+    if isinstance(tags, list) and "graded" in tags:
+        return True
+    source = str(cell.get("source", "")).strip()
+    return _marker_key(cell) is not None or any(
+        source == str(c.get("source", "")).strip() for c in release.get("cells", []))
+
+
+def added_cells(release: dict, submission: dict) -> list[tuple[int, str]]:
+    """(anchor, source) of every code cell the student added: helpers, scratch, their own tests.
+
+    A cell is added when its id is not one of the release's and it is neither a
+    graded cell, an exercise cell nor a copy of a release cell. Its anchor is the
+    index in the release of the nearest cell above it in the submission that the
+    release also has (-1: above all of them), so the clean run keeps the
+    student's order: a helper written above its exercise still runs before it.
+    """
+    release_cells = release.get("cells", [])
+    index_of_id = {c.get("id"): i for i, c in enumerate(release_cells) if c.get("id")}
+    exercise_at = {key: i for i, key in release_exercises(release).items()}
+    anchor, found = -1, []
+    for cell in submission.get("cells", []):
+        key = exercise_key(cell) or _marker_key(cell)
+        if key in exercise_at:
+            anchor = exercise_at[key]
+        elif cell.get("id") in index_of_id:
+            anchor = index_of_id[cell["id"]]
+        elif cell.get("cell_type") == "code" and not _claims_a_release_cell(cell, release):
+            source = str(cell.get("source", ""))
+            if source.strip():
+                found.append((anchor, source))
+    return found
+
+
+def clean_notebook(release: dict, submission: dict,
+                   check_modules: Iterable[str] = ()) -> tuple[dict, list[str], dict[str, list[str]]]:
+    """The release with its exercise cells replaced by the student's, and the cells they added.
 
     Returns the notebook, the exercises with no cell in the submission, and
     exercise -> the student's sources that were put in.
@@ -100,9 +142,18 @@ def clean_notebook(release: dict, submission: dict) -> tuple[dict, list[str], di
     the release's exercise N cell, in the submission's order (a student who
     kept a stub and solved a copy below it gets both). An exercise with no
     such cell falls back to the cells with its ``### EXERCISE N:`` line, and
-    failing that keeps the release's stub.
+    failing that keeps the release's stub. The cells the student added
+    (`added_cells`) go in after their anchor, so helpers in cells of their own
+    work, except those that reach into the checking machinery (`reaches_in`,
+    with `check_modules`): a patch there would otherwise be replayed. Every
+    other cell is the release's.
     """
     wanted = release_exercises(release)
+    modules = list(check_modules)
+    added: dict[int, list[str]] = {}
+    for anchor, source in added_cells(release, submission):
+        if not reaches_in(source, modules):
+            added.setdefault(anchor, []).append(source)
     by_meta: dict[str, list[dict]] = {}
     by_marker: dict[str, list[dict]] = {}
     for cell in submission.get("cells", []):
@@ -114,27 +165,30 @@ def clean_notebook(release: dict, submission: dict) -> tuple[dict, list[str], di
         marker = _marker_key(cell)
         if marker:
             by_marker.setdefault(marker, []).append(cell)
-    cells: list[dict] = []
+    cells: list[dict] = [_added_cell(source) for source in added.get(-1, [])]
     missing: list[str] = []
     used: dict[str, list[str]] = {}
     for index, cell in enumerate(release.get("cells", [])):
         key = wanted.get(index)
-        if key is None:
+        theirs = by_meta.get(key) or by_marker.get(key) if key is not None else None
+        if key is None or not theirs:
+            if key is not None:
+                missing.append(key)
             cells.append(copy.deepcopy(cell))
-            continue
-        theirs = by_meta.get(key) or by_marker.get(key)
-        if not theirs:
-            missing.append(key)
-            cells.append(copy.deepcopy(cell))
-            continue
-        for own in theirs:
-            replaced = copy.deepcopy(cell)
-            replaced["source"] = str(own.get("source", ""))
-            cells.append(replaced)
-            used.setdefault(key, []).append(replaced["source"])
+        else:
+            for own in theirs:
+                replaced = copy.deepcopy(cell)
+                replaced["source"] = str(own.get("source", ""))
+                cells.append(replaced)
+                used.setdefault(key, []).append(replaced["source"])
+        cells += [_added_cell(source) for source in added.get(index, [])]
     nb = copy.deepcopy({k: v for k, v in release.items() if k != "cells"})
     nb["cells"] = cells
     return nb, missing, used
+
+
+def _added_cell(source: str) -> dict:
+    return {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source}
 
 
 def check_modules(graded_sources: Iterable[str]) -> list[str]:
