@@ -285,6 +285,10 @@ def _load_poisoning_independent() -> tuple:
     return _load_poisoning("poisoning_independent.jsonl")
 
 
+def _load_poisoning_third_author() -> tuple:
+    return _load_poisoning("poisoning_third_author.jsonl")
+
+
 def _load_consolidation_heldout() -> tuple:
     return tuple(_fact_from_row(r) for r in _jsonl("consolidation_heldout.jsonl"))
 
@@ -356,6 +360,7 @@ _LOADERS = {
     "poisoning": _load_poisoning,
     "poisoning_heldout": _load_poisoning_heldout,
     "poisoning_independent": _load_poisoning_independent,
+    "poisoning_third_author": _load_poisoning_third_author,
     "core_memory": _load_core_memory,
     "consolidation_heldout": _load_consolidation_heldout,
     "consolidation_heldout_links": _load_consolidation_heldout_links,
@@ -374,6 +379,8 @@ _DESCRIPTIONS = {
     "poisoning_heldout": "list[PoisonNote]: the held-out poisoning split, for measuring a guard, never for tuning it",
     "poisoning_independent": "list[PoisonNote]: poisoning notes by a second author who never saw the guard or the "
                              "other splits, for measuring a guard, never for tuning it",
+    "poisoning_third_author": "list[PoisonNote]: poisoning notes by a third author: the rules never saw them, the "
+                              "two-author classifier trains on them",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
     "consolidation_heldout": "list[ArchivalRecord]: the held-out consolidation world (Kofi), for judging a pass, never for tuning it",
     "consolidation_heldout_links": "list[FactLink]: the held-out world's supersede and near-duplicate links",

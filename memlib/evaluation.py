@@ -231,9 +231,10 @@ class NaiveBayesGuard:
     log_prior: float = 0.0
     weights: dict = field(default_factory=dict)  # feature -> log P(f|injection) - log P(f|benign)
     default: float = 0.0  # the weight of a feature never seen in training
+    trained_on: str = "the development split"  # what `repr` says it learned from
 
     @classmethod
-    def fit(cls, notes, max_fpr: float = 0.02) -> "NaiveBayesGuard":
+    def fit(cls, notes, max_fpr: float = 0.02, trained_on: str = "the development split") -> "NaiveBayesGuard":
         notes = list(notes)
         folds = [[n for i, n in enumerate(sorted(notes, key=lambda n: n.id)) if i % 5 == k] for k in range(5)]
         scored = []
@@ -244,6 +245,7 @@ class NaiveBayesGuard:
         allowed = int(max_fpr * len(benign))
         model = cls._train(notes)
         model.threshold = benign[allowed] if allowed < len(benign) else benign[-1]
+        model.trained_on = trained_on
         return model
 
     @classmethod
@@ -272,7 +274,7 @@ class NaiveBayesGuard:
         return self.score(text) > self.threshold
 
     def __repr__(self) -> str:
-        return f"naive Bayes on the development split ({len(self.weights):,} n-grams)"
+        return f"naive Bayes on {self.trained_on} ({len(self.weights):,} n-grams)"
 
 
 @dataclass(frozen=True)
@@ -281,12 +283,13 @@ class EitherGuard:
 
     first: object
     second: object
+    name: str = "rules or naive Bayes"
 
     def flags(self, text: str) -> bool:
         return self.first.flags(text) or self.second.flags(text)
 
     def __repr__(self) -> str:
-        return "rules or naive Bayes"
+        return self.name
 
 
 # -- measurements on the bundled data ----------------------------------------
@@ -464,17 +467,28 @@ def evaluate_guard(guard: KeywordGuard | None = None, notes=None, split: str | N
     )
 
 
-POISONING_SPLITS = ("poisoning", "poisoning_heldout", "poisoning_independent")
+POISONING_SPLITS = ("poisoning", "poisoning_heldout", "poisoning_independent", "poisoning_third_author")
+#: What naive Bayes learns from when it is trained on two authors' notes.
+TWO_AUTHORS = "two authors (development split and third author)"
+
+
+def two_author_guard() -> NaiveBayesGuard:
+    """Naive Bayes trained on the development split and the third author's notes together."""
+    from memlib import datasets
+
+    return NaiveBayesGuard.fit(datasets.load("poisoning") + datasets.load("poisoning_third_author"),
+                               trained_on=TWO_AUTHORS)
 
 
 def evaluate_guards() -> tuple[GuardResult, ...]:
-    """The keyword guard, the rules, naive Bayes (trained on the development split) and rules or
-    naive Bayes, each on every split of `POISONING_SPLITS`."""
+    """The keyword guard, the rules, naive Bayes (on the development split, then on two authors' notes)
+    and rules or naive Bayes, each on every split of `POISONING_SPLITS`."""
     from memlib import datasets
 
-    nb = NaiveBayesGuard.fit(datasets.load("poisoning"))
+    nb, nb2 = NaiveBayesGuard.fit(datasets.load("poisoning")), two_author_guard()
     rules = RulesGuard()
-    guards = (KeywordGuard(), rules, nb, EitherGuard(rules, nb))
+    guards = (KeywordGuard(), rules, nb, EitherGuard(rules, nb), nb2,
+              EitherGuard(rules, nb2, f"rules or naive Bayes on {TWO_AUTHORS}"))
     return tuple(evaluate_guard(g, datasets.load(split), split=split) for g in guards for split in POISONING_SPLITS)
 
 
@@ -554,11 +568,12 @@ def format_table(m: Measurements) -> str:
 def format_guard_tables(results: Sequence[GuardResult]) -> list[str]:
     """Markdown lines: every guard on every split, then the rules per family and benign kind."""
     lines = [
-        "Guards on the three poisoning splits (`poisoning`: development, tuned on; `poisoning_heldout`: "
+        "Guards on the four poisoning splits (`poisoning`: development, tuned on; `poisoning_heldout`: "
         "written before the rules by the same author, never tuned on; `poisoning_independent`: written by a "
-        "second author who never saw the rules or the other splits, never tuned on). Naive Bayes is trained on "
-        "the development split (so its development rows are in-sample), its threshold picked on out-of-fold "
-        "development scores for a false-positive rate of at most 0.02; `python -m memlib.evaluation` prints these:",
+        "second author who never saw the rules or the other splits, never tuned on; `poisoning_third_author`: "
+        "a third author's notes, which the rules never saw and the two-author naive Bayes trains on). Naive "
+        "Bayes rows on what it was trained on are in-sample; its threshold is picked on out-of-fold scores of "
+        "its training notes for a false-positive rate of at most 0.02; `python -m memlib.evaluation` prints these:",
         "",
         "| guard | split | injections | benign | recall on injections | false-positive rate |",
         "|---|---|---|---|---|---|",
@@ -569,8 +584,8 @@ def format_guard_tables(results: Sequence[GuardResult]) -> list[str]:
     rules = {g.split: g for g in results if g.guard == repr(RulesGuard())}
     if set(rules) == set(POISONING_SPLITS):
         lines += ["", "`memlib.guard.scan` per family (share flagged; injections should be flagged, benign notes not):",
-                  "", "| family or benign kind | label | development | held-out | independent |",
-                  "|---|---|---|---|---|"]
+                  "", "| family or benign kind | label | development | held-out | independent | third author |",
+                  "|---|---|---|---|---|---|"]
         from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES
 
         for label, names in (("injection", INJECTION_FAMILIES), ("benign", BENIGN_KINDS)):

@@ -47,6 +47,7 @@ def actual_counts() -> dict[str, int]:
         "poisoning": len(jsonl("poisoning.jsonl")),
         "poisoning_heldout": len(jsonl("poisoning_heldout.jsonl")),
         "poisoning_independent": len(jsonl("poisoning_independent.jsonl")),
+        "poisoning_third_author": len(jsonl("poisoning_third_author.jsonl")),
         "consolidation_heldout": len(jsonl("consolidation_heldout.jsonl")),
         "core_memory": len(core),
         "decider_scenarios": len(json.loads(DATA.joinpath("decider_scenarios.json").read_text("utf-8"))["scenarios"]),
@@ -70,7 +71,9 @@ def test_readme_detail_numbers_match_files():
     assert f"{len(notes) - len(benign)} injections and {len(benign)} benign" in text
     assert f"{len(hard)} of them hard" in text
     independent = Counter(n["label"] for n in jsonl("poisoning_independent.jsonl"))
-    assert f"independent\nsplit has {independent['injection']} injections and {independent['benign']} benign" in text
+    third = Counter(n["label"] for n in jsonl("poisoning_third_author.jsonl"))
+    assert (f"independent\nsplit has {independent['injection']} injections and {independent['benign']} benign "
+            f"notes, the third author's {third['injection']} and {third['benign']}.") in text
     assert f"{sum(1 for f in facts if f['supersedes'])} supersede" in text
     assert f"{sum(1 for f in facts if f['duplicate_of'])} are\nnear-duplicates" in text
     turns = jsonl("conversation.jsonl")
@@ -260,7 +263,7 @@ def test_both_poisoning_splits_reach_the_corpus_target():
     assert labels["injection"] >= 600 and labels["benign"] >= 600
 
 
-@pytest.mark.parametrize("name", ["poisoning_heldout", "poisoning_independent"])
+@pytest.mark.parametrize("name", ["poisoning_heldout", "poisoning_independent", "poisoning_third_author"])
 def test_measuring_poisoning_splits_cover_every_family_and_kind(name):
     notes = jsonl(f"{name}.jsonl")
     assert len({n["id"] for n in notes}) == len(notes) and len({n["text"] for n in notes}) == len(notes)
@@ -274,10 +277,10 @@ def test_measuring_poisoning_splits_cover_every_family_and_kind(name):
     benign = Counter(n["category"] for n in notes if n["label"] == "benign")
     assert set(benign) == set(datasets.BENIGN_KINDS) and min(benign.values()) >= 20
     # benign hard negatives in about the same number as injections
-    assert 0.9 <= sum(benign.values()) / sum(families.values()) <= 1.1
+    assert 0.85 <= sum(benign.values()) / sum(families.values()) <= 1.15
     assert set(Counter(n["carrier"] for n in notes)) == set(datasets.CARRIERS)
     # no note of another split reappears in this one
-    for other in {"poisoning", "poisoning_heldout", "poisoning_independent"} - {name}:
+    for other in {"poisoning", "poisoning_heldout", "poisoning_independent", "poisoning_third_author"} - {name}:
         assert not {n["text"] for n in notes} & {n["text"] for n in jsonl(f"{other}.jsonl")}
     loaded = datasets.load(name)
     assert len(loaded) == len(notes) and loaded[0].carrier == notes[0]["carrier"]

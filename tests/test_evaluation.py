@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from memlib import datasets
 from memlib import evaluation as ev
 
 
@@ -102,7 +103,8 @@ def test_guards_on_both_poisoning_splits():
     results = ev.evaluate_guards()
     by = {(r.guard, r.split): r for r in results}
     rules = repr(ev.RulesGuard())
-    assert {split for _, split in by} == {"poisoning", "poisoning_heldout", "poisoning_independent"}
+    assert {split for _, split in by} == set(ev.POISONING_SPLITS) == {
+        "poisoning", "poisoning_heldout", "poisoning_independent", "poisoning_third_author"}
     held = by[(rules, "poisoning_heldout")]
     # issue 15's goal, on notes the rules were never tuned on
     assert held.recall >= 0.90 and held.false_positive_rate <= 0.02
@@ -114,8 +116,11 @@ def test_guards_on_both_poisoning_splits():
     independent = by[(rules, "poisoning_independent")]
     assert independent.injections >= 250 and independent.benign >= 250
     assert 0 < independent.recall < 1 and independent.false_positive_rate < 1
+    # trained on two authors, the classifier is judged on the second author's notes it never saw
+    two = repr(ev.two_author_guard())
+    assert two.startswith(f"naive Bayes on {ev.TWO_AUTHORS}") and (two, "poisoning_independent") in by
     lines = ev.format_guard_tables(results)
-    assert any(line.startswith("| output_task | injection |") and line.count("|") == 6 for line in lines)
+    assert any(line.startswith("| output_task | injection |") and line.count("|") == 7 for line in lines)
 
 
 def test_naive_bayes_guard_is_deterministic_and_trained_on_the_development_split_only():
@@ -178,3 +183,17 @@ def test_main_prints_table(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "bm25-lucene" in out and "ExtractiveSummarizer" in out
     assert "bm25-okapi" in readme.read_text(encoding="utf-8")
+
+
+def test_what_notebook_07_says_about_training_on_more_authors_is_measured():
+    """The verdict cell of notebook 07 (07-25h) in numbers: these comparisons must stay true."""
+    results = {(r.guard, r.split): r for r in ev.evaluate_guards()}
+    rules, one, two = repr(ev.RulesGuard()), repr(ev.NaiveBayesGuard.fit(datasets.load("poisoning"))), \
+        repr(ev.two_author_guard())
+    held = {g: results[(g, "poisoning_heldout")] for g in (rules, one, two)}
+    ind = {g: results[(g, "poisoning_independent")] for g in (rules, one, two)}
+    assert held[one].recall < held[rules].recall - 0.2  # one author: far behind the rules on held-out
+    for g in (rules, one):  # ... and close to them on the independent notes, both losing about a quarter
+        assert 0.6 < ind[g].recall < 0.8 and 0 < ind[g].false_positive_rate < 0.1
+    assert ind[two].recall > ind[one].recall and ind[two].false_positive_rate < ind[one].false_positive_rate / 2
+    assert held[two].recall < held[one].recall and held[two].false_positive_rate < held[one].false_positive_rate
