@@ -211,8 +211,9 @@ KERNEL_DEAD = (
 )
 REVIEW_DEAD = (
     "review: as handed in this check failed (" + KERNEL_DEAD + "); "
-    "with only the exercise cells in the release it passed"
+    "with only the exercise and added cells in the release it passed"
 )
+ADDED_REACHES = "review: a cell the student added reaches into the checking machinery "
 TIMED_OUT = f"timed out after {CELL_TIMEOUT} s (an infinite loop or a very slow solution?)"
 
 
@@ -243,22 +244,25 @@ def _expected(graded_class) -> list[tuple]:
         ("non_utf8", "fixture-add", 2, P, UTF8_NOTE.format(offset=offset)),
         ("non_utf8", "fixture-words", 3, P, UTF8_NOTE.format(offset=offset)),
         ("os_exit", "fixture-add", 2, P, ""),
-        # the cell that kills the kernel is not an exercise cell: the clean re-run passes, and is flagged
-        ("os_exit", "fixture-words", 3, P, REVIEW_DEAD.format(head="import os")),
+        # the added cell that kills the kernel reaches for os._exit: the clean re-run leaves it out and passes,
+        # and both the disagreement and the cell are flagged
+        ("os_exit", "fixture-words", 3, P, REVIEW_DEAD.format(head="import os") + "; " + ADDED_REACHES + "(os._exit)"),
         ("other_assignment", "fixture-add", 0, M,
          missing + " (ignored 01_fixture.ipynb (its metadata says assignment '02_other'))"),
         ("other_assignment", "fixture-words", 0, M,
          missing + " (ignored 01_fixture.ipynb (its metadata says assignment '02_other'))"),
         ("partial", "fixture-add", 2, P, ""),
         ("partial", "fixture-words", 0, F, NOT_SOLVED_2),
-        ("redefine_check", "fixture-add", 0, F, NOT_SOLVED_1),
-        ("redefine_check", "fixture-words", 0, F, NOT_SOLVED_2),
+        ("redefine_check", "fixture-add", 0, F, NOT_SOLVED_1 + "; " + ADDED_REACHES + "(fixture_checks)"),
+        ("redefine_check", "fixture-words", 0, F, NOT_SOLVED_2 + "; " + ADDED_REACHES + "(fixture_checks)"),
         ("renamed", "fixture-add", 2, P,
          "note: graded my homework (1).ipynb as 01_fixture.ipynb (its metadata says assignment '01_fixture')"),
         ("renamed", "fixture-words", 3, P,
          "note: graded my homework (1).ipynb as 01_fixture.ipynb (its metadata says assignment '01_fixture')"),
         ("stubborn_loop", "fixture-add", 2, P, ""),
-        ("stubborn_loop", "fixture-words", 3, P, REVIEW_DEAD.format(head="import time")),
+        # the student's own cell that ignores interrupts runs in the clean re-run too (it reaches for nothing):
+        # the check after it does not run there either
+        ("stubborn_loop", "fixture-words", 0, F, KERNEL_DEAD.format(head="import time")),
         ("sys_exit", "fixture-add", 2, P, ""),
         ("sys_exit", "fixture-words", 3, P, ""),
         ("truncated", "fixture-add", 0, E,
@@ -294,8 +298,9 @@ def test_gradebook_is_exactly_as_expected(graded_class) -> None:
             "max_points": max_points, "status": status, "reason": reason.replace("{line}", str(line)),
         })
     assert len(rows) == len(expected)
-    for got, want in zip(rows, expected):
-        assert got == want
+    wrong = [f"{got['student']} {got['grade_id']}: got {got['points']} {got['status']} {got['reason']!r}, "
+             f"want {want['points']} {want['status']} {want['reason']!r}" for got, want in zip(rows, expected) if got != want]
+    assert not wrong, "\n".join(wrong)
     assert graded_class["code"] == 0
 
 

@@ -961,7 +961,7 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
                     handed_in = "passed" if mine.status == PASSED else f"failed ({mine.reason})"
                     lost = f"; exercise(s) {', '.join(missing)} not found in the notebook" if missing else ""
                     notes.setdefault(graded.grade_id, []).append(
-                        f"review: as handed in this check {handed_in}; with only the exercise cells "
+                        f"review: as handed in this check {handed_in}; with only the exercise and added cells "
                         f"in the release it {'passed' if theirs.status == PASSED else 'failed'}{lost}"
                     )
         for grade_id, extra in _review_notes(assignment, used, tamper.added_cells(assignment.nb, job.nb)).items():
