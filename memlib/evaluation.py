@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from collections.abc import Hashable, Iterable, Sequence
@@ -480,9 +481,12 @@ def two_author_guard() -> NaiveBayesGuard:
                                trained_on=TWO_AUTHORS)
 
 
+@functools.lru_cache(maxsize=1)
 def evaluate_guards() -> tuple[GuardResult, ...]:
     """The keyword guard, the rules, naive Bayes (on the development split, then on two authors' notes)
-    and rules or naive Bayes, each on every split of `POISONING_SPLITS`."""
+    and rules or naive Bayes, each on every split of `POISONING_SPLITS`.
+
+    Computed once per process (the bundled notes do not change; the results are frozen)."""
     from memlib import datasets
 
     nb, nb2 = NaiveBayesGuard.fit(datasets.load("poisoning")), two_author_guard()
