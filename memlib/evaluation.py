@@ -345,7 +345,7 @@ class Measurements:
     retrieval: tuple[RetrievalResult, ...]
     retention: tuple[RetentionResult, ...]
     guard: GuardResult
-    guards: tuple[GuardResult, ...] = ()  # every guard on both poisoning splits
+    guards: tuple[GuardResult, ...] = ()  # every guard on every poisoning split
     independent: tuple[RetrievalResult, ...] = ()  # retrieval on `queries_independent`
 
     def __repr__(self) -> str:
