@@ -234,9 +234,9 @@ def _load_facts() -> tuple:
     return tuple(_fact_from_row(r) for r in _jsonl("facts.jsonl"))
 
 
-def _load_fact_links() -> tuple:
+def _load_fact_links(name: str = "facts.jsonl") -> tuple:
     links = []
-    for r in _jsonl("facts.jsonl"):
+    for r in _jsonl(name):
         if r.get("supersedes"):
             links.append(FactLink("supersedes", r["id"], r["supersedes"]))
         if r.get("duplicate_of"):
@@ -294,13 +294,7 @@ def _load_consolidation_heldout() -> tuple:
 
 
 def _load_consolidation_heldout_links() -> tuple:
-    links = []
-    for r in _jsonl("consolidation_heldout.jsonl"):
-        if r.get("supersedes"):
-            links.append(FactLink("supersedes", r["id"], r["supersedes"]))
-        if r.get("duplicate_of"):
-            links.append(FactLink("near_duplicate", r["id"], r["duplicate_of"]))
-    return tuple(links)
+    return _load_fact_links("consolidation_heldout.jsonl")
 
 
 def _load_consolidation_heldout_ends() -> dict:

@@ -78,6 +78,13 @@ EXERCISES: dict[str, Exercise] = {e.grade_id: e for e in (
     Exercise("09-consolidation", "09_governed_memory", "check_consolidation", lambda ns: ns["consolidation_pass"]),
 )}
 
+_UNEXERCISED_RESERVE = ('not exercised, rather than equivalent: no scenario of the check holds more unsaved '
+                        'statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes '
+                        'the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust '
+                        'the cap')
+_EXCERPT_LENGTH = ('how many characters of the matched words a reason quotes is free: the stub asks for a '
+                   'readable reason, not its length')
+
 #: (grade_id, mutant description) -> why the mutant computes the same thing as the reference.
 #: Each was read and judged by hand; a new survivor is either a leak to fix in the check or a new entry here.
 EQUIVALENT: dict[tuple[str, str], str] = {
@@ -181,19 +188,19 @@ EQUIVALENT: dict[tuple[str, str], str] = {
     ('09-consolidation', 'compare: end < record.valid_to -> end <= record.valid_to'):
         'expiring a record at the instant it already ends leaves valid_to as it was; the extra expire transition is true (its stated end came too)',
     ('05-policy', 'compare: view.calls_left >= 4 -> view.calls_left > 4'):
-        'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+        _UNEXERCISED_RESERVE,
     ('05-policy', 'constant: 4 -> 5'):
-        'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+        _UNEXERCISED_RESERVE,
     ('05-policy', 'constant: 4 -> 3'):
-        'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+        _UNEXERCISED_RESERVE,
     ('07-guard', 'constant: 40 -> 41'):
-        'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+        _EXCERPT_LENGTH,
     ('07-guard', 'constant: 40 -> 39'):
-        'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+        _EXCERPT_LENGTH,
     ('07-guard', 'constant: 40 -> 41 (#2)'):
-        'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+        _EXCERPT_LENGTH,
     ('07-guard', 'constant: 40 -> 39 (#2)'):
-        'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+        _EXCERPT_LENGTH,
 }
 
 

@@ -170,7 +170,7 @@ def clean_notebook(release: dict, submission: dict,
     used: dict[str, list[str]] = {}
     for index, cell in enumerate(release.get("cells", [])):
         key = wanted.get(index)
-        theirs = by_meta.get(key) or by_marker.get(key) if key is not None else None
+        theirs = (by_meta.get(key) or by_marker.get(key)) if key is not None else None
         if key is None or not theirs:
             if key is not None:
                 missing.append(key)
