@@ -63,7 +63,11 @@ class PagingProfile:
     - `evict`: "to_share" evicts the oldest messages until the prompt is at
       `amount` x window; "token_share" evicts the oldest `amount` of the
       message tokens; "count_share" evicts the oldest `amount` of the messages
-      by count. `keep_last` newest messages are never chosen by the profile.
+      by count; "sliding_window" (Letta's default compaction) evicts a share of
+      the messages by count that starts at `amount` + 10 % and grows by 10 %
+      per try, cuts where an assistant message begins what is kept, and stops
+      once what is kept fits under (1 - `amount`) x window (no such cut: every
+      message goes). `keep_last` newest messages are never chosen by the profile.
     - `source`: where the numbers come from, so the course can say whose they are.
 
     Whatever the profile, a tool call is never parted from its result, and if
@@ -83,8 +87,8 @@ class PagingProfile:
     def __post_init__(self):
         if self.trigger not in ("before_append", "after_append"):
             raise ValueError(f"trigger must be 'before_append' or 'after_append', got {self.trigger!r}")
-        if self.evict not in ("to_share", "token_share", "count_share"):
-            raise ValueError(f"evict must be 'to_share', 'token_share' or 'count_share', got {self.evict!r}")
+        if self.evict not in EVICTION_RULES:
+            raise ValueError(f"evict must be one of {', '.join(map(repr, EVICTION_RULES))}, got {self.evict!r}")
         if not 0 < self.amount < 1 or not 0 < self.trigger_at <= 1:
             raise ValueError(f"need 0 < amount < 1 and 0 < trigger_at <= 1, got {self.amount}, {self.trigger_at}")
         if self.warn_at is not None and not 0 < self.warn_at <= 1:
@@ -95,13 +99,22 @@ class PagingProfile:
         warn = "no warning" if self.warn_at is None else f"warn {self.warn_at:.0%}"
         how = {"to_share": f"evict to {self.amount:.0%} of the window",
                "token_share": f"evict oldest {self.amount:.0%} of message tokens",
-               "count_share": f"evict oldest {self.amount:.0%} of messages by count"}[self.evict]
+               "count_share": f"evict oldest {self.amount:.0%} of messages by count",
+               "sliding_window": f"evict from {self.amount + SLIDING_WINDOW_STEP:.0%} of messages by count, "
+                                 f"cut at an assistant message, until under {1 - self.amount:.0%}"}[self.evict]
         keep = f", keep last {self.keep_last}" if self.keep_last else ""
         when = "next message would pass" if self.trigger == "before_append" else "usage passes"
         return f"PagingProfile({self.name}: {warn}; when {when} {self.trigger_at:.0%}, {how}{keep})"
 
 
-#: The three paging policies the course compares; `source` says whose numbers they are.
+#: How a profile chooses what to evict (see PagingProfile).
+EVICTION_RULES = ("to_share", "token_share", "count_share", "sliding_window")
+#: Letta's sliding window grows its share of messages by this much before each try
+#: (letta-ai/letta 56ba9c25, letta/services/summarizer/summarizer_sliding_window.py).
+SLIDING_WINDOW_STEP = 0.10
+
+#: The paging policies the course compares; `source` says whose numbers they are (the
+#: numbers themselves are registered in memlib.sources, which a test ties them to).
 PROFILES = {
     "paper": PagingProfile(
         "paper", "MemGPT paper, arXiv:2310.08560 v2, section 2 (example values, 'e.g.')",
@@ -111,27 +124,37 @@ PROFILES = {
         "MESSAGE_SUMMARY_TRUNC_TOKEN_FRAC, MESSAGE_SUMMARY_TRUNC_KEEP_N_LAST",
         warn_at=0.75, trigger="before_append", trigger_at=1.0, evict="token_share", amount=0.75, keep_last=3),
     "letta": PagingProfile(
-        "letta", "last Letta server (letta-ai/letta 56ba9c25): SUMMARIZATION_TRIGGER_MULTIPLIER, "
-        "partial_evict_summarizer_percentage, send_memory_warning_message=False",
+        "letta", "last Letta server's default agent, letta_v1_agent (letta-ai/letta 56ba9c25): "
+        "SUMMARIZATION_TRIGGER_MULTIPLIER, CompactionSettings mode 'sliding_window' with "
+        "sliding_window_percentage = partial_evict_summarizer_percentage, send_memory_warning_message=False",
+        warn_at=None, trigger="after_append", trigger_at=0.9, evict="sliding_window", amount=0.30),
+    "letta_v2": PagingProfile(
+        "letta_v2", "Letta's older v2 agent loop (letta-ai/letta 56ba9c25, letta_agent_v2.py): "
+        "SUMMARIZATION_TRIGGER_MULTIPLIER, summarizer mode 'partial evict', partial_evict_summarizer_percentage",
         warn_at=None, trigger="after_append", trigger_at=0.9, evict="count_share", amount=0.30),
 }
 
 
 def select_eviction(profile: PagingProfile, group_sizes: list[tuple[int, int]], *, fixed: int,
-                    incoming: int, window: int, limit: int) -> int:
+                    incoming: int, window: int, limit: int, assistant_first: list[bool] | None = None) -> int:
     """How many of the oldest eviction units the profile evicts.
 
     `group_sizes` lists each unit (a message, or a tool call with its results)
     oldest first as (messages, tokens). `fixed` is what cannot be evicted
     (system prompt, core memory, summary reserve), `incoming` the tokens of the
     message about to be added, `limit` the hard ceiling the prompt must stay under.
+    `assistant_first[i]` says whether unit i begins with an assistant message
+    (the only cut the "sliding_window" rule makes; by default every unit does).
 
     Example:
         >>> units = [(1, 100)] * 10                       # ten messages of 100 tokens
-        >>> select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1100, limit=1100)
+        >>> select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1100, limit=1100)
         3
         >>> select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1100, limit=1100)
         7
+        >>> # Letta's share counts its system message too: round(0.4 x 11) = 4 is the first kept
+        >>> select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1100, limit=1100)
+        3
     """
     tokens = [t for _, t in group_sizes]
     total = sum(tokens)
@@ -141,6 +164,8 @@ def select_eviction(profile: PagingProfile, group_sizes: list[tuple[int, int]], 
         while n < len(tokens) and fixed + remaining + incoming > target:
             remaining -= tokens[n]
             n += 1
+    elif profile.evict == "sliding_window":
+        n = _sliding_window_cut(profile.amount, group_sizes, fixed, window, assistant_first)
     else:
         # Units holding one of the newest keep_last messages are not candidates.
         candidates, kept = len(group_sizes), 0
@@ -163,6 +188,40 @@ def select_eviction(profile: PagingProfile, group_sizes: list[tuple[int, int]], 
         remaining -= tokens[n]
         n += 1
     return n
+
+
+def _sliding_window_cut(keep_share: float, group_sizes: list[tuple[int, int]], fixed: int, window: int,
+                        assistant_first: list[bool] | None) -> int:
+    """Letta's sliding-window compaction, on memlib's units: how many of the oldest units go.
+
+    Letta counts its messages with the system message at index 0 and tries, share after
+    share, to keep everything from the last assistant message at or before index
+    round(share x count), until the system prompt plus what is kept comes under
+    keep_share x window; when no share works (or only the last message would stay) it
+    summarises every message ("all" mode). Same arithmetic here, floats included.
+    """
+    starts, n_messages = [], 0  # Letta's index of each unit's first message
+    for count, _ in group_sizes:
+        starts.append(n_messages + 1)
+        n_messages += count
+    total = n_messages + 1
+    suffix = [0] * (len(group_sizes) + 1)  # tokens of units i.. (what is kept when i units go)
+    for i in range(len(group_sizes) - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + group_sizes[i][1]
+    goal = (1 - keep_share) * window
+    share, cut, kept = keep_share, None, float(window)
+    while kept >= goal and share < 1.0:
+        share += SLIDING_WINDOW_STEP
+        index = round(share * total)
+        cuts = [u for u, start in enumerate(starts)
+                if start <= index and (assistant_first is None or assistant_first[u])]
+        if not cuts:
+            continue
+        cut = cuts[-1]
+        kept = fixed + suffix[cut]
+    if cut is None or share >= 1.0 or starts[cut] >= total - 1:
+        return len(group_sizes)
+    return cut
 
 
 class ContextOverflowError(ValueError):
@@ -472,7 +531,8 @@ class MainContext:
         reserve = self.summary_tokens
         sizes = [(len(g), sum(t for _, t in g)) for g in groups]
         n = select_eviction(self.profile, sizes, fixed=fixed + reserve, incoming=incoming_tokens,
-                            window=self.window, limit=self.limit)
+                            window=self.window, limit=self.limit,
+                            assistant_first=[g[0][0].role == "assistant" for g in groups])
         evict = groups[:n]
         remaining = self._messages_used - sum(t for _, t in sizes[:n])
         if fixed + max(reserve, self._summary_used) + remaining + incoming_tokens > self.limit:

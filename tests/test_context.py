@@ -265,14 +265,18 @@ def evicted_at(log):
     return out
 
 
-def test_the_three_profiles_carry_their_sources_numbers():
-    paper, memgpt, letta = PROFILES["paper"], PROFILES["memgpt"], PROFILES["letta"]
+def test_the_profiles_carry_their_sources_numbers():
+    paper, memgpt, letta = PROFILES["paper"], PROFILES["memgpt"], PROFILES["letta_v2"]
     assert (paper.warn_at, paper.trigger_at, paper.evict, paper.amount) == (0.7, 1.0, "to_share", 0.5)
     assert (memgpt.warn_at, memgpt.trigger, memgpt.trigger_at) == (0.75, "before_append", 1.0)
     assert (memgpt.evict, memgpt.amount, memgpt.keep_last) == ("token_share", 0.75, 3)
     assert (letta.warn_at, letta.trigger, letta.trigger_at) == (None, "after_append", 0.9)
     assert (letta.evict, letta.amount, letta.keep_last) == ("count_share", 0.30, 0)
     assert "2310.08560" in paper.source and "0.3.25" in memgpt.source and "56ba9c25" in letta.source
+    v1 = PROFILES["letta"]
+    assert (v1.warn_at, v1.trigger, v1.trigger_at, v1.evict, v1.amount) == (None, "after_append", 0.9,
+                                                                            "sliding_window", 0.30)
+    assert "letta_v1_agent" in v1.source and "sliding_window" in v1.source
 
 
 def test_paper_warns_at_70_and_flushes_at_100_down_to_50():
@@ -335,8 +339,8 @@ def test_memgpt_never_splits_a_call_from_its_result():
     assert evicted and evicted[-1].role == "tool"
 
 
-def test_letta_has_no_warning_and_evicts_30_percent_by_count_past_90():
-    ctx, log = run_profile("letta", [100] * 12)
+def test_letta_v2_has_no_warning_and_evicts_30_percent_by_count_past_90():
+    ctx, log = run_profile("letta_v2", [100] * 12)
     assert not [k for _, k, _ in log if k == "pressure"]
     # after the 9th message the prompt is 903 > 900: round(0.3 x 9) = 3 messages go;
     # 603 + 3 x 100 = 903 again after the 12th: 3 more
@@ -345,9 +349,9 @@ def test_letta_has_no_warning_and_evicts_30_percent_by_count_past_90():
     assert ctx.warn_at is None and ctx.evict_to is None
 
 
-def test_letta_counts_messages_not_tokens():
+def test_letta_v2_counts_messages_not_tokens():
     # one huge old message and many small ones: 30 % by count takes 3 messages whatever their size
-    ctx, log = run_profile("letta", [400] + [60] * 9)
+    ctx, log = run_profile("letta_v2", [400] + [60] * 9)
     first = min(evicted_at(log))
     assert evicted_at(log)[first] == [0, 1, 2]
 
@@ -375,14 +379,66 @@ def test_select_eviction_on_units():
     units = [(1, 100)] * 10
     assert select_eviction(PROFILES["paper"], units, fixed=0, incoming=0, window=1000, limit=1000) == 5
     assert select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1000, limit=1000) == 7
-    assert select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1000, limit=1000) == 3
+    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1000, limit=1000) == 3
     # a unit of three messages (a call and two results) counts three towards keep_last:
     # 75 % of 80 tokens would reach into it, but it holds the last 3 messages, so it stays
     units = [(1, 10)] * 5 + [(3, 30)]
     assert select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1000, limit=1000) == 5
     # and three towards Letta's count: round(0.3 x 8) = 2 messages
     units = [(3, 30)] + [(1, 10)] * 5
-    assert select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1000, limit=1000) == 1
+    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1000, limit=1000) == 1
+
+
+def chat(sizes):
+    """Alternating user / assistant messages of the given sizes (tokens by count_words)."""
+    return [Message.user(f"m{i} " + "w " * (size - 2)) if i % 2 == 0
+            else Message.assistant(f"m{i} " + "w " * (size - 2)) for i, size in enumerate(sizes)]
+
+
+def test_letta_sliding_window_grows_its_share_until_what_is_kept_fits_under_70_percent():
+    units = [(1, 100)] * 10
+    # Letta counts its system message too (11): 40 % -> index 4, messages 1-3 go, 700 kept < 770
+    assert select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1100, limit=1100) == 3
+    # with a 1000-token window 700 is not under 700: 50 % -> index round(5.5) = 6, five go
+    assert select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1000, limit=1000) == 5
+    # what cannot be evicted counts towards the goal: 300 fixed tokens need two more tries
+    assert select_eviction(PROFILES["letta"], units, fixed=300, incoming=0, window=1000, limit=1000) == 7
+
+
+def test_letta_sliding_window_cuts_where_an_assistant_message_begins_what_is_kept():
+    units = [(1, 100)] * 10
+    assistant = [i % 2 == 1 for i in range(10)]      # user, assistant, user, ...
+    # 40 % -> index 4 is unit 3 (assistant): three go, as without roles
+    assert select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1100, limit=1100,
+                           assistant_first=assistant) == 3
+    # a user message at the cut snaps back to the assistant before it: index 4 -> unit 3 is
+    # a user message here, so the cut is unit 2 (kept 800 >= 770) and the next try goes on
+    shifted = [i % 2 == 0 for i in range(10)]
+    assert select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1100, limit=1100,
+                           assistant_first=shifted) == 4
+
+
+def test_letta_sliding_window_without_an_assistant_message_summarises_everything():
+    units = [(1, 100)] * 10
+    assert select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1000, limit=1000,
+                           assistant_first=[False] * 10) == 10
+    # only the last message would stay: Letta falls back to summarising all of them too
+    assert select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=200, limit=1000,
+                           assistant_first=[True] * 10) == 10
+
+
+def test_letta_profile_in_a_chat_never_warns_and_keeps_an_assistant_message_first():
+    ctx = MainContext(window=1000, system_prompt="sys", counter=count_words, profile="letta")
+    flushes = 0
+    for message in chat([60] * 60):
+        events = ctx.append(message)
+        assert not [e for e in events if e.kind == "pressure"]
+        if any(e.kind == "flush" for e in events):
+            flushes += 1
+            assert ctx.messages[0].role == "assistant"
+            assert ctx.used < 0.7 * 1000
+        assert ctx.used <= 0.9 * 1000 or not any(e.kind == "flush" for e in events)
+    assert flushes >= 2 and len(ctx.recall) == 60
 
 
 def test_bad_profile_arguments_are_named():

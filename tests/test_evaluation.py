@@ -197,3 +197,16 @@ def test_what_notebook_07_says_about_training_on_more_authors_is_measured():
         assert 0.6 < ind[g].recall < 0.8 and 0 < ind[g].false_positive_rate < 0.1
     assert ind[two].recall > ind[one].recall and ind[two].false_positive_rate < ind[one].false_positive_rate / 2
     assert held[two].recall < held[one].recall and held[two].false_positive_rate < held[one].false_positive_rate
+
+
+def test_notebook_02_profile_verdict_holds():
+    # notebook 02: "Letta's default profile evicts about twice as often as the paper's (28 against 14
+    # at 1,024 tokens), its older v2 loop more often still; MemGPT's summarises least often"
+    from memlib.evaluation import evaluate_profile
+
+    runs = {name: evaluate_profile(name, window=1024, summary_tokens=192)
+            for name in ("paper", "memgpt", "letta", "letta_v2")}
+    assert (runs["paper"].evictions, runs["letta"].evictions) == (14, 28)
+    assert runs["letta_v2"].evictions > runs["letta"].evictions
+    assert runs["memgpt"].evictions <= runs["paper"].evictions
+    assert max(runs, key=lambda n: runs[n].summary_tokens_in) in ("letta", "letta_v2")

@@ -568,7 +568,9 @@ def test_profile_figure_and_table_come_from_real_replays():
     from memlib.evaluation import evaluate_profile
     from memlib.viz import ProfileExplorer, profile_comparison, profile_histories, table_html
 
-    messages = [("user", f"note {i}: the tram to Leeds left at {i % 12 + 1} pm") for i in range(120)]
+    # a chat (Letta's compaction cuts only where an assistant message begins what it keeps)
+    messages = [("user" if i % 2 == 0 else "assistant", f"note {i}: the tram to Leeds left at {i % 12 + 1} pm")
+                for i in range(120)]
     h = profile_histories(messages, window=400)
     fig = profile_comparison(h)
     marks = {t.xaxis: len(t.x) for t in fig.data if t.name == "eviction"}
