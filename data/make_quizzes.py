@@ -93,12 +93,13 @@ Q["01"] = ("The context window is memory", [
   1, "More text is not more memory: a fact buried in a long window competes with everything around it."),
 ])
 Q["02"] = ("Eviction and recursive summaries", [
- ("In MemGPT's paging policy, what happens when the prompt reaches 70 % of the window?",
+ ("In the MemGPT paper's paging policy (its example numbers), what happens when the prompt reaches 70 % of the window?",
   [("Everything but the system prompt is flushed", "The flush comes at 100 %, not at the warning."),
    ("A warning, so the agent can save facts", ""),
    ("The oldest message is deleted to make room", "Nothing is evicted at 70 %: it is only a warning."),
    ("The newest messages move to archival storage", "Nothing moves at the warning threshold.")],
-  1, "70 % is the warning threshold; the flush comes at 100 %."),
+  1, "70 % is the paper's example warning threshold (MemGPT's code warned at 75 %); the flush comes at 100 %.",
+  ["paper.warning", "memgpt.warning"]),
  ("A 300-token window holds ten 17-token notes; the tenth brings it to 70 %. What happens next?",
   [("The oldest notes are evicted right away", "At 70 % nothing is evicted yet."),
    ("A pressure event; all ten notes stay", ""),
@@ -107,10 +108,11 @@ Q["02"] = ("Eviction and recursive summaries", [
   1, "Measured with MainContext(window=300): after note 10 the only new event is 'memory pressure: 70% of the window in use'; the context still holds 10 messages."),
  ("Six notes later the prompt would pass 100 %. What does the trace show next?",
   [("Only the oldest note is evicted", "Evicting one at a time would flush again on the next message."),
-   ("Ten oldest go to recall; 48 % remains", ""),
+   ("The ten oldest leave the prompt; 48 % remains", ""),
    ("The newest note is refused with an error", "The incoming message is kept; old ones make room."),
-   ("Everything except the last note is deleted", "Messages are moved to recall storage, not deleted, and only down to about half.")],
-  1, "Measured: 'evicted 10 messages, prompt now 126 tokens', then the new note makes 143 of 300 (48 %): the paper's flush goes down to about 50 %."),
+   ("Everything except the last note is deleted", "Nothing is deleted: every note has been in recall storage since it was appended, and the flush goes only down to about half.")],
+  1, "Measured: 'evicted 10 messages, prompt now 126 tokens', then the new note makes 143 of 300 (48 %): the paper's flush goes down to about 50 %. The evicted notes were already in recall storage: every message is written there when it is appended.",
+  ["paper.flush", "paper.evict_to", "paper.recall_on_append"]),
  ("What is a recursive summary?",
   [("A summary of the evicted messages alone", "That forgets everything evicted before."),
    ("The old summary folded with new evictions", ""),
@@ -123,12 +125,13 @@ Q["02"] = ("Eviction and recursive summaries", [
    ("Evict the longest messages first", "Length says nothing about relevance, and gaps break the thread."),
    ("Evict messages at random positions", "Random gaps make the conversation incoherent.")],
   1, "The queue is FIFO: the oldest turns leave first, into recall storage and the summary."),
- ("Where do evicted messages go in MemGPT?",
-  [("Archival storage, as facts to search later", "Archival storage holds what the agent chose to save, not the message log."),
-   ("Recall storage, where they stay searchable", ""),
-   ("Nowhere: eviction deletes them for good", "Every message stays in recall storage."),
-   ("Into core memory, next to the persona", "Core memory is small and edited deliberately.")],
-  1, "Recall storage is the full message history; archival storage is a separate store of saved records."),
+ ("After a flush, where can the agent still find an evicted message in MemGPT?",
+  [("In archival storage, as a fact to search later", "Archival storage holds what the agent chose to save, not the message log."),
+   ("In recall storage, where it was written on arrival", ""),
+   ("Nowhere: eviction deletes it for good", "Every message stays in recall storage."),
+   ("In core memory, next to the persona", "Core memory is small and edited deliberately.")],
+  1, "Recall storage is the full message history: the queue manager writes every message there when it arrives, so eviction only takes it out of the prompt. Archival storage is a separate store of saved records.",
+  ["paper.recall_on_append"]),
 ])
 Q["03"] = ("Archival memory and BM25", [
  ("Why does BM25 weigh a rare term more than a common one?",
@@ -182,17 +185,17 @@ Q["04"] = ("Memory tools, interrupts and heartbeats", [
    ("send_message runs first, then the search", "Calls run in order.")],
   1, "Measured: the trace has only archival_memory_search and the reply is None; the send_message never ran."),
  ("The agent searches archival memory for 'dog allergy'. The record says 'Biscuit is allergic to chicken.' What comes back?",
-  [("The record: search understands synonyms", "Search is by words: no synonyms, no stemming."),
+  [("The record: search understands synonyms", "Search is by words (stemmed): no synonyms."),
    ("'No archival records match': no result", ""),
-   ("The record, because 'allergy' is stemmed", "There is no stemming: allergy and allergic differ."),
+   ("The record, because 'allergy' is stemmed", "Both words are stemmed, but to different stems: 'allergi' and 'allerg'."),
    ("Every archival record, ranked by score", "Records that share no word are not returned.")],
-  1, "Measured: \"no archival records match 'dog allergy'; try other words\". The agent must use words the record contains."),
+  1, "Measured: \"no archival records match 'dog allergy'; try other words\". The analyzer stems (walked and walks both match walk), but the Snowball stemmer keeps allergic ('allerg') and allergy ('allergi') apart, and 'dog' is not in the record."),
  ("What is a page fault in MemGPT's sense?",
   [("A crash of the language model", "Nothing crashes; it is normal operation."),
-   ("Needing a fact that was evicted", ""),
+   ("Needing a fact that is not in the prompt", ""),
    ("A tool call with invalid arguments", "That is a tool error."),
    ("Running out of archival storage space", "Archival storage is unbounded here.")],
-  1, "The fact was evicted from main context, so the agent pages it back in with a search."),
+  1, "The fact is not in main context, whether it was evicted or was never there (a record archived long ago, a document uploaded to archival storage), so the agent pages it in with a search."),
  ("Which tool ends a step?",
   [("archival_memory_search", "Search returns results and may ask for a heartbeat."),
    ("send_message", ""),
@@ -200,11 +203,12 @@ Q["04"] = ("Memory tools, interrupts and heartbeats", [
    ("conversation_search", "Search returns results; it does not answer the user.")],
   1, "send_message gives the user an answer and ends the step."),
  ("What is an interrupt in the agent loop?",
-  [("A user pressing stop in the interface", "Interrupts come from the system itself."),
-   ("A system event (memory pressure)", ""),
+  [("Only a user pressing stop in the interface", "Stopping is not what the paper means by an event."),
+   ("An event that makes the processor run: a message, an alert, a timer", ""),
    ("A tool call that took too long", "Timeouts are not the idea here."),
    ("The model refusing to answer", "A refusal is a reply, not an interrupt.")],
-  1, "Events like the pressure warning arrive as messages the agent must react to, like a hardware interrupt."),
+  1, "In the paper's words, events trigger inference: user messages, system messages such as the memory-pressure warning, user interactions (a login, an upload finished) and timed events. Each arrives as a message the agent reacts to, like a hardware interrupt; a heartbeat is the agent asking for the next one itself.",
+  ["paper.events", "paper.heartbeat"]),
 ])
 Q["06"] = ("Citations", [
  ("What should an answer that relies on retrieved memory include?",
@@ -387,9 +391,10 @@ Q["10"] = ("Experiments, production, and reading the paper", [
  ("The paper warns at 70 % and flushes at 100 %. What did MemGPT's released code do?",
   [("Exactly the same: 70 % and 100 %", "The paper's numbers are its examples ('e.g.'), not the code's."),
    ("Warned at 75 %, summarised on overflow", ""),
-   ("Never warned; evicted at 90 % of the window by count", "That is the last Letta server, not MemGPT's code."),
+   ("Never warned; compacted a sliding window of messages at 90 %", "That is the last Letta server, not MemGPT's code."),
    ("Warned at 50 %, flushed at 80 %", "No version used these numbers.")],
-  1, "The paper's numbers are examples; the code used 75 % and summarised when the model reported an overflow. 90 % by count is the last Letta server."),
+  1, "The paper's numbers are examples; the code used 75 % and summarised when the model reported an overflow. The last Letta server compacts at 90 %, evicting a growing share of the messages until what is kept fits under 70 %.",
+  ["paper.warning", "memgpt.warning", "memgpt.trunc_frac", "letta.compaction_trigger", "letta.sliding_window"]),
  ("What does `pip install letta` install in late 2026?",
   [("The Letta server, as older courses used", "The server repository was archived in 2026."),
    ("Letta Code, not the archived server", ""),
@@ -416,10 +421,11 @@ Q["10"] = ("Experiments, production, and reading the paper", [
   1, "Unconfirmed memories stay candidates; confirmation (or a trusted source) promotes them."),
  ("What is sleep-time compute for memory?",
   [("The agent answering while the user sleeps", "It is about maintenance, not answers."),
-   ("Tidying memory between chats", ""),
+   ("A second agent tidying memory in the background, every few turns", ""),
    ("Letting the model rest to save tokens", "Models do not rest."),
    ("Deleting memory at night", "It reorganises, it does not wipe.")],
-  1, "Between sessions the agent can consolidate, summarise and reindex, so the next conversation starts tidier."),
+  1, "In Letta a sleep-time agent runs as a background task every N turns of the primary agent (5 by default), consolidating and rewriting memory blocks while the conversation goes on; nothing waits for the session to end.",
+  ["letta.sleeptime_frequency"]),
 ])
 
 Q["05"] = ("Who decides what to remember", [
@@ -468,7 +474,7 @@ def main() -> None:
         # same position (as written above it mostly is), and re-runs are identical.
         rng = random.Random(int(nb) + 7)
         items = []
-        for question, options, answer, explanation in qs:
+        for question, options, answer, explanation, *cited in qs:
             # An option is its text, or (text, why it is wrong) for per-option feedback.
             texts = [o if isinstance(o, str) else o[0] for o in options]
             order = list(range(len(options)))
@@ -478,6 +484,8 @@ def main() -> None:
             if any(not isinstance(o, str) for o in options):
                 why = [("" if isinstance(o, str) else o[1]) for o in options]
                 item["feedback"] = [why[i] for i in order]
+            if cited:  # keys of memlib.sources the question's facts come from
+                item["sources"] = cited[0]
             items.append(item)
         doc = {"notebook": nb, "title": title, "questions": items}
         (out / f"{nb}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
