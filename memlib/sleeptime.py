@@ -58,6 +58,9 @@ class SleepRun:
 class SleepTimeAgent:
     """Runs between sessions on the same ProceduralMemory (and so the same stores) as the primary agent.
 
+    (Letta starts its sleep-time agent as a background task every N turns of the primary agent, 5 by
+    default; this simulation runs it once per evening so the timeline stays readable.)
+
     `step` is the simulated time one action takes, so the timeline shows a run
     as a span rather than a point.
 

@@ -175,7 +175,8 @@ def check_page_fault(page_fault_calls: Any) -> None:
         first_line = result.message.splitlines()[0]
         raise CheckFailed(
             f"{call.render()} did not return the record with the answer ({first_line})",
-            "search is by words (no stemming, no synonyms): use words the stored fact contains, "
+            "search is by words (stemmed, but no synonyms: allergy and allergic stay apart): use words "
+            "the stored fact contains, "
             "such as the dog's name and what the fact is about",
         )
     passed(f"{found[0].render()} pages in {scenario.record_id}")
