@@ -16,15 +16,20 @@ Forms read (see the course's fact sheet on the format):
 - the intermediate form with `in_context_message_indices` (positions in `messages`);
 - double-encoded files: a JSON string whose content is the document.
 
+Labels are kept exactly as the file has them, `system/persona`, `notes.v2`
+and non-ASCII ones included: memlib's core memory renders a label that is not
+a tag name safely (see `memlib.core_memory`). A label core memory cannot hold
+(empty, padded with whitespace, with control or invisible characters, longer
+than `memlib.core_memory.MAX_LABEL_LENGTH`) raises `AgentFileError` naming the block.
+
 Real files are messy; these load, and each case is listed in `conditions`:
 
-- a label that is not identifier-like (`system/persona`) gets a memlib label
-  (`system_persona`); the file's label is written back unchanged;
 - a value already longer than its block's limit (Letta once saved such
   values: letta-ai/letta issues 1567 and 1636) loads unchanged. Its memlib
   block's limit is set to the value's length, so edits can shorten it but
   never make it longer; the file's own limit is written back;
-- two blocks of one agent with the same label: the second gets a suffix;
+- two blocks of one agent with the same label: the second gets a suffix in
+  memlib (`human_2`); the file's label is written back unchanged;
 - the same label in several agents is fine (each agent has its own core memory).
 
 A dangling id, a missing required field or a document that is not an Agent
@@ -38,13 +43,12 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from memlib._util import is_int, parse_when, shown
-from memlib.core_memory import Block, CoreMemory
+from memlib.core_memory import Block, CoreMemory, CoreMemoryError
 from memlib.messages import ROLES, Message
 
 __all__ = ["AgentFile", "Agent", "Tool", "Condition", "AgentFileError", "read", "write", "loads", "dumps"]
@@ -109,7 +113,7 @@ class Agent:
 @dataclass(frozen=True)
 class _BlockRef:
     id: str
-    label: str          # the file's label (memlib's may differ: see label_renamed)
+    label: str          # the file's label (memlib's differs only for a duplicate: see duplicate_label)
     file_limit: int
     loaded_limit: int   # what memlib set: the file's limit, or the value's length if over it
     raw: dict
@@ -273,14 +277,6 @@ def _tool(t: dict, where: str) -> Tool:
     return Tool(name, schema, t.get("tool_type"), t)
 
 
-_SAFE = re.compile(r"[^A-Za-z0-9_\-]")
-
-
-def _memlib_label(label: str) -> str:
-    safe = _SAFE.sub("_", label)
-    return safe if re.match(r"[A-Za-z_]", safe) else "_" + safe
-
-
 def _agent(a, where, block_list, messages, ids, in_context, tool_list, conditions) -> Agent:
     name = _need(a, "name", where, str)
     system = _need(a, "system", where, str)
@@ -296,23 +292,23 @@ def _agent(a, where, block_list, messages, ids, in_context, tool_list, condition
         read_only = b.get("read_only") or False
         if not isinstance(description, str) or not isinstance(read_only, bool):
             raise AgentFileError(f"{bwhere}: description must be a string and read_only true or false")
-        mlabel = _memlib_label(label)
-        if mlabel != label:
-            conditions.append(Condition("label_renamed", f"{bwhere}.label",
-                                        f"label {label!r} is not identifier-like; memlib calls it {mlabel!r}"))
-        base, n = mlabel, 2
+        mlabel, n = label, 2
         while mlabel in refs:
-            mlabel, n = f"{base}_{n}", n + 1
-        if mlabel != base:
+            mlabel, n = f"{label}_{n}", n + 1
+        if mlabel != label:
             conditions.append(Condition("duplicate_label", f"{bwhere}.label",
-                                        f"agent {name!r} already has a block {base!r}; this one is {mlabel!r}"))
+                                        f"agent {name!r} already has a block {label!r}; this one is {mlabel!r}"))
         if len(value) > limit:
             conditions.append(Condition(
                 "over_limit", f"{bwhere}.value",
                 f"block {label!r} holds {len(value)} characters, over its limit of {limit}; loaded unchanged, "
                 f"edits may shorten it but not lengthen it"))
         loaded = max(limit, len(value))
-        core.add_block(Block(mlabel, value, loaded, description, read_only))
+        try:
+            block = Block(mlabel, value, loaded, description, read_only)
+        except CoreMemoryError as exc:  # only the label can be wrong here: the rest was checked above
+            raise AgentFileError(f"{bwhere}.label: block {bid!r} cannot be loaded: {exc}") from None
+        core.add_block(block)
         refs[mlabel] = _BlockRef(bid, label, limit, loaded, b)
     core.version = 0
     return Agent(name, system, a.get("agent_type"), core, messages, ids, in_context, tool_list, a, refs)

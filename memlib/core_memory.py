@@ -4,6 +4,9 @@ MemGPT splits core memory into two sections, `persona` and `human`, of 2,000
 characters each; Letta generalises them to labelled *blocks* with a limit, a
 description and a read-only flag. This module holds those blocks, edits them
 atomically (a failed edit changes nothing) and renders them for the prompt.
+A label is kept exactly as given, `system/human` and `notes.v2` included (Letta
+files have such labels); one that is not a tag name is rendered as an escaped
+attribute, so no label can break or inject into the prompt's markup.
 It deliberately does not count tokens or decide what to remember: the context
 (`memlib.context`) and the agent (`memlib.agent`) do that. A context that
 shows this memory attaches itself and is told about every edit, and can
@@ -38,14 +41,20 @@ from typing import Any
 
 from memlib._util import check_bool, is_int, shorten
 
-__all__ = ["Block", "CoreMemory", "CoreMemoryError", "DEFAULT_LIMIT", "PendingEdit", "EditEvent", "EDIT_STATES"]
+__all__ = ["Block", "CoreMemory", "CoreMemoryError", "DEFAULT_LIMIT", "MAX_LABEL_LENGTH", "PendingEdit", "EditEvent",
+           "EDIT_STATES"]
 
 #: MemGPT's limit for each core-memory section, in characters.
 DEFAULT_LIMIT = 2000
 
-# Labels become XML-like tags in the prompt and JSON keys in tool calls, so they
-# stay identifier-like: a letter or underscore, then letters, digits, _ or -.
-_LABEL_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+#: The longest block label, in characters: a label names a block (and is
+#: repeated in the prompt and in every tool call), it does not hold notes.
+MAX_LABEL_LENGTH = 100
+
+# A label like this is a tag name in the prompt (<human ...>...</human>), as in
+# MemGPT and Letta. Any other label (Letta files have `system/human`, `notes.v2`)
+# goes into an attribute of a <block> tag instead, escaped (see Block.render).
+_TAG_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
 class CoreMemoryError(ValueError):
@@ -152,11 +161,10 @@ class Block:
     def __post_init__(self) -> None:
         if not isinstance(self.label, str):
             raise TypeError(f"Block label must be a str, got {type(self.label).__name__}; use e.g. 'human'")
-        if not _LABEL_PATTERN.match(self.label):
-            raise CoreMemoryError(
-                f"Block label {self.label!r} is not identifier-like; use letters, digits, '_' or '-', "
-                "starting with a letter or '_' (e.g. 'human', 'persona', 'project_notes')"
-            )
+        problem = _label_problem(self.label)
+        if problem:
+            value = f" (the block holding {_short(self.value)})" if isinstance(self.value, str) and self.value else ""
+            raise CoreMemoryError(f"{problem}{value}")
         # bool is an int subclass; a limit of True would be a silent bug.
         if not is_int(self.limit):
             raise TypeError(f"Block limit must be an int number of characters, got {self.limit!r}")
@@ -179,14 +187,29 @@ class Block:
         return len(self.value)
 
     def render(self) -> str:
-        """The block as a tagged prompt section with its character count against its limit."""
-        attrs = f'characters="{self.chars}/{self.limit}"'
+        """The block as a tagged prompt section with its character count against its limit.
+
+        A label that is a tag name is the tag (`<human ...>`); any other label is
+        an attribute of a `<block>` tag, with the characters that could end the
+        attribute or start a tag escaped, so it cannot break the prompt's markup.
+
+        Example:
+            >>> print(Block("system/human", "Name: Ada", 100).render())
+            <block label="system/human" characters="9/100">
+            Name: Ada
+            </block>
+        """
+        if _TAG_NAME.match(self.label):
+            tag, attrs = self.label, ""
+        else:
+            tag, attrs = "block", f'label="{_attribute(self.label)}" '
+        attrs += f'characters="{self.chars}/{self.limit}"'
         if self.read_only:
             attrs += ' read_only="true"'
         if self.description:
             attrs += f' description="{html.escape(self.description, quote=True)}"'
         body = f"{self.value}\n" if self.value else ""
-        return f"<{self.label} {attrs}>\n{body}</{self.label}>"
+        return f"<{tag} {attrs}>\n{body}</{tag}>"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -207,6 +230,32 @@ class Block:
     def __repr__(self) -> str:
         flag = ", read-only" if self.read_only else ""
         return f"Block({self.label!r}, {self.chars}/{self.limit} chars{flag}: {_short(self.value)})"
+
+
+def _label_problem(label: str) -> str | None:
+    """Why `label` cannot name a block, or None.
+
+    Beyond these rules a label is kept exactly as given (`system/human`,
+    `notes.v2`, non-ASCII): the memory tools address the block by it.
+    """
+    if not label:
+        return "Block label is empty; name the block, e.g. 'human'"
+    if len(label) > MAX_LABEL_LENGTH:
+        return f"Block label {_short(label)} is {len(label)} characters long; at most {MAX_LABEL_LENGTH}"
+    if label != label.strip():
+        return f"Block label {label!r} starts or ends with whitespace; the memory tools could not name it reliably"
+    # control characters, line breaks, invisible formatting (e.g. right-to-left overrides), lone surrogates
+    bad = next((i for i, char in enumerate(label) if not char.isprintable()), None)
+    if bad is not None:
+        return (f"Block label {label!r} contains U+{ord(label[bad]):04X} at position {bad}; "
+                "a label is printable text, with no control, line-break or invisible characters")
+    return None
+
+
+def _attribute(text: str) -> str:
+    # Only what could end the attribute or start a tag: an apostrophe stays as
+    # itself, so the model reads (and sends back) the label as it is.
+    return html.escape(text, quote=False).replace('"', "&quot;")
 
 
 class CoreMemory:
