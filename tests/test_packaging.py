@@ -171,6 +171,8 @@ def _newest_changelog_entry() -> tuple[str, str]:
 
 
 def test_memlib_pyproject_changelog_and_citation_name_one_release():
+    from memlib.course import config
+
     version = memlib.__version__
     assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
     project = _pyproject()["project"]
@@ -182,6 +184,7 @@ def test_memlib_pyproject_changelog_and_citation_name_one_release():
     assert (changelog_version, citation["version"]) == (version, version), \
         "bump memlib.__version__, the newest CHANGELOG.md entry and CITATION.cff together"
     assert citation["date-released"] == changelog_date
+    assert config.RELEASE_TAG == f"v{version}"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     cite = readme.split("## Cite this course", 1)[1].split("\n## ", 1)[0]
     assert f"version {version}" in cite, "README's citation names another release"
