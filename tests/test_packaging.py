@@ -1,6 +1,7 @@
 """Packaging: what a plain (non-editable) install gets, as on Colab and Binder; the sdist;
-one version everywhere; the licence and citation files."""
+one version everywhere; the licence and citation files; Binder's postBuild."""
 
+import os
 import pathlib
 import re
 import shutil
@@ -323,3 +324,31 @@ def test_pyproject_names_the_links_and_the_pythons_it_supports():
     assert _pyproject()["tool"]["setuptools"]["package-data"]["memlib"] == ["py.typed"]
     assert (ROOT / "memlib" / "py.typed").is_file()
 
+
+# -- Binder ----------------------------------------------------------------------------------
+
+def _files(folder: pathlib.Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*")}
+
+
+@pytest.mark.slow
+def test_binder_postbuild_installs_memlib_and_leaves_the_students_folder_as_it_was(tmp_path):
+    """Binder's home is the repository folder: postBuild, run there for real, installs memlib into
+    the environment and leaves no build/ or memlib.egg-info beside the notebooks, nor a temporary copy."""
+    home = _copy_of_the_checkout(tmp_path / "home")
+    before = _files(home)
+    venv, scratch_tmp = tmp_path / "venv", tmp_path / "tmp"
+    scratch_tmp.mkdir()
+    assert _run([sys.executable, "-m", "venv", str(venv)]).returncode == 0
+    # the venv's python first; no PYTHONPATH, so `import memlib` below is what postBuild installed
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+           "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "TMPDIR": str(scratch_tmp)}
+    ran = _run(["bash", "binder/postBuild"], cwd=home, env=env)
+    assert ran.returncode == 0, (ran.stdout + ran.stderr)[-3000:]
+    appeared = sorted(_files(home) - before)
+    assert not appeared, f"postBuild left files in the student's folder: {appeared[:10]}"
+    assert list(scratch_tmp.iterdir()) == [], "postBuild left its copy of the repository behind"
+    installed = _run([str(venv / "bin" / "python"), "-c", "import memlib; print(memlib.__version__, memlib.__file__)"],
+                     cwd=tmp_path, env=env)
+    version, location = installed.stdout.split()
+    assert version == memlib.__version__ and location.startswith(str(venv)), installed
