@@ -1,4 +1,4 @@
-"""Command line: `python -m memlib demo | release | grade`.
+"""Command line: `python -m memlib demo | release | grade` (and `--version`).
 
 `demo` lives here: the lesson's scenario as a deterministic terminal trace
 (facts written to core and archival memory, the context filled until it
@@ -21,6 +21,8 @@ import sys
 import types
 from collections.abc import Callable
 from datetime import datetime
+
+from memlib import __version__
 
 __all__ = ["main", "run_demo", "build_parser", "SUBCOMMANDS"]
 
@@ -153,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m memlib",
         description="memlib: the memory system behind 'Virtual context, hands-on'.",
     )
+    parser.add_argument("--version", action="version", version=f"memlib {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("demo", help="print the lesson's scenario as a terminal trace",
                         description="Print the lesson's scenario as a deterministic terminal trace.")

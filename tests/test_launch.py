@@ -39,7 +39,9 @@ def test_binder_installs_the_same_runtime_pins_in_a_cacheable_layer():
     pins, course = _pins(binder / "requirements.txt"), _pins(ROOT / "requirements.txt")
     assert pins == course, "binder/requirements.txt and requirements.txt must pin the same packages alike"
     post_build = (binder / "postBuild").read_text(encoding="utf-8")
-    assert "pip install" in post_build and "--no-deps ." in post_build and "-e" not in post_build.split()
+    install = next(line for line in post_build.splitlines() if "pip install" in line)
+    assert "--no-deps" in install and "-e" not in install.split() and "--editable" not in install
+    # tests/test_packaging.py runs postBuild and checks it leaves the student's folder clean
     assert re.fullmatch(r"python-3\.1[1-9]", (binder / "runtime.txt").read_text().strip())
     assert not (ROOT / "runtime.txt").exists(), "repo2docker ignores the root when binder/ exists: one runtime.txt"
 
@@ -52,6 +54,35 @@ def test_nbgitpuller_link_opens_the_notebook_inside_the_cloned_folder():
     folder = config.REPO_SLUG.split("/")[1]
     assert query == {"repo": f"https://github.com/{config.REPO_SLUG}", "branch": "main",
                      "urlpath": f"lab/tree/{folder}/notebooks/03_archival_bm25.ipynb"}
+
+
+def test_colab_and_binder_open_and_install_the_release_tag_not_the_branch():
+    """A notebook saved from Colab installs the memlib it was released with, whatever the branch holds later."""
+    import memlib
+
+    tag = f"v{memlib.__version__}"
+    assert config.RELEASE_TAG == tag != config.BRANCH
+    assert config.pip_requirement() == f"memlib @ git+https://github.com/{config.REPO_SLUG}@{tag}"
+    assert config.binder_url().startswith(f"https://mybinder.org/v2/gh/{config.REPO_SLUG}/{tag}?urlpath=lab/tree/")
+    assert config.colab_url("notebooks/00_welcome.ipynb") == (
+        f"https://colab.research.google.com/github/{config.REPO_SLUG}/blob/{tag}/notebooks/00_welcome.ipynb")
+    # browsing the source and nbgitpuller (which pulls branches only) follow the branch
+    assert config.github_url("README.md").endswith(f"/blob/{config.BRANCH}/README.md")
+
+
+def test_every_notebook_installs_and_opens_the_release_it_was_generated_for():
+    import json
+
+    for folder in ("notebooks", "solutions"):
+        for path in sorted((ROOT / folder).glob("*.ipynb")):
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            setup = ["".join(c["source"]) for c in cells if "colab-setup" in c.get("metadata", {}).get("tags", [])]
+            badge = ["".join(c["source"]) for c in cells if "colab-badge" in c.get("metadata", {}).get("tags", [])]
+            assert len(setup) == len(badge) == 1, path
+            assert json.dumps(config.pip_requirement()) in setup[0], f"{path.name} installs another memlib"
+            assert config.colab_url(f"{folder}/{path.name}") in badge[0], path.name
+            text = path.read_text(encoding="utf-8")
+            assert f"@{config.BRANCH}" not in text and f"/blob/{config.BRANCH}/" not in text, path.name
 
 
 def test_config_prints_one_link_per_released_notebook(capsys, monkeypatch):
