@@ -73,6 +73,7 @@ from memlib.course.checking import REFERENCE_NOTE
 from memlib.course.kernel_run import CellRun, NotebookRun
 from memlib.course.release import TAG_GRADED, GradedCell, graded_cells, source_checksum
 from memlib.course.sandbox import Limits, Sandbox, SandboxError, resolve
+from memlib.course.shards import csv_text as _csv_text
 
 __all__ = [
     "GradeSetupError",
@@ -95,7 +96,6 @@ MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
 STDOUT_TAIL_CHARS = 2000
 REASON_CHARS = 400
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 NAME_PREFIX_RE = re.compile(r"^(\d+)")
 
@@ -1236,11 +1236,6 @@ class _Progress:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _csv_text(text: str) -> str:
-    """A text cell a spreadsheet will not run: one that would start a formula gets a leading quote."""
-    return "'" + text if text[:1] in FORMULA_STARTS else text
 
 
 def _num(value: float) -> str:
