@@ -34,10 +34,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 #: `python -m memlib grade <tool>`: tools that read gradebooks (no notebooks run, no extra needed).
-#: (A submission folder with one of these names is passed as ./merge, ./items.)
+#: (A submission folder with one of these names is passed as ./merge, ./items, ./export.)
 GRADE_TOOLS: dict[str, str] = {
     "merge": "memlib.course.shards",
     "items": "memlib.course.item_analysis",
+    "export": "memlib.course.export",
 }
 
 #: Subcommand -> (the extra that provides its dependencies, the modules it needs from it).

@@ -68,11 +68,12 @@ from typing import Any, Callable, Iterable
 import nbformat
 
 from memlib._util import one_line
-from memlib.course import kernel_run, shards, tamper
+from memlib.course import export, kernel_run, shards, tamper
 from memlib.course.checking import REFERENCE_NOTE
 from memlib.course.kernel_run import CellRun, NotebookRun
 from memlib.course.release import TAG_GRADED, GradedCell, graded_cells, source_checksum
 from memlib.course.sandbox import Limits, Sandbox, SandboxError, resolve
+from memlib.course.shards import csv_text as _csv_text
 
 __all__ = [
     "GradeSetupError",
@@ -95,7 +96,6 @@ MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
 STDOUT_TAIL_CHARS = 2000
 REASON_CHARS = 400
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 NAME_PREFIX_RE = re.compile(r"^(\d+)")
 
@@ -325,16 +325,26 @@ class _Found:
 class _Submission:
     student: str
     path: Path
+    also: list[Path] = field(default_factory=list)  # the student's other files in an LMS download
 
 
 def _discover(paths: Iterable[str | Path]) -> list[_Submission]:
     submissions: list[_Submission] = []
+    downloaded: dict[str, _Submission] = {}
     for raw in paths:
         path = Path(raw)
         if not os.path.lexists(path):  # a dangling link is refused later, with a row
             raise GradeSetupError(f"submission {str(path)!r} does not exist")
-        name = path.name if path.is_dir() else path.stem
+        # Canvas and Moodle name every file (or folder) of a download after its student:
+        # those files are one student, known by name and LMS id (memlib.course.export)
+        lms_student = export.download_student(path.name)
+        if lms_student in downloaded:
+            downloaded[lms_student].also.append(path)
+            continue
+        name = lms_student or (path.name if path.is_dir() else path.stem)
         submissions.append(_Submission(name or str(path), path))
+        if lms_student:
+            downloaded[lms_student] = submissions[-1]
     # two submissions with the same name (alice/ and alice.zip) keep their extension
     counts = collections.Counter(s.student for s in submissions)
     for submission in submissions:
@@ -983,6 +993,11 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
 
 def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
     found, notes = _collect(submission)
+    for path in submission.also:
+        more, more_notes = _collect(_Submission(submission.student, path))
+        found, notes = found + more, notes + more_notes
+    for item in found:  # "lovelaceada_12345_67890_03_topic.ipynb" was handed in as "03_topic.ipynb"
+        item.display = export.original_name(item.display)
     parsed = []
     unmatched: list[str] = []
     for item in found:
@@ -1236,11 +1251,6 @@ class _Progress:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _csv_text(text: str) -> str:
-    """A text cell a spreadsheet will not run: one that would start a formula gets a leading quote."""
-    return "'" + text if text[:1] in FORMULA_STARTS else text
 
 
 def _num(value: float) -> str:

@@ -29,9 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-__all__ = ["Shard", "ShardError", "parse_shard", "shard_of", "merge_gradebooks", "merge_feedback", "main"]
+__all__ = ["Shard", "ShardError", "parse_shard", "shard_of", "merge_gradebooks", "merge_feedback", "csv_text", "main"]
 
 SHARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+# A text cell starting with one of these is a formula to a spreadsheet.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ShardError(ValueError):
@@ -68,6 +70,15 @@ def shard_of(student: str, count: int) -> int:
     """The shard (1..count) that grades `student`: a hash of the name, so it never depends on the others."""
     digest = hashlib.sha256(student.encode("utf-8", errors="surrogatepass")).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def csv_text(text: str) -> str:
+    """A text cell a spreadsheet will not run: one that would start a formula gets a leading quote.
+
+    The one rule for every CSV memlib writes (the gradebook, its LMS exports); it lives
+    here because this module needs no notebook tooling.
+    """
+    return "'" + text if text[:1] in FORMULA_STARTS else text
 
 
 def _read(path: Path) -> tuple[list[str], list[dict[str, str]]]:
