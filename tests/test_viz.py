@@ -580,6 +580,8 @@ def test_profile_figure_and_table_come_from_real_replays():
     # Letta's panel has no warning line; the paper's has warning, trigger and target
     lines = {(s.xref, s.name) for s in fig.layout.shapes}
     assert ("x3 domain", "warning") not in lines and ("x domain", "evict target") in lines
+    # Letta's sliding window keeps what fits under 70 % of the window: its target line says so
+    assert [s.y0 for s in fig.layout.shapes if (s.xref, s.name) == ("x3 domain", "evict target")] == [0.7 * 400]
     ex = ProfileExplorer(messages, window=400)
     rows = ex.goto(50)
     assert [r["profile"] for r in rows] == ["paper", "memgpt", "letta"] and rows[2]["warnings"] == 0
