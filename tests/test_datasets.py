@@ -335,7 +335,9 @@ def test_quiz_files(notebook):
     assert len(raw["questions"]) >= 5
     for q in raw["questions"]:
         assert {"question", "options", "answer", "explanation"} <= set(q) <= {"question", "options", "answer",
-                                                                            "explanation", "feedback"}
+                                                                            "explanation", "feedback", "sources"}
+        # "sources": keys of memlib.sources the question's facts come from (tests/test_sources.py checks them)
+        assert all(isinstance(k, str) for k in q.get("sources", []))
         assert len(q.get("feedback", q["options"])) == len(q["options"])
         assert len(q["options"]) >= 3 and len(set(q["options"])) == len(q["options"])
         assert isinstance(q["answer"], int) and 0 <= q["answer"] < len(q["options"])
