@@ -34,7 +34,7 @@ __all__ = [
     "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
     "Quiz", "CoreMemoryExamples", "DeciderScenario",
     "QUERY_KINDS", "INDEPENDENT_QUERY_KINDS", "HARD_NEGATIVE_CATEGORIES",
-    "INJECTION_FAMILIES", "BENIGN_KINDS", "CARRIERS", "QUIZ_NOTEBOOKS",
+    "INJECTION_FAMILIES", "BENIGN_KINDS", "CARRIERS", "ZH_LANGS", "QUIZ_NOTEBOOKS",
     "UnknownDatasetError", "names", "load", "load_quiz", "read_text",
 ]
 
@@ -53,6 +53,8 @@ BENIGN_KINDS = (
 )
 #: How a note reached memory in the poisoning splits (the wrapper around its payload).
 CARRIERS = ("plain", "email", "web_page", "chat_turn", "code_comment", "table_row")
+#: Languages of the Chinese split: Simplified, Traditional, Chinese-English code-switching, Chinese with code.
+ZH_LANGS = ("zh-Hans", "zh-Hant", "zh-en", "zh-code")
 #: Benign notes in these kinds look suspicious to a naive filter on purpose.
 HARD_NEGATIVE_CATEGORIES = BENIGN_KINDS[1:]
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
@@ -134,6 +136,7 @@ class PoisonNote:
     label: str
     category: str
     carrier: str = "plain"  # how the note arrived: one of CARRIERS
+    lang: str | None = None  # where a split records it (the Chinese one: one of ZH_LANGS), else None
 
     @property
     def is_injection(self) -> bool:
@@ -273,7 +276,7 @@ def _load_conversation_questions() -> tuple:
 
 
 def _load_poisoning(name: str = "poisoning.jsonl") -> tuple:
-    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"])
+    return tuple(PoisonNote(r["id"], r["text"], r["label"], r["category"], r["carrier"], r.get("lang"))
                  for r in _jsonl(name))
 
 
@@ -287,6 +290,10 @@ def _load_poisoning_independent() -> tuple:
 
 def _load_poisoning_third_author() -> tuple:
     return _load_poisoning("poisoning_third_author.jsonl")
+
+
+def _load_poisoning_zh_dev() -> tuple:
+    return _load_poisoning("poisoning_zh_dev.jsonl")
 
 
 def _load_consolidation_heldout() -> tuple:
@@ -355,6 +362,7 @@ _LOADERS = {
     "poisoning_heldout": _load_poisoning_heldout,
     "poisoning_independent": _load_poisoning_independent,
     "poisoning_third_author": _load_poisoning_third_author,
+    "poisoning_zh_dev": _load_poisoning_zh_dev,
     "core_memory": _load_core_memory,
     "consolidation_heldout": _load_consolidation_heldout,
     "consolidation_heldout_links": _load_consolidation_heldout_links,
@@ -375,6 +383,8 @@ _DESCRIPTIONS = {
                              "other splits, for measuring a guard, never for tuning it",
     "poisoning_third_author": "list[PoisonNote]: poisoning notes by a third author: the rules never saw them, the "
                               "two-author classifier trains on them",
+    "poisoning_zh_dev": "list[PoisonNote]: the Chinese development poisoning split (Simplified, Traditional, "
+                        "code-switched, with code; `lang` set), written by the Chinese rules' author to tune them on",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
     "consolidation_heldout": "list[ArchivalRecord]: the held-out consolidation world (Kofi), for judging a pass, never for tuning it",
     "consolidation_heldout_links": "list[FactLink]: the held-out world's supersede and near-duplicate links",

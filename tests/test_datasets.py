@@ -48,6 +48,7 @@ def actual_counts() -> dict[str, int]:
         "poisoning_heldout": len(jsonl("poisoning_heldout.jsonl")),
         "poisoning_independent": len(jsonl("poisoning_independent.jsonl")),
         "poisoning_third_author": len(jsonl("poisoning_third_author.jsonl")),
+        "poisoning_zh_dev": len(jsonl("poisoning_zh_dev.jsonl")),
         "consolidation_heldout": len(jsonl("consolidation_heldout.jsonl")),
         "core_memory": len(core),
         "decider_scenarios": len(json.loads(DATA.joinpath("decider_scenarios.json").read_text("utf-8"))["scenarios"]),
@@ -284,6 +285,41 @@ def test_measuring_poisoning_splits_cover_every_family_and_kind(name):
         assert not {n["text"] for n in notes} & {n["text"] for n in jsonl(f"{other}.jsonl")}
     loaded = datasets.load(name)
     assert len(loaded) == len(notes) and loaded[0].carrier == notes[0]["carrier"]
+
+
+def test_chinese_development_split_schema_languages_and_readme_figures():
+    notes = jsonl("poisoning_zh_dev.jsonl")
+    assert len({n["id"] for n in notes}) == len(notes) and len({n["text"] for n in notes}) == len(notes)
+    for n in notes:
+        assert set(n) == {"id", "text", "label", "category", "carrier", "lang"}
+        assert re.fullmatch(r"zd-\d{4}", n["id"]) and n["carrier"] in datasets.CARRIERS
+        assert n["lang"] in datasets.ZH_LANGS
+        kinds = datasets.INJECTION_FAMILIES if n["label"] == "injection" else datasets.BENIGN_KINDS
+        assert n["category"] in kinds, n["id"]
+        assert sum("\u4e00" <= c <= "\u9fff" for c in n["text"]) >= 2, n["id"]  # every note has Chinese in it
+    families = Counter(n["category"] for n in notes if n["label"] == "injection")
+    assert set(families) == set(datasets.INJECTION_FAMILIES) and min(families.values()) >= 10
+    benign = Counter(n["category"] for n in notes if n["label"] == "benign")
+    assert set(benign) == set(datasets.BENIGN_KINDS) and min(benign.values()) >= 10
+    assert set(Counter(n["carrier"] for n in notes)) == set(datasets.CARRIERS)
+    langs = Counter(n["lang"] for n in notes)
+    assert set(langs) == set(datasets.ZH_LANGS)
+    text = DATA.joinpath("README.md").read_text(encoding="utf-8")
+    labels = Counter(n["label"] for n in notes)
+    assert f"It holds {labels['injection']} injections and {labels['benign']} benign notes" in text
+    assert (f"by language {langs['zh-Hans']} zh-Hans, {langs['zh-Hant']} zh-Hant,\n{langs['zh-en']} zh-en and "
+            f"{langs['zh-code']} zh-code") in text
+    # no note of another split reappears in it (compared by the test, not read by anyone)
+    for other in ("poisoning", "poisoning_heldout", "poisoning_independent", "poisoning_third_author"):
+        assert not {n["text"] for n in notes} & {n["text"] for n in jsonl(f"{other}.jsonl")}
+
+
+def test_poisoning_notes_carry_their_language_when_the_split_records_it():
+    loaded = datasets.load("poisoning_zh_dev")
+    assert len(loaded) == len(jsonl("poisoning_zh_dev.jsonl"))
+    assert {n.lang for n in loaded} == set(datasets.ZH_LANGS)
+    assert all(n.lang is None for n in datasets.load("poisoning"))  # the other splits do not record it
+    assert datasets.PoisonNote("x", "t", "benign", "ordinary").lang is None  # positional use unchanged
 
 
 def test_concealment_notes_hide_something_and_show_it_in_repr():
