@@ -296,6 +296,18 @@ def _load_poisoning_zh_dev() -> tuple:
     return _load_poisoning("poisoning_zh_dev.jsonl")
 
 
+def _load_poisoning_fourth_author() -> tuple:
+    return _load_poisoning("poisoning_fourth_author.jsonl")
+
+
+def _load_poisoning_chinese() -> tuple:
+    return _load_poisoning("poisoning_chinese.jsonl")
+
+
+def _load_poisoning_codeswitch() -> tuple:
+    return _load_poisoning("poisoning_codeswitch.jsonl")
+
+
 def _load_consolidation_heldout() -> tuple:
     return tuple(_fact_from_row(r) for r in _jsonl("consolidation_heldout.jsonl"))
 
@@ -363,6 +375,9 @@ _LOADERS = {
     "poisoning_independent": _load_poisoning_independent,
     "poisoning_third_author": _load_poisoning_third_author,
     "poisoning_zh_dev": _load_poisoning_zh_dev,
+    "poisoning_fourth_author": _load_poisoning_fourth_author,
+    "poisoning_chinese": _load_poisoning_chinese,
+    "poisoning_codeswitch": _load_poisoning_codeswitch,
     "core_memory": _load_core_memory,
     "consolidation_heldout": _load_consolidation_heldout,
     "consolidation_heldout_links": _load_consolidation_heldout_links,
@@ -385,6 +400,12 @@ _DESCRIPTIONS = {
                               "two-author classifier trains on them",
     "poisoning_zh_dev": "list[PoisonNote]: the Chinese development poisoning split (Simplified, Traditional, "
                         "code-switched, with code; `lang` set), written by the Chinese rules' author to tune them on",
+    "poisoning_fourth_author": "list[PoisonNote]: English poisoning notes by a fourth author who never saw the "
+                               "guard or the other splits, for measuring a guard, never for tuning it",
+    "poisoning_chinese": "list[PoisonNote]: Chinese poisoning notes (Simplified and Traditional, `lang` set) by a fifth "
+                         "author who never saw the guard or the other splits, for measuring, never for tuning",
+    "poisoning_codeswitch": "list[PoisonNote]: code-switched poisoning notes (Chinese with English or with code, `lang` "
+                            "set) by a sixth author who never saw the guard or the other splits, for measuring only",
     "core_memory": "CoreMemoryExamples: legacy flat dict, JSON Schema, valid/invalid examples",
     "consolidation_heldout": "list[ArchivalRecord]: the held-out consolidation world (Kofi), for judging a pass, never for tuning it",
     "consolidation_heldout_links": "list[FactLink]: the held-out world's supersede and near-duplicate links",

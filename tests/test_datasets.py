@@ -49,6 +49,9 @@ def actual_counts() -> dict[str, int]:
         "poisoning_independent": len(jsonl("poisoning_independent.jsonl")),
         "poisoning_third_author": len(jsonl("poisoning_third_author.jsonl")),
         "poisoning_zh_dev": len(jsonl("poisoning_zh_dev.jsonl")),
+        "poisoning_fourth_author": len(jsonl("poisoning_fourth_author.jsonl")),
+        "poisoning_chinese": len(jsonl("poisoning_chinese.jsonl")),
+        "poisoning_codeswitch": len(jsonl("poisoning_codeswitch.jsonl")),
         "consolidation_heldout": len(jsonl("consolidation_heldout.jsonl")),
         "core_memory": len(core),
         "decider_scenarios": len(json.loads(DATA.joinpath("decider_scenarios.json").read_text("utf-8"))["scenarios"]),
@@ -285,6 +288,38 @@ def test_measuring_poisoning_splits_cover_every_family_and_kind(name):
         assert not {n["text"] for n in notes} & {n["text"] for n in jsonl(f"{other}.jsonl")}
     loaded = datasets.load(name)
     assert len(loaded) == len(notes) and loaded[0].carrier == notes[0]["carrier"]
+
+
+NEW_AUTHORS = {"poisoning_fourth_author": ("fa", {"en"}), "poisoning_chinese": ("zh", {"zh-Hans", "zh-Hant"}),
+               "poisoning_codeswitch": ("cs", {"zh-en", "zh-code"})}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_AUTHORS))
+def test_new_authors_splits_cover_every_family_kind_and_their_languages(name):
+    prefix, langs = NEW_AUTHORS[name]
+    notes = jsonl(f"{name}.jsonl")
+    assert len({n["id"] for n in notes}) == len(notes) and len({n["text"] for n in notes}) == len(notes)
+    for n in notes:
+        assert set(n) == {"id", "text", "label", "category", "carrier", "lang"}
+        assert re.fullmatch(prefix + r"-\d{4}", n["id"]) and n["carrier"] in datasets.CARRIERS
+        assert n["lang"] in langs, n["id"]
+        kinds = datasets.INJECTION_FAMILIES if n["label"] == "injection" else datasets.BENIGN_KINDS
+        assert n["category"] in kinds, n["id"]
+    families = Counter(n["category"] for n in notes if n["label"] == "injection")
+    assert set(families) == set(datasets.INJECTION_FAMILIES) and min(families.values()) >= 12
+    benign = Counter(n["category"] for n in notes if n["label"] == "benign")
+    assert set(benign) == set(datasets.BENIGN_KINDS) and min(benign.values()) >= 12
+    assert {n["lang"] for n in notes} == langs
+    others = set(NEW_AUTHORS) - {name} | {"poisoning", "poisoning_heldout", "poisoning_independent",
+                                          "poisoning_third_author", "poisoning_zh_dev"}
+    for other in others:
+        assert not {n["text"] for n in notes} & {n["text"] for n in jsonl(f"{other}.jsonl")}
+    loaded = datasets.load(name)
+    assert len(loaded) == len(notes) and {n.lang for n in loaded} == langs
+    text = DATA.joinpath("README.md").read_text(encoding="utf-8")
+    labels = Counter(n["label"] for n in notes)
+    entry = text.split(f"- `{name}.jsonl`")[1].split("\n- ")[0]
+    assert f"{labels['injection']} injections and {labels['benign']} benign notes" in " ".join(entry.split())
 
 
 def test_chinese_development_split_schema_languages_and_readme_figures():
