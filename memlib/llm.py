@@ -15,10 +15,10 @@ said; memory is then as after the last completed tool call.
 
 The messages are shaped to fit the strictest request schema among the common servers:
 llama-cpp-python's server validates each body with pydantic and rejects an assistant message
-whose ``content`` is null, so a tool call without text carries ``""`` (OpenAI, vLLM, Ollama
-and llama.cpp's own server accept that too). This module does not stream, does not send
-``tool_choice`` (every server's default, "auto", lets the model answer in plain text) and
-does not count tokens: the context's window is the budget.
+whose ``content`` is null, so a tool call without text carries ``""`` (a string, which
+OpenAI's request types, vLLM's, Ollama's and llama.cpp's own server take as well). This
+module does not stream and does not send ``tool_choice`` (every server's default, "auto",
+lets the model answer in plain text).
 
 Example (with a server running):
     >>> policy = ChatPolicy(base_url="http://localhost:11434/v1", model="qwen2.5:7b")  # doctest: +SKIP

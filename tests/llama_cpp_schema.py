@@ -104,11 +104,17 @@ def load() -> LlamaCppSchema:
 
     path = sdist_path()
     version = pinned_version()
+    wanted = {f"llama_cpp_python-{version}/llama_cpp/{name}": name for name in ("llama_types.py", "server/types.py")}
+    sources: dict[str, str] = {}
     with tarfile.open(path) as archive:
-        def source(member: str) -> str:
-            return archive.extractfile(f"llama_cpp_python-{version}/llama_cpp/{member}").read().decode("utf-8")
-
-        llama_types_source, server_types_source = source("llama_types.py"), source("server/types.py")
+        for member in archive:  # in order, stopping once both are read: most of the archive is llama.cpp
+            if member.name in wanted:
+                sources[wanted[member.name]] = archive.extractfile(member).read().decode("utf-8")
+                if len(sources) == len(wanted):
+                    break
+    if len(sources) != len(wanted):
+        raise LookupError(f"{path} lacks {sorted(set(wanted.values()) - set(sources))}")
+    llama_types_source, server_types_source = sources["llama_types.py"], sources["server/types.py"]
     # types.py does `import llama_cpp` and reads the TypedDicts from the package, which
     # re-exports llama_types (its __init__ also loads the compiled library: not needed here).
     package = types.ModuleType("llama_cpp")

@@ -257,6 +257,7 @@ def test_api_key_is_sent_as_bearer():
 
 
 # -- llama-cpp-python's request schema (tests/llama_cpp_schema.py) ----------------------------
+# One xdist group: the schema is read from the sdist once per process.
 
 
 @pytest.fixture(scope="module")
@@ -264,6 +265,7 @@ def llama_cpp():
     return llama_cpp_schema.require()
 
 
+@pytest.mark.xdist_group("llama-cpp-schema")
 def test_agent_steps_send_requests_that_llama_cpp_python_accepts(llama_cpp):
     def answer_like_llama_cpp(request: dict) -> Reply:
         reply = search_then_answer(request)
@@ -294,6 +296,7 @@ def test_agent_steps_send_requests_that_llama_cpp_python_accepts(llama_cpp):
     assert requests[0]["tools"] and isinstance(requests[0]["temperature"], float)
 
 
+@pytest.mark.xdist_group("llama-cpp-schema")
 def test_llama_cpp_python_rejects_the_null_content_that_chat_policy_no_longer_sends(llama_cpp, monkeypatch):
     with ChatServer(script=[completion(None, [("archival_memory_insert", {"content": "Ada likes tea",
                                                                           "request_heartbeat": True})])],
@@ -322,6 +325,7 @@ def test_llama_cpp_python_rejects_the_null_content_that_chat_policy_no_longer_se
     assert [r.text for r in agent.memory.archival] == ["Ada likes tea"]  # the completed call is kept
 
 
+@pytest.mark.xdist_group("llama-cpp-schema")
 def test_the_schema_is_read_from_the_pinned_sdist(llama_cpp):
     assert llama_cpp.version == llama_cpp_schema.pinned_version() == "0.3.36"
     assert llama_cpp.request_model.__module__ == "llama_cpp.server.types"
