@@ -8,8 +8,17 @@ unknown tools, no tool call, endless heartbeats) show up as `Failed` observation
 traces, never as crashes.
 
 Optional: it needs the official client, ``pip install memlib[llm]``. Nothing else in memlib
-imports this module, and the course never needs a model. Transport failures that survive the
-retries raise `ModelEndpointError`; memory is then as after the last completed tool call.
+imports this module, and the course never needs a model. The client's own retries cover rate
+limits, overloaded servers, timeouts and dropped connections; a request the server rejects as
+invalid is never retried. What still fails raises `ModelEndpointError` with what the server
+said; memory is then as after the last completed tool call.
+
+The messages are shaped to fit the strictest request schema among the common servers:
+llama-cpp-python's server validates each body with pydantic and rejects an assistant message
+whose ``content`` is null, so a tool call without text carries ``""`` (a string, which
+OpenAI's request types, vLLM's, Ollama's and llama.cpp's own server take as well). This
+module does not stream and does not send ``tool_choice`` (every server's default, "auto",
+lets the model answer in plain text).
 
 Example (with a server running):
     >>> policy = ChatPolicy(base_url="http://localhost:11434/v1", model="qwen2.5:7b")  # doctest: +SKIP
@@ -20,12 +29,12 @@ from __future__ import annotations
 
 import json
 import os
-import time
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memlib._util import check_int_at_least, check_number_at_least, one_line
+from memlib._util import check_int_at_least, check_number_at_least, one_line, shorten
 from memlib.agent import AgentView, PolicyStopped, ToolCall
 from memlib.messages import Message
 from memlib.tools import TOOL_SCHEMAS
@@ -98,14 +107,17 @@ class ChatPolicy:
       before a call is kept as the call's inner monologue (`ToolCall.thought`).
     - Arguments that are not a JSON object are passed on as text, so the tool answers
       `Failed` with the reason and the loop gives the model another turn to correct itself.
-    - HTTP 429 and 5xx, timeouts and refused connections are retried `max_retries` times
-      with exponential backoff; 401, 404 and other refusals are not. What still fails raises
-      `ModelEndpointError`, naming the endpoint and what to check.
+    - HTTP 408, 409, 429 and 5xx, timeouts and refused connections are retried up to
+      `max_retries` times by the openai client (exponential backoff with jitter, or the wait
+      the server asks for in ``retry-after``). Other refusals (400, 401, 404, 422, ...) are
+      not retried, nor is a 500 whose body is a validation error (llama-cpp-python answers an
+      invalid request so): the same request would fail the same way. What still fails raises
+      `ModelEndpointError`, naming the endpoint, what the server said and what to check.
     """
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
-                 timeout: float = 60.0, max_retries: int = 3, backoff: float = 0.5,
-                 temperature: float | None = 0.0, tools: list[dict] | None = None, client: Any = None) -> None:
+                 timeout: float = 60.0, max_retries: int = 3,
+                 temperature: float | None = 0.0, tools: list[dict] | None = None) -> None:
         for name, value in (("base_url", base_url), ("model", model)):
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"{name} must be a non-empty string, got {value!r}")
@@ -113,19 +125,21 @@ class ChatPolicy:
             raise TypeError(f"api_key must be a str or None, got {type(api_key).__name__}")
         check_int_at_least(max_retries, 0, "max_retries")
         check_number_at_least(timeout, 0, "timeout")
-        check_number_at_least(backoff, 0, "backoff")
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.max_retries = max_retries
-        self.backoff = float(backoff)
         self.temperature = temperature
         self.tools = list(TOOL_SCHEMAS if tools is None else tools)
-        if client is None:
-            openai = _client_module()
-            # memlib retries itself (below), so the client's own retries are off.
-            client = openai.OpenAI(base_url=self.base_url, api_key=api_key or _NO_KEY,
-                                   timeout=timeout, max_retries=0)
-        self._client = client
+        openai = _client_module()
+        self._attempts = 0  # HTTP requests sent for the current model turn (the client's retries included)
+
+        def count_attempt(request: Any) -> None:
+            self._attempts += 1
+
+        http_client = openai.DefaultHttpxClient(
+            event_hooks={"request": [count_attempt], "response": [_refuse_retry_of_invalid_request]})
+        self._client = openai.OpenAI(base_url=self.base_url, api_key=api_key or _NO_KEY, timeout=timeout,
+                                     max_retries=max_retries, http_client=http_client)
         self._queued: list[ToolCall] = []
         self._queued_for: int | None = None
         self.turns: list[ModelTurn] = []
@@ -195,26 +209,22 @@ class ChatPolicy:
         self._queued, self._queued_for = calls[1:], step
         return calls[0]
 
+    def request_body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The body of the chat-completions request for these messages (what `next_call` posts)."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "tools": self.tools}
+        if self.temperature is not None:
+            body["temperature"] = float(self.temperature)
+        return body
+
     def _complete(self, messages: list[dict[str, Any]]):
         openai = _client_module()
-        retryable = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError)
-        request: dict[str, Any] = {"model": self.model, "messages": messages, "tools": self.tools}
-        if self.temperature is not None:
-            request["temperature"] = self.temperature
-        for attempt in range(1, self.max_retries + 2):
-            try:
-                return self._client.chat.completions.create(**request), attempt
-            except retryable as exc:
-                if attempt > self.max_retries:
-                    raise ModelEndpointError(self._explain(exc, attempt)) from exc
-                time.sleep(self.backoff * 2 ** (attempt - 1))
-            except openai.APIStatusError as exc:
-                raise ModelEndpointError(self._explain(exc, attempt)) from exc
-            except (openai.APIError, ValueError) as exc:  # e.g. a body that is not JSON
-                raise ModelEndpointError(self._explain(exc, attempt)) from exc
-        raise AssertionError("unreachable")  # the loop returns or raises
+        self._attempts = 0
+        try:
+            return self._client.chat.completions.create(**self.request_body(messages)), self._attempts
+        except (openai.APIError, ValueError) as exc:  # ValueError: e.g. a body that is not JSON
+            raise ModelEndpointError(self._explain(exc, self._attempts, messages)) from exc
 
-    def _explain(self, exc: Exception, attempts: int) -> str:
+    def _explain(self, exc: Exception, attempts: int, messages: list[dict[str, Any]]) -> str:
         openai = _client_module()
         where = f"{self.base_url} (model {self.model!r})"
         tries = f" after {attempts} tries" if attempts > 1 else ""
@@ -224,16 +234,78 @@ class ChatPolicy:
             return (f"could not connect to {where}{tries}: is the server running? "
                     f"usual base URLs: {', '.join(f'{k} {v}' for k, v in KNOWN_SERVERS.items())}")
         status = getattr(exc, "status_code", None)
+        said = _server_said(exc)
         if status == 401:
-            return f"{where} refused the API key (HTTP 401); set MEMLIB_LLM_API_KEY or pass api_key="
+            return f"{where} refused the API key (HTTP 401: {said}); set MEMLIB_LLM_API_KEY or pass api_key="
         if status == 404:
-            return (f"{where} answered HTTP 404: check the model name and that the base URL ends "
+            return (f"{where} answered HTTP 404 ({said}): check the model name and that the base URL ends "
                     "where the server's /chat/completions lives (usually .../v1)")
         if status == 429:
-            return f"{where} is rate-limiting (HTTP 429){tries}; wait, or lower the request rate"
+            return f"{where} is rate-limiting (HTTP 429){tries}: {said}; wait, or lower the request rate"
+        if status is not None and "context" in said.lower() and ("length" in said.lower() or "window" in said.lower()):
+            return (f"{where} answered HTTP {status}: {said}; the server's context is smaller than the "
+                    "memory's window: start the server with a larger context, or give MemorySystem.create "
+                    "a smaller window=")
+        if status is not None and _is_invalid_request(status, said):
+            return (f"{where} rejected the request as invalid (HTTP {status}, not retried: it would fail "
+                    f"again): {said}{_message_in_question(said, messages)}")
         if status is not None:
-            return f"{where} answered HTTP {status}{tries}: {one_line(exc, 200)}"
-        return f"{where} sent an answer the client could not read: {one_line(exc, 200)}"
+            return f"{where} answered HTTP {status}{tries}: {said}"
+        return f"{where} sent an answer the client could not read: {one_line(exc, 300)}"
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+# A pydantic or FastAPI validation report ("1 validation error for ...", "2 validation errors:"),
+# which llama-cpp-python's server sends with HTTP 500 when the request body does not fit its schema.
+_VALIDATION_ERROR = re.compile(r"\b\d+ validation errors?\b")
+
+
+def _is_invalid_request(status: int, said: str) -> bool:
+    """True for an answer that says the request itself is wrong, so sending it again cannot help."""
+    if 400 <= status < 500:
+        return status not in (408, 409, 429)  # timeout, conflict, rate limit: worth another try
+    return status == 500 and bool(_VALIDATION_ERROR.search(said))
+
+
+def _message_in_question(said: str, messages: list[dict[str, Any]]) -> str:
+    """The message a validation error points at ("messages.4.content", "'messages', 4"), shown as sent."""
+    found = re.search(r"\bmessages\W{1,3}(\d+)", said)
+    if found is None or int(found.group(1)) >= len(messages):
+        return ""
+    index = int(found.group(1))
+    return f" [message {index} as sent: {shorten(json.dumps(messages[index], ensure_ascii=False), 200)}]"
+
+
+def _refuse_retry_of_invalid_request(response: Any) -> None:
+    """An httpx response hook: mark a 500 that reports a validation error as not worth retrying.
+
+    The openai client retries every 5xx unless the answer carries ``x-should-retry: false``;
+    the client obeys that header, so setting it here keeps its backoff for real server trouble.
+    """
+    if response.status_code == 500:
+        response.read()
+        if _is_invalid_request(500, _error_text(response.text)):
+            response.headers["x-should-retry"] = "false"
+
+
+def _error_text(body: str) -> str:
+    """The message of an OpenAI-style error body ({"error": {"message": ...}}), else the body."""
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return body
+    error = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    return str(error) if isinstance(error, str) else body
+
+
+def _server_said(exc: Exception) -> str:
+    """What the server wrote in its error answer, on one line (the client's summary if nothing)."""
+    response = getattr(exc, "response", None)
+    text = _error_text(response.text) if response is not None else ""
+    return one_line(text or exc, 300) or f"an empty answer ({type(exc).__name__})"
 
 
 # -- translation ------------------------------------------------------------------------
@@ -249,7 +321,8 @@ def _chat_message(message: Message, answered: set) -> dict[str, Any]:
         text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
         return {
             "role": "assistant",
-            "content": message.thought or None,
+            # "" rather than null: llama-cpp-python's schema rejects a null content.
+            "content": message.thought or "",
             "tool_calls": [{"id": message.tool_call_id, "type": "function",
                             "function": {"name": message.name or "unknown", "arguments": text}}],
         }

@@ -2,8 +2,9 @@
 
 It answers POST .../chat/completions from a script of replies (tool calls, text, HTTP
 errors, delays, broken bodies), or, when the script is empty, from a `responder` function
-of the request. Every request is recorded, so tests can check what the client sent.
-Nothing here reaches the network.
+of the request. A `gate` can answer first, as a real server does when a request does not fit
+its schema (tests/llama_cpp_schema.py). Every request is recorded, so tests can check what
+the client sent. Nothing here reaches the network.
 
     python tests/chat_server.py          # serve the echo-search responder until killed
 """
@@ -20,11 +21,12 @@ from typing import Any, Callable
 
 @dataclass
 class Reply:
-    """One scripted answer: an HTTP status and body, after an optional delay."""
+    """One scripted answer: an HTTP status, headers and body, after an optional delay."""
 
     status: int = 200
     body: Any = None  # a dict is sent as JSON; a str as it is
     delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def completion(content: str | None = None, calls: list[tuple[str, Any]] = (), *, usage=(10, 5)) -> Reply:
@@ -37,14 +39,18 @@ def completion(content: str | None = None, calls: list[tuple[str, Any]] = (), *,
         message["tool_calls"] = tool_calls
     body = {
         "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "test-model",
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}],
+        "choices": [{"index": 0, "message": message, "logprobs": None,
+                     "finish_reason": "tool_calls" if tool_calls else "stop"}],
         "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": sum(usage)},
     }
     return Reply(200, body)
 
 
-def error(status: int, text: str = "scripted error") -> Reply:
-    return Reply(status, {"error": {"message": text, "type": "test", "code": status}})
+def error(status: int, text: str = "scripted error", *, retry_after_ms: int | None = 1) -> Reply:
+    """An OpenAI-style error answer. `retry_after_ms` asks the client to wait that long before
+    a retry (short, so that tests of retries stay fast); None sends no such header."""
+    headers = {} if retry_after_ms is None else {"retry-after-ms": str(retry_after_ms)}
+    return Reply(status, {"error": {"message": text, "type": "test", "code": status}}, headers=headers)
 
 
 def search_then_answer(request: dict) -> Reply:
@@ -74,6 +80,7 @@ class ChatServer:
 
     script: list[Reply] = field(default_factory=list)
     responder: Callable[[dict], Reply] | None = None
+    gate: Callable[[dict], Reply | None] | None = None  # a Reply here answers before the script
     requests: list[dict] = field(default_factory=list)
     headers: list[dict] = field(default_factory=list)
 
@@ -86,8 +93,11 @@ class ChatServer:
                 request = json.loads(self.rfile.read(length) or b"{}")
                 owner.requests.append(request)
                 owner.headers.append(dict(self.headers))
+                refusal = owner.gate(request) if owner.gate is not None else None
                 if not self.path.endswith("/chat/completions"):
                     reply = error(404, f"no route {self.path}")
+                elif refusal is not None:
+                    reply = refusal
                 elif owner.script:
                     reply = owner.script.pop(0)
                 elif owner.responder is not None:
@@ -102,6 +112,8 @@ class ChatServer:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):

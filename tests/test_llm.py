@@ -7,14 +7,18 @@ HTTP errors, delays and broken bodies; every request it receives is checked. No 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sys
+import time
 
 import pytest
 
 pytest.importorskip("openai", reason="ChatPolicy needs the optional openai client: pip install 'memlib[llm]'")
 
 from chat_server import ChatServer, Reply, completion, error, search_then_answer  # noqa: E402
+import llama_cpp_schema  # noqa: E402
+from llama_cpp_schema import FASTAPI_STYLE_MESSAGE  # noqa: E402
 
 from memlib.agent import Agent  # noqa: E402
 from memlib.llm import ChatPolicy, ModelEndpointError, how_to_enable  # noqa: E402
@@ -22,7 +26,6 @@ from memlib.tools import TOOL_NAMES, MemorySystem  # noqa: E402
 
 
 def policy_for(server: ChatServer, **options) -> ChatPolicy:
-    options.setdefault("backoff", 0.01)
     options.setdefault("timeout", 5.0)
     return ChatPolicy(base_url=server.base_url, model="test-model", **options)
 
@@ -132,14 +135,58 @@ def test_retries_429_and_5xx_then_succeeds():
 
 
 @pytest.mark.parametrize("status, fragment, requests", [
-    (401, "refused the API key", 1), (404, "HTTP 404", 1), (429, "rate-limiting (HTTP 429) after 3 tries", 3),
-    (500, "HTTP 500 after 3 tries", 3),
+    (401, "refused the API key (HTTP 401: scripted error)", 1),
+    (404, "HTTP 404 (scripted error)", 1),
+    (400, "rejected the request as invalid (HTTP 400, not retried: it would fail again): scripted error", 1),
+    (422, "rejected the request as invalid (HTTP 422", 1),
+    (408, "HTTP 408 after 3 tries: scripted error", 3),
+    (409, "HTTP 409 after 3 tries", 3),
+    (429, "rate-limiting (HTTP 429) after 3 tries: scripted error", 3),
+    (500, "HTTP 500 after 3 tries: scripted error", 3),
+    (503, "HTTP 503 after 3 tries", 3),
 ])
 def test_http_errors_are_clear_and_bounded(status, fragment, requests):
     with ChatServer(script=[error(status)] * 5) as server:
-        with pytest.raises(ModelEndpointError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        with pytest.raises(ModelEndpointError, match=re.escape(fragment)):
             Agent(policy_for(server, max_retries=2), MemorySystem.create(window=2048)).step("Hi")
         assert len(server.requests) == requests
+
+
+@pytest.mark.parametrize("message", [
+    "1 validation error for CreateChatCompletionRequest\nmessages.2.content\n  Input should be a valid string",
+    FASTAPI_STYLE_MESSAGE,
+])
+def test_a_500_that_reports_a_validation_error_is_not_retried(message):
+    with ChatServer(script=[error(500, message)] * 3) as server:
+        with pytest.raises(ModelEndpointError) as raised:
+            Agent(policy_for(server, max_retries=2), MemorySystem.create(window=2048)).step("Hi")
+    assert len(server.requests) == 1
+    text = str(raised.value)
+    assert "rejected the request as invalid (HTTP 500, not retried" in text and "Input should be a valid string" in text
+
+
+def test_retries_wait_with_backoff_or_as_long_as_the_server_asks():
+    answer = completion(None, [("send_message", {"message": "Hello."})])
+    for first, at_least in ((error(503, retry_after_ms=None), 0.5 * 0.75),  # the client's first backoff, less jitter
+                            (Reply(429, error(429).body, headers={"retry-after": "1"}), 1.0)):
+        with ChatServer(script=[first, answer]) as server:
+            policy = policy_for(server, max_retries=1)
+            started = time.monotonic()
+            assert Agent(policy, MemorySystem.create(window=2048)).step("Hi").reply == "Hello."
+            waited = time.monotonic() - started
+        assert waited >= at_least and policy.turns[-1].attempts == 2, (first, waited)
+
+
+def test_a_context_too_small_for_the_window_says_what_to_change():
+    # llama-cpp-python's answer when the prompt does not fit the model's context (n_ctx)
+    too_long = ("This model's maximum context length is 512 tokens. However, you requested 1310 tokens "
+                "(1310 in the messages, None in the completion). Please reduce the length of the messages or completion.")
+    body = {"error": {"message": too_long, "type": "invalid_request_error", "param": "messages",
+                      "code": "context_length_exceeded"}}
+    with ChatServer(script=[Reply(400, body)] * 2) as server:
+        with pytest.raises(ModelEndpointError, match="maximum context length is 512 tokens.*smaller window="):
+            Agent(policy_for(server), MemorySystem.create(window=2048)).step("Hi")
+    assert len(server.requests) == 1
 
 
 def test_timeout_and_refused_connection():
@@ -149,7 +196,7 @@ def test_timeout_and_refused_connection():
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    policy = ChatPolicy(base_url=f"http://127.0.0.1:{port}/v1", model="m", max_retries=1, backoff=0.01, timeout=2)
+    policy = ChatPolicy(base_url=f"http://127.0.0.1:{port}/v1", model="m", max_retries=1, timeout=2)
     with pytest.raises(ModelEndpointError, match="could not connect"):
         Agent(policy, MemorySystem.create(window=2048)).step("Hi")
 
@@ -207,6 +254,85 @@ def test_api_key_is_sent_as_bearer():
         Agent(policy_for(server, api_key="sk-test"), MemorySystem.create(window=2048)).step("Hi")
     headers = {k.lower(): v for k, v in server.headers[0].items()}
     assert headers["authorization"] == "Bearer sk-test"
+
+
+# -- llama-cpp-python's request schema (tests/llama_cpp_schema.py) ----------------------------
+# One xdist group: the schema is read from the sdist once per process.
+
+
+@pytest.fixture(scope="module")
+def llama_cpp():
+    return llama_cpp_schema.require()
+
+
+@pytest.mark.xdist_group("llama-cpp-schema")
+def test_agent_steps_send_requests_that_llama_cpp_python_accepts(llama_cpp):
+    def answer_like_llama_cpp(request: dict) -> Reply:
+        reply = search_then_answer(request)
+        llama_cpp.check_response(reply.body)  # the scripted answers have the server's own shape
+        return reply
+
+    several = completion("Two things to keep.", [("core_memory_append", {"label": "human", "content": "Name: Ada"}),
+                                                 ("archival_memory_search", '{"query": "train"'),  # malformed JSON
+                                                 ("send_message", {"message": "Noted."})])
+    llama_cpp.check_response(several.body)
+    with ChatServer(script=[several], responder=answer_like_llama_cpp, gate=llama_cpp.gate) as server:
+        memory = MemorySystem.create(window=2048)
+        memory.archival.insert("Maya is allergic to peanuts", session_id="s1", turn_id=3)
+        agent = Agent(policy_for(server, max_retries=0), memory)
+        first = agent.step("I'm Ada.")
+        stated = agent.step("Ada takes the 7:15 train.")
+        asked = agent.step("What is Maya allergic to?")
+    assert first.reply == "Noted." and stated.reply == "Noted." and "peanuts" in asked.reply
+    requests = server.requests
+    assert len(requests) == 5 and all(llama_cpp.problem(r) == "" for r in requests)
+    sent = [m for r in requests for m in r["messages"]]
+    # every kind of message went through the schema: a call with text, one without (content ""),
+    # a malformed-arguments call, tool results, the system prompt, user text
+    calls = [m for m in sent if m.get("tool_calls")]
+    assert {m["content"] for m in calls} >= {"", "Two things to keep.", "A statement: archive it in case it matters later."}
+    assert any(m["tool_calls"][0]["function"]["arguments"] == '{"query": "train"' for m in calls)
+    assert {m["role"] for m in sent} == {"system", "user", "assistant", "tool"}
+    assert requests[0]["tools"] and isinstance(requests[0]["temperature"], float)
+
+
+@pytest.mark.xdist_group("llama-cpp-schema")
+def test_llama_cpp_python_rejects_the_null_content_that_chat_policy_no_longer_sends(llama_cpp, monkeypatch):
+    with ChatServer(script=[completion(None, [("archival_memory_insert", {"content": "Ada likes tea",
+                                                                          "request_heartbeat": True})])],
+                    gate=llama_cpp.gate) as server:
+        policy = policy_for(server, max_retries=3)
+        agent = Agent(policy, MemorySystem.create(window=2048))
+        sends = policy.chat_messages
+
+        def with_null_content(view):  # the message form ChatPolicy sent before
+            messages = sends(view)
+            for message in messages:
+                if message.get("tool_calls") and message["content"] == "":
+                    message["content"] = None
+            return messages
+
+        monkeypatch.setattr(policy, "chat_messages", with_null_content)
+        with pytest.raises(ModelEndpointError) as raised:
+            agent.step("Remember: I like tea.")
+    first, second = server.requests  # the call went through; its follow-up was rejected, and not sent again
+    assert llama_cpp.problem(first) == ""
+    problem = llama_cpp.problem(second)
+    assert "ChatCompletionRequestAssistantMessage.content" in problem and "Input should be a valid string" in problem
+    text = str(raised.value)
+    assert "rejected the request as invalid (HTTP 500, not retried" in text and "validation error" in text
+    assert '"role": "assistant", "content": null, "tool_calls"' in text.split("as sent:")[1]  # the culprit, shown
+    assert [r.text for r in agent.memory.archival] == ["Ada likes tea"]  # the completed call is kept
+
+
+@pytest.mark.xdist_group("llama-cpp-schema")
+def test_the_schema_is_read_from_the_pinned_sdist(llama_cpp):
+    assert llama_cpp.version == llama_cpp_schema.pinned_version() == "0.3.36"
+    assert llama_cpp.request_model.__module__ == "llama_cpp.server.types"
+    assert "llama_cpp" not in sys.modules  # loaded without the package (and its compiled library)
+    good = {"messages": [{"role": "user", "content": "Hi"}]}
+    assert llama_cpp.problem(good) == ""
+    assert "tool_call_id" in llama_cpp.problem({"messages": [{"role": "tool", "content": "{}"}]})
 
 
 @pytest.mark.slow

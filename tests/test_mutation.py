@@ -6,6 +6,9 @@ itself is ``python -m memlib.course.mutation``.
 
 from __future__ import annotations
 
+import io
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,3 +76,32 @@ def test_setup_cells_run_before_the_exercise_and_a_missing_one_is_named():
                                setup_cells=("no-such-cell",))
     with pytest.raises(LookupError, match="no-such-cell"):
         mutation.setup_source(broken)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_on_stderr_a_line_per_check_in_a_log_a_bar_on_a_terminal(capsys, monkeypatch):
+    assert mutation.main(["01-token-budget", "--quiet"]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == "" and "01-token-budget" in quiet.out
+
+    assert mutation.main(["01-token-budget"]) == 0
+    logged = capsys.readouterr()
+    assert logged.out == quiet.out  # the report is the same; progress goes to stderr only
+    (line,) = logged.err.splitlines()
+    summary = re.fullmatch(r"\[#{30}\] (\d+)/(\d+) +[\d.]+s  check 1/1 01-token-budget: "
+                           r"(\d+) killed, (\d+) equivalent, 0 survived", line)
+    assert summary, line
+    done, total, killed, equivalent = map(int, summary.groups())
+    assert done == total == killed + equivalent > 10
+
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert mutation.main(["01-token-budget"]) == 0
+    drawn = terminal.getvalue().split("\r")[1:]
+    assert len(drawn) == total + 1  # before each mutant, then the check's summary
+    assert drawn[0].startswith("[" + "-" * 30 + f"] 0/{total} ") and "check 1/1 01-token-budget: " in drawn[0]
+    assert drawn[-1].endswith("\n") and re.fullmatch(summary.re, drawn[-1].rstrip())

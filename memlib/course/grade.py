@@ -1236,10 +1236,14 @@ class _Progress:
         self.started = time.monotonic()
 
     def __call__(self, done: int, total: int, result: NotebookResult) -> None:
+        self.show(done, total, f"{result.student} {result.assignment.name} "
+                               f"{_num(result.points)}/{_num(result.assignment.max_points)}")
+
+    def show(self, done: int, total: int, status: str) -> None:
+        """Draw `done` of `total` with a status (also what `python -m memlib.course.mutation` shows)."""
         width = 30
         filled = int(width * done / max(1, total))
         bar = "#" * filled + "-" * (width - filled)
-        status = f"{result.student} {result.assignment.name} {_num(result.points)}/{_num(result.assignment.max_points)}"
         elapsed = time.monotonic() - self.started
         line = f"[{bar}] {done}/{total} {elapsed:5.1f}s  {status}"
         if self.tty:

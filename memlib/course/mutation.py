@@ -19,7 +19,8 @@ thing, listed in `EQUIVALENT` with the reason). Operators:
   same size (state kept at module level or on the instance)
 
 ``python -m memlib.course.mutation [GRADE_ID ...]`` prints the report (kill
-rate per check, survivors, equivalents). The test suite runs the same
+rate per check, survivors, equivalents), with the grader's progress bar on
+stderr (``--quiet``: none). The test suite runs the same
 (``tests/test_mutation.py``). This module does not change any notebook and
 does not grade students.
 """
@@ -454,12 +455,18 @@ def verdict(exercise: Exercise, source: str, namespace: dict | None = None) -> s
     return None
 
 
-def run(grade_id: str) -> Report:
-    """Mutate the reference of `grade_id` and run its check on every mutant."""
+def run(grade_id: str, progress: Callable[[int, int, Mutant], None] | None = None) -> Report:
+    """Mutate the reference of `grade_id` and run its check on every mutant.
+
+    `progress(done, total, mutant)` is called after each mutant's verdict.
+    """
     exercise = EXERCISES[grade_id]
     report = Report(grade_id)
     report.reference_passes = verdict(exercise, exercise_cell(exercise)) is None
-    for mutant in mutants(exercise):
+    found = mutants(exercise)
+    for done, mutant in enumerate(found, 1):
+        if progress is not None:
+            progress(done - 1, len(found), mutant)
         reason = verdict(exercise, mutant.source)
         if reason is not None:
             report.killed.append((mutant, reason))
@@ -475,13 +482,28 @@ def run(grade_id: str) -> Report:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memlib.course.mutation", description=__doc__.splitlines()[0])
     parser.add_argument("grade_ids", nargs="*", help=f"default: all of {', '.join(EXERCISES)}")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr (the report alone)")
     args = parser.parse_args(argv)
     unknown = [g for g in args.grade_ids if g not in EXERCISES]
     if unknown:
         parser.error(f"unknown grade_id {unknown[0]!r}; known: {', '.join(EXERCISES)}")
+    # The grader's progress bar: redrawn per mutant on a terminal; elsewhere (a log) one line per check.
+    from memlib.course.grade import _Progress
+
+    bar = None if args.quiet else _Progress()
     survivors = 0
-    for grade_id in args.grade_ids or list(EXERCISES):
-        report = run(grade_id)
+    grade_ids = args.grade_ids or list(EXERCISES)
+    for number, grade_id in enumerate(grade_ids, 1):
+        where = f"check {number}/{len(grade_ids)} {grade_id}"
+
+        def show(done: int, total: int, mutant: Mutant, where: str = where) -> None:
+            if bar is not None and bar.tty:
+                bar.show(done, total, f"{where}: {mutant.description}")
+
+        report = run(grade_id, progress=show)
+        if bar is not None:
+            bar.show(report.total, report.total, f"{where}: {len(report.killed)} killed, "
+                                                 f"{len(report.equivalent)} equivalent, {len(report.survived)} survived")
         print(report.render(), flush=True)
         survivors += len(report.survived) + (not report.reference_passes)
     return 1 if survivors else 0
