@@ -326,11 +326,12 @@ def _paging_answer(task: KVTask, archival: ArchivalStore, max_pages: int, contex
 
 def run_nested_kv(levels: Sequence[int] = (0, 1, 2, 3, 4), trials: int = 30, n_pairs: int = 140,
                   window: int = 4096, seed: int = 0, max_pages: int = 3,
-                  max_heartbeats: int = 20) -> KVResult:
+                  max_heartbeats: int = 20, log: Callable[[str], object] | None = None) -> KVResult:
     """Both readers on the same seeded tasks; `window` is the fixed reader's and the agent's context.
 
     `max_heartbeats` caps the agent's chained calls per question (one search per
     key, plus extra pages): a chain longer than the cap is answered wrongly.
+    `log` (e.g. `print`) gets one line per nesting level as it finishes, so a long run shows progress.
     """
     tasks = make_kv_tasks(levels, trials, n_pairs, seed)
     reader = WindowReader(window)
@@ -344,6 +345,8 @@ def run_nested_kv(levels: Sequence[int] = (0, 1, 2, 3, 4), trials: int = 30, n_p
         visible = reader.visible(task)
         results.append(KVTrial(task.level, reader.answer(task, visible), paging, task.answer,
                                len(visible), calls))
+        if log and sum(t.level == task.level for t in results) == trials:
+            log(f"level {task.level}: {trials} questions answered by both readers")
     settings = {"levels": tuple(levels), "trials": trials, "n_pairs": n_pairs, "window": window,
                 "seed": seed, "max_pages": max_pages, "max_heartbeats": max_heartbeats}
     return KVResult(results, settings)

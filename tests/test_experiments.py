@@ -247,3 +247,11 @@ def test_multisession_table_and_repr():
     ms = run_multisession(turns, questions, window=300, summary_tokens=0, summarizer=experiments_no_summary())
     assert [r["distance"] for r in ms.table()] == [0, 1, 2] and ms.table()[0]["baseline_accuracy"] == 1.0
     assert "| 2 |" in ms.format_table() and "MultiSessionResult(" in repr(ms)
+
+
+def test_nested_kv_reports_progress_per_level():
+    from memlib.experiments import run_nested_kv
+
+    lines = []
+    run_nested_kv(levels=(0, 2), trials=3, n_pairs=20, window=512, seed=1, log=lines.append)
+    assert lines == ["level 0: 3 questions answered by both readers", "level 2: 3 questions answered by both readers"]

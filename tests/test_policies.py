@@ -309,3 +309,12 @@ def test_forget_save_drops_the_saves_made_under_pressure():
             agent.step(f"I moved the standup to room {i} because the projector in the old one broke again.")
         kept.append(len(agent.memory.archival))
     assert kept[0] > 0 and kept[1] == 0 and forgetful.slips["forget_save"] > 0
+
+
+def test_fallible_sweep_reports_a_line_per_probability():
+    from memlib.course.checks import fallible_sweep
+
+    lines = []
+    rows = fallible_sweep((0.0, 0.3), seeds=(0,), log=lines.append)
+    assert len(lines) == 2 and lines[0].startswith("p = 0.0: ") and lines[1].startswith("p = 0.3: ")
+    assert f"{rows[0]['memory calls']} memory calls" in lines[0]

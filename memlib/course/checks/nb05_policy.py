@@ -244,14 +244,14 @@ def play_sessions(decider: Any, label: str | None = None, fresh_sessions: bool =
 
 
 def fallible_sweep(probabilities=(0.0, 0.1, 0.2, 0.3, 0.5), seeds=(0, 1), base: Any = None,
-                   mistakes: tuple[str, ...] | None = None, **session_options: Any) -> list[dict]:
+                   mistakes: tuple[str, ...] | None = None, log: Any = None, **session_options: Any) -> list[dict]:
     """Multi-session accuracy and cost of `base` wrapped in FallibleDecider, per mistake probability.
 
     Every mistake in `mistakes` (default: all of FALLIBLE_MISTAKES) gets the
     same probability p. Each session's decider draws from its own seed
     (seed, session), so runs are reproducible. One row per p: accuracy over
     all seeds' questions, memory calls per correct answer (all calls over all
-    correct answers), and the slips counted.
+    correct answers), and the slips counted. `log` (e.g. `print`) gets a line per p as it finishes.
     """
     import itertools
 
@@ -283,6 +283,8 @@ def fallible_sweep(probabilities=(0.0, 0.1, 0.2, 0.3, 0.5), seeds=(0, 1), base: 
         rows.append({"p": p, "accuracy": correct / asked if asked else 0.0,
                      "calls per answer": calls / correct if correct else float("inf"),
                      "memory calls": calls, "slips": slips, "runs": len(seeds)})
+        if log:
+            log(f"p = {p}: {correct} of {asked} answered, {calls} memory calls")
     return rows
 
 
