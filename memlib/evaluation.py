@@ -208,13 +208,19 @@ class RulesGuard:
 _NB_WORD = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
 
 
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
 def _nb_features(text: str) -> list[str]:
-    """Word unigrams and bigrams, and character 3- to 5-grams inside words (lower-cased)."""
+    """Word unigrams and bigrams, and character 3- to 5-grams inside words (lower-cased); a
+    run of Han characters, which has no spaces to split on, also gives its character 2-grams."""
     words = _NB_WORD.findall(text.lower()[:5000])
     feats = [f"w:{w}" for w in words] + [f"b:{a} {b}" for a, b in zip(words, words[1:])]
     for w in words:
         padded = f" {w} "
         feats += [f"c:{padded[i:i + n]}" for n in (3, 4, 5) for i in range(len(padded) - n + 1)]
+        if _HAN.search(w):
+            feats += [f"c:{w[i:i + 2]}" for i in range(len(w) - 1)]
     return feats
 
 
