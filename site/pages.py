@@ -62,8 +62,8 @@ PLOTLY_JS = "_static/plotly.min.js"
 MIN_SOLUTION_LINE = 16
 #: Optional per-notebook fields in ``metadata.memlib``, shown when present.
 META_FIELDS = ("track", "minutes", "prerequisites", "objectives")
-WIDGET_NOTE = ('<p class="memlib-note">An interactive explorer runs here in the notebook. '
-               'Open the notebook (links at the top of this page) and run it to use this explorer.</p>')
+WIDGET_NOTE = ('<p class="memlib-note">An interactive widget (an explorer or a quiz) runs here in the notebook: '
+               'open the notebook (links at the top of this page) and run it to use it.</p>')
 HIDDEN_NOTE = ('<p class="memlib-note">This output is hidden here: it shows part of an exercise\'s answer. '
                'Run the notebook to see it.</p>')
 EXECUTION_TIMEOUT_S = 600
@@ -173,11 +173,19 @@ def solution_lines(solution: dict) -> set[str]:
     return found
 
 
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
 def distinctive_solution_lines(solution: dict, student: dict) -> set[str]:
-    """Solution lines long enough to mean something that the student view has nowhere."""
-    student_lines = {line.strip() for cell in student.get("cells", [])
-                     for line in _text(cell.get("source", "")).splitlines()}
-    return {line for line in solution_lines(solution) if len(line) >= MIN_SOLUTION_LINE and line not in student_lines}
+    """Solution lines long enough to mean something that the student view does not show anywhere.
+
+    A line the exercise's own instructions spell out (in code or, between backticks, in
+    Markdown) gives nothing away.
+    """
+    shown = _squash(" ".join(_text(cell.get("source", "")) for cell in student.get("cells", [])).replace("`", ""))
+    return {line for line in solution_lines(solution)
+            if len(line) >= MIN_SOLUTION_LINE and _squash(line) not in shown}
 
 
 # -- making a page ----------------------------------------------------------------
@@ -210,6 +218,10 @@ def _page_output(output: dict, figure_id: str, *, first_figure: bool) -> dict:
         return _html_output((f'<script src="{PLOTLY_JS}"></script>\n' if first_figure else "") + html)
     if WIDGET_MIME in data:
         return _html_output(WIDGET_NOTE)
+    if "text/markdown" in data:
+        # A Markdown image in an output would make the reader's browser fetch its URL: notebook
+        # 07's tables quote a poisoned note that does exactly that. Outputs show it as text.
+        data["text/markdown"] = _text(data["text/markdown"]).replace("![", "!\\[")
     return output
 
 
