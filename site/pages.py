@@ -225,6 +225,11 @@ def _page_output(output: dict, figure_id: str, *, first_figure: bool) -> dict:
     return output
 
 
+def _prerequisite(text: str) -> str:
+    """A prerequisite named like a notebook ("01_context_window") links to its page (Sphinx checks the link)."""
+    return f"[{text}]({text}.ipynb)" if re.fullmatch(r"\d+_\w+", text) else text
+
+
 def header_markdown(info: NotebookInfo) -> str:
     """The cell under a page's title: launch links, then the optional metadata."""
     lines = [f"[Open in Colab]({config.colab_url(info.repo_path)}) · "
@@ -236,7 +241,7 @@ def header_markdown(info: NotebookInfo) -> str:
     if "minutes" in info.meta:
         facts.append(f"**Time:** about {info.meta['minutes']} minutes")
     if info.meta.get("prerequisites"):
-        facts.append("**Before this:** " + ", ".join(info.meta["prerequisites"]))
+        facts.append("**Before this:** " + ", ".join(map(_prerequisite, info.meta["prerequisites"])))
     if facts:
         lines += ["", " · ".join(facts)]
     if info.meta.get("objectives"):
@@ -249,6 +254,11 @@ def student_page(executed: dict, name: str) -> tuple[nbformat.NotebookNode, Note
     stem = Path(name).stem
     student = release_notebook(executed, name, warn=False)
     info = notebook_info(student, stem)
+    ids = [cell.get("id") for cell in executed.get("cells", [])]
+    twice = sorted({i for i in ids if ids.count(i) > 1}, key=str)
+    if twice:
+        raise SiteError(f"{name}: cell id(s) {twice} appear more than once; give every cell its own id "
+                        "(Jupyter does when it saves the notebook)")
     ran = {cell.get("id"): cell for cell in executed.get("cells", [])}
     secret = distinctive_solution_lines(executed, student)
     cells = []
@@ -259,19 +269,20 @@ def student_page(executed: dict, name: str) -> tuple[nbformat.NotebookNode, Note
             continue  # the page's own launch links replace them
         if cell.cell_type == "code":
             exercise = "exercise" in cell.get("metadata", {}).get("memlib", {})
-            source = ran.get(cell.get("id"))
-            if source is None:
+            ran_cell = ran.get(cell.get("id"))
+            if ran_cell is None:
                 raise SiteError(f"{name}: the released cell {cell.get('id')!r} has no executed counterpart; "
                                 "give every solution cell a unique id (save the notebook with Jupyter)")
             outputs = []
             if not exercise and TAG_GRADED not in tags:
-                for output in source.get("outputs", []):
+                for output in ran_cell.get("outputs", []):
                     if any(line in _output_text(output) for line in secret):
                         outputs.append(_html_output(HIDDEN_NOTE))
                         continue
-                    figures += PLOTLY_MIME in output.get("data", {})
+                    is_figure = PLOTLY_MIME in output.get("data", {})
+                    figures += is_figure
                     outputs.append(_page_output(copy.deepcopy(output), f"{stem}-figure-{figures}",
-                                                first_figure=figures == 1 and PLOTLY_MIME in output.get("data", {})))
+                                                first_figure=is_figure and figures == 1))
             cell.outputs = [nbformat.from_dict(o) for o in outputs]
         cells.append(cell)
     title_at = next(i for i, c in enumerate(cells) if c.cell_type == "markdown"
@@ -290,26 +301,29 @@ def _cell(text: str) -> str:
 
 
 def syllabus_markdown(infos: list[NotebookInfo]) -> str:
-    """``syllabus.md``: one row per notebook (columns for the optional metadata any notebook has), the toctree."""
-    extra = [key for key in ("track", "minutes", "prerequisites") if any(key in info.meta for info in infos)]
-    header = ["#", "Notebook", "Goal", "Exercises", *[key.capitalize() for key in extra]]
-    out = ["```{list-table}", ":header-rows: 1", ":class: memlib-syllabus", "", "* - " + "\n  - ".join(header)]
+    """``syllabus.md``: one row per notebook (number, notebook, goal, exercises) and the toctree.
+
+    The optional metadata goes under the notebook's title (track, minutes, prerequisites)
+    and its goal (objectives), so the table keeps four columns that fit the page.
+    """
+    out = ["```{list-table}", ":header-rows: 1", ":class: memlib-syllabus", ":widths: 4 26 35 35", "",
+           "* - #\n  - Notebook\n  - Goal\n  - Exercises"]
     for info in infos:
+        notebook = f"[{info.title}]({info.stem}.ipynb)"
+        facts = [f"{info.meta['track']} track" if "track" in info.meta else "",
+                 f"about {info.meta['minutes']} minutes" if "minutes" in info.meta else ""]
+        if any(facts):
+            notebook += "\n\n*" + " · ".join(filter(None, facts)) + "*"
+        if info.meta.get("prerequisites"):
+            notebook += "\n\nbefore this: " + ", ".join(map(_prerequisite, info.meta["prerequisites"]))
         goal = info.goal
         if info.meta.get("objectives"):
             goal += "\n\nYou will be able to:\n\n" + "\n".join(f"- {o}" for o in info.meta["objectives"])
-        if info.exercises:
-            exercises = "\n".join(f"- **Exercise {n}**: {what}" for n, what in info.exercises)
+        exercises = "\n".join(f"- **Exercise {n}**: {what}" for n, what in info.exercises) or "none"
+        if info.graded:
             points = sum(p for _, p in info.graded)
-            exercises += "\n\n" + f"graded: {', '.join(f'`{g}`' for g, _ in info.graded)} ({points:g} points)" \
-                if info.graded else ""
-        else:
-            exercises = "none"
-        row = [info.number, f"[{info.title}]({info.stem}.ipynb)", goal, exercises]
-        for key in extra:
-            value = info.meta.get(key, "")
-            row.append(", ".join(value) if isinstance(value, list) else str(value))
-        out.append("* - " + "\n  - ".join(_cell(str(value)) or " " for value in row))
+            exercises += f"\n\ngraded: {', '.join(f'`{g}`' for g, _ in info.graded)} ({points:g} points)"
+        out.append("* - " + "\n  - ".join(_cell(value) for value in (info.number, notebook, goal, exercises)))
     out += ["```", "", "```{toctree}", ":hidden:", ":caption: Notebooks", "", *[info.stem for info in infos], "```", ""]
     return "\n".join(out)
 

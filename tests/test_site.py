@@ -176,14 +176,16 @@ def test_syllabus_and_header_show_the_optional_metadata_when_present():
             "objectives": ["rank by score", "keep the top k"]}
     _, page, info = _page(meta)
     header = page.cells[1].source
-    for shown in ("**Track:** core", "about 45 minutes", "01_context_window", "- rank by score", "- keep the top k"):
+    for shown in ("**Track:** core", "about 45 minutes", "[01_context_window](01_context_window.ipynb)",
+                  "- rank by score", "- keep the top k"):
         assert shown in header
     _, _, plain = _page()
     syllabus = pages.syllabus_markdown([info, plain])
-    assert "\n  - Track\n  - Minutes\n  - Prerequisites" in syllabus
     assert "[Ranking things](07_ranking.ipynb)" in syllabus and "**Exercise 3**: return the k best" in syllabus
     assert "`07-top` (3 points)" in syllabus and "- keep the top k" in syllabus
-    assert "Track" not in pages.syllabus_markdown([plain]), "no metadata, no empty columns"
+    assert "*core track · about 45 minutes*" in syllabus
+    assert "before this: [01_context_window](01_context_window.ipynb)" in syllabus
+    assert syllabus.count("track") == 1 and "before this" not in pages.syllabus_markdown([plain])
 
 
 @pytest.mark.parametrize("meta, complaint", [
@@ -206,6 +208,13 @@ def test_a_notebook_without_title_or_goal_is_a_clear_error():
         pages.student_page(nb, "07_ranking.ipynb")
     nb.cells[0].source = "# 07 · Ranking things"
     with pytest.raises(pages.SiteError, match="no paragraph under the heading"):
+        pages.student_page(nb, "07_ranking.ipynb")
+
+
+def test_duplicate_cell_ids_are_a_clear_error_not_outputs_under_the_wrong_cell():
+    nb = executed_notebook()
+    nb.cells[4].id = "plain"
+    with pytest.raises(pages.SiteError, match=r"cell id\(s\) \['plain'\] appear more than once"):
         pages.student_page(nb, "07_ranking.ipynb")
 
 
