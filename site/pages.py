@@ -310,7 +310,7 @@ def syllabus_markdown(infos: list[NotebookInfo]) -> str:
            "* - #\n  - Notebook\n  - Goal\n  - Exercises"]
     for info in infos:
         notebook = f"[{info.title}]({info.stem}.ipynb)"
-        facts = [f"{info.meta['track']} track" if "track" in info.meta else "",
+        facts = [f"track: {info.meta['track']}" if "track" in info.meta else "",
                  f"about {info.meta['minutes']} minutes" if "minutes" in info.meta else ""]
         if any(facts):
             notebook += "\n\n*" + " · ".join(filter(None, facts)) + "*"

@@ -183,9 +183,9 @@ def test_syllabus_and_header_show_the_optional_metadata_when_present():
     syllabus = pages.syllabus_markdown([info, plain])
     assert "[Ranking things](07_ranking.ipynb)" in syllabus and "**Exercise 3**: return the k best" in syllabus
     assert "`07-top` (3 points)" in syllabus and "- keep the top k" in syllabus
-    assert "*core track · about 45 minutes*" in syllabus
+    assert "*track: core · about 45 minutes*" in syllabus
     assert "before this: [01_context_window](01_context_window.ipynb)" in syllabus
-    assert syllabus.count("track") == 1 and "before this" not in pages.syllabus_markdown([plain])
+    assert syllabus.count("track:") == 1 and "before this" not in pages.syllabus_markdown([plain])
 
 
 @pytest.mark.parametrize("meta, complaint", [
