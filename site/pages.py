@@ -334,14 +334,14 @@ def syllabus_markdown(infos: list[NotebookInfo]) -> str:
 def execute(path: Path) -> str:
     """The notebook at `path` executed in its own folder, as nbformat JSON text."""
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     nb = nbformat.read(str(path), as_version=4)
     client = NotebookClient(nb, timeout=EXECUTION_TIMEOUT_S, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     try:
         client.execute()
-    except CellExecutionError as error:
+    except (CellExecutionError, CellTimeoutError, DeadKernelError) as error:
         raise SiteError(f"{path} failed to execute:\n{error}") from None
     return nbformat.writes(nb)
 

@@ -1,8 +1,8 @@
 """The course site: site/pages.py on small notebooks, and the whole site built by .ci/site in a real browser.
 
-The page-making tests (no mark) run site/pages.py's functions on notebooks made
-here: what a student page keeps, hides and replaces, what the syllabus and a
-page's header say, and the errors for wrong input.
+The page-making tests run site/pages.py's functions on notebooks made here: what
+a student page keeps, hides and replaces, what the syllabus and a page's header
+say, and the errors for wrong input (only the one that starts a kernel is slow).
 
 The browser tests (marked ``browser`` and ``slow``, one xdist group) build the
 site once with ``.ci/site`` into a temporary folder, serve it on 127.0.0.1 with
@@ -225,6 +225,29 @@ def test_build_sources_refuses_a_folder_that_is_not_empty_and_touches_nothing(tm
     assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
     with pytest.raises(pages.SiteError, match="no notebooks in"):
         pages.build_sources(tmp_path / "nothing", tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_a_solution_that_fails_to_run_stops_the_build_naming_the_notebook(tmp_path):
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · Broken\n\nGoal: fail."),
+                nbformat.v4.new_code_cell("raise ValueError('the data file is missing')")]
+    nbformat.write(nb, str(solutions / "01_broken.ipynb"))
+    with pytest.raises(pages.SiteError, match=r"01_broken.ipynb failed to execute:(.|\n)*the data file is missing"):
+        pages.build_sources(solutions, tmp_path / "src", jobs=1)
+    assert not (tmp_path / "src").exists()
+
+
+def test_pages_command_says_what_is_wrong(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        pages.main([str(tmp_path / "src"), "--jobs", "0"])
+    assert info.value.code == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+    assert pages.main([str(tmp_path / "src"), "--solutions", str(tmp_path / "none")]) == 2
+    assert f"site: no notebooks in {tmp_path / 'none'}" in capsys.readouterr().err
+    assert not (tmp_path / "src").exists()
 
 
 @pytest.mark.parametrize("args, complaint", [
