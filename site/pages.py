@@ -15,13 +15,15 @@ puts back, by cell id, the outputs of the cells a student runs unchanged:
 - exercise cells (``memlib.exercise`` in the released cell) and graded cells
   keep no output: the first would show the reference answer at work, the second
   the PASS lines of a check the student has not passed;
-- any other output that contains a line of a solution region (a line that the
-  student view has nowhere) is replaced by a note saying why it is hidden;
+- any other output that contains a line of a solution region (one the student
+  view does not show anywhere) is replaced by a note saying why it is hidden;
 - a plotly figure becomes plotly's HTML, the page's first one loading plotly.js
   from the site itself (``_static/plotly.min.js``), so it draws without a kernel
   and offline;
 - an ipywidgets explorer, which draws nothing without a kernel, becomes a note
   pointing at the launch links;
+- a Markdown image in an output is shown as text, never fetched (a stored note
+  must not make the reader's browser call a URL);
 - the Colab badge and setup cells are dropped: each page starts with its own
   Colab and Binder links (`memlib.course.config`), and the notebook's
   ``metadata.memlib`` track, minutes, prerequisites and objectives when present.
