@@ -137,15 +137,17 @@ def notebook_info(student: dict, stem: str) -> NotebookInfo:
     if not paragraph:
         raise SiteError(f"{stem}: the title cell has no paragraph under the heading; write the notebook's goal there")
     goal = re.sub(r"^Goal:\s*", "", paragraph)
-    exercises: list[tuple[str, str]] = []
+    exercises: dict[str, str] = {}
     for cell in cells:
         if cell.get("cell_type") == "code":
             for match in map(EXERCISE_RE.match, _text(cell.get("source", "")).splitlines()):
                 if match:
-                    exercises.append((match.group("number"), match.group("what")))
+                    # An exercise in several parts: its last line says what it returns.
+                    exercises[match.group("number")] = match.group("what")
     graded = [(g.grade_id, g.points) for g in graded_cells(student)]
     meta = student.get("metadata", {}).get("memlib", {})
-    return NotebookInfo(stem=stem, number=stem.split("_", 1)[0], title=title, goal=goal, exercises=exercises,
+    return NotebookInfo(stem=stem, number=stem.split("_", 1)[0], title=title, goal=goal,
+                        exercises=list(exercises.items()),
                         graded=graded, meta=_check_meta(stem, meta if isinstance(meta, dict) else {}))
 
 

@@ -95,7 +95,7 @@ def executed_notebook(meta: dict | None = None) -> nbformat.NotebookNode:
         nbformat.v4.new_markdown_cell("badge", id="badge"),
         _code("", tags=["colab-setup"], cell_id="setup"),
         _code("print('hello')", outputs=[_stream("hello\n")], cell_id="plain"),
-        _code("def top(scores, k):\n    ### EXERCISE 3: return the k best (id, score) pairs\n"
+        _code("def top(scores, k):\n    ### EXERCISE 3: sort the scores\n    ### EXERCISE 3: return the k best (id, score) pairs\n"
               f"    ### BEGIN SOLUTION\n    {ANSWER}\n    ### END SOLUTION\n",
               outputs=[_stream("exercise output\n")], cell_id="exercise"),
         _code("from memlib.course.checks import check_top\ncheck_top(top)", tags=["graded"],
