@@ -22,7 +22,7 @@ from memlib.course import config
 project = "Virtual context, hands-on"
 html_title = project
 author = "the memlib course"
-copyright = "the memlib course authors, MIT licence"
+copyright = "2026, the memlib course authors"
 
 extensions = ["myst_nb"]
 exclude_patterns = ["_build"]
