@@ -1,0 +1,512 @@
+"""The course site: site/pages.py on small notebooks, and the whole site built by .ci/site in a real browser.
+
+The page-making tests run site/pages.py's functions on notebooks made here: what
+a student page keeps, hides and replaces, what the syllabus and a page's header
+say, and the errors for wrong input (only the one that starts a kernel is slow).
+
+The browser tests (marked ``browser`` and ``slow``, one xdist group) build the
+site once with ``.ci/site`` into a temporary folder, serve it on 127.0.0.1 with
+``http.server`` and open the index and every page reached from it in headless
+Debian Chromium: no console error or failed request, every internal link
+answers 200, every notebook page draws each plotly figure it carries (an svg in
+a ``.js-plotly-plot``), and no line from inside a ``### BEGIN SOLUTION`` region
+of solutions/ appears in any page's text or any file of the site. Screenshots
+of the index and a notebook page (1366x768) land in artifacts/screenshots/.
+They skip, saying what to install, without Chromium or Playwright, and fail
+instead under CI=true.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from browser_support import CHROMIUM, CHROMIUM_ARGS
+
+from memlib.course import config
+from memlib.course.release import release_notebook, stub_source
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
+SCREENSHOTS = Path(os.environ.get("MEMLIB_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
+LAPTOP = {"width": 1366, "height": 768}
+BUILD_TIMEOUT_S = 1200
+
+
+def _load_pages():
+    # site/ is not a package (and "site" is a standard module's name): load the file itself.
+    spec = importlib.util.spec_from_file_location("memlib_site_pages", ROOT / "site" / "pages.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+pages = _load_pages()
+
+
+# -- site/pages.py on notebooks made here ------------------------------------------------
+
+
+def _code(source: str, *, tags=(), memlib=None, outputs=(), cell_id=None) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source, id=cell_id)
+    cell.metadata["tags"] = list(tags)
+    if memlib:
+        cell.metadata["memlib"] = memlib
+    cell.outputs = [nbformat.from_dict(o) for o in outputs]
+    return cell
+
+
+def _stream(text: str) -> dict:
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+def _display(data: dict) -> dict:
+    return {"output_type": "display_data", "data": data, "metadata": {}}
+
+
+PLOTLY_FIGURE = {"data": [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}], "layout": {"height": 300}}
+ANSWER = "return sorted(scores, key=lambda pair: -pair[1])[:k]"
+
+
+def executed_notebook(meta: dict | None = None) -> nbformat.NotebookNode:
+    """A small executed solution notebook with one of everything a page must handle."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    if meta is not None:
+        nb.metadata["memlib"] = meta
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 07 · Ranking things\n\nGoal: rank the scores\nand keep the top k.\n\nMore.",
+                                      id="title"),
+        nbformat.v4.new_markdown_cell("badge", id="badge"),
+        _code("", tags=["colab-setup"], cell_id="setup"),
+        _code("print('hello')", outputs=[_stream("hello\n")], cell_id="plain"),
+        _code("def top(scores, k):\n    ### EXERCISE 3: sort the scores\n    ### EXERCISE 3: return the k best (id, score) pairs\n"
+              f"    ### BEGIN SOLUTION\n    {ANSWER}\n    ### END SOLUTION\n",
+              outputs=[_stream("exercise output\n")], cell_id="exercise"),
+        _code("from memlib.course.checks import check_top\ncheck_top(top)", tags=["graded"],
+              memlib={"grade_id": "07-top", "points": 3}, outputs=[_stream("PASS the top three\n")], cell_id="graded"),
+        _code("import inspect\nprint(inspect.getsource(top))", cell_id="leaks",
+              outputs=[_stream(f"def top(scores, k):\n    {ANSWER}\n")]),
+        _code("secret_helper = 1", tags=["solution-only"], outputs=[_stream("only for instructors\n")], cell_id="hidden"),
+        _code("fig.show()\nfig.show()", cell_id="figure",
+              outputs=[_display({"application/vnd.plotly.v1+json": PLOTLY_FIGURE, "text/plain": "Figure"})] * 2),
+        _code("explorer", cell_id="widget", outputs=[_display({
+            "application/vnd.jupyter.widget-view+json": {"model_id": "abc", "version_major": 2, "version_minor": 0},
+            "text/plain": "VBox(...)"})]),
+        _code("notes_table", cell_id="table", outputs=[_display({
+            "text/markdown": "| note |\n|---|\n| embed ![map](https://maps.example/s?addr=HOME) here |"})]),
+        nbformat.v4.new_markdown_cell("Why?\n\n### BEGIN SOLUTION\nBecause the heap keeps k items.\n### END SOLUTION",
+                                      id="written"),
+    ]
+    nb.cells[1].metadata["tags"] = ["colab-badge"]
+    return nb
+
+
+def _page(meta=None):
+    page, info = pages.student_page(executed_notebook(meta), "07_ranking.ipynb")
+    return {cell.get("id"): cell for cell in page.cells}, page, info
+
+
+def test_a_page_is_the_student_view_with_the_outputs_of_the_cells_a_student_runs_unchanged():
+    cells, page, _ = _page()
+    text = json.dumps(page)
+    assert ANSWER not in text and "Because the heap" not in text and "only for instructors" not in text
+    assert "hidden" not in cells and "badge" not in cells and "setup" not in cells
+    expected_stub, _ = stub_source(executed_notebook().cells[4].source)
+    assert cells["exercise"].source == expected_stub and cells["exercise"].outputs == []
+    assert cells["graded"].outputs == [], "a graded cell's PASS lines belong to the reference answer"
+    assert cells["written"].source.splitlines()[-1] == "*Your answer here.*"
+    assert [o["text"] for o in cells["plain"].outputs] == ["hello\n"]
+
+
+def test_an_output_that_shows_a_solution_line_is_replaced_by_a_note():
+    cells, _, _ = _page()
+    [note] = cells["leaks"].outputs
+    assert note["data"]["text/html"] == pages.HIDDEN_NOTE
+
+
+def test_a_plotly_figure_becomes_html_drawn_by_the_sites_plotly_js_and_a_widget_a_note():
+    cells, _, _ = _page()
+    first, second = cells["figure"].outputs
+    for number, figure in enumerate((first, second), start=1):
+        html_text = figure["data"]["text/html"]
+        assert list(figure["data"]) == ["text/html"] and f'id="07_ranking-figure-{number}"' in html_text
+        assert "Plotly.newPlot" in html_text and "cdn" not in html_text.lower()
+    # plotly.js from the site itself, once, before the first figure's script uses it
+    assert first["data"]["text/html"].startswith('<script src="_static/plotly.min.js"></script>')
+    assert "<script src" not in second["data"]["text/html"]
+    [note] = cells["widget"].outputs
+    assert note["data"] == {"text/html": pages.WIDGET_NOTE}
+
+
+def test_a_markdown_image_in_an_output_is_shown_as_text_and_never_fetched():
+    cells, _, _ = _page()
+    [table] = cells["table"].outputs
+    assert table["data"]["text/markdown"] == "| note |\n|---|\n| embed !\\[map](https://maps.example/s?addr=HOME) here |"
+
+
+def test_the_page_starts_with_launch_links_from_the_course_config():
+    cells, page, info = _page()
+    header = page.cells[1]
+    assert page.cells[0].id == "title" and header.cell_type == "markdown"
+    assert config.colab_url("notebooks/07_ranking.ipynb") in header.source
+    assert config.binder_url("notebooks/07_ranking.ipynb") in header.source
+    assert (info.number, info.title, info.goal) == ("07", "Ranking things", "rank the scores and keep the top k.")
+    assert info.exercises == [("3", "return the k best (id, score) pairs")] and info.graded == [("07-top", 3.0)]
+    assert "Track" not in header.source and "You will be able to" not in header.source
+
+
+def test_syllabus_and_header_show_the_optional_metadata_when_present():
+    meta = {"track": "core", "minutes": 45, "prerequisites": ["01_context_window"],
+            "objectives": ["rank by score", "keep the top k"]}
+    _, page, info = _page(meta)
+    header = page.cells[1].source
+    for shown in ("**Track:** core", "about 45 minutes", "[01_context_window](01_context_window.ipynb)",
+                  "- rank by score", "- keep the top k"):
+        assert shown in header
+    _, _, plain = _page()
+    syllabus = pages.syllabus_markdown([info, plain])
+    assert "[Ranking things](07_ranking.ipynb)" in syllabus and "**Exercise 3**: return the k best" in syllabus
+    assert "`07-top` (3 points)" in syllabus and "- keep the top k" in syllabus
+    assert "*track: core · about 45 minutes*" in syllabus
+    assert "before this: [01_context_window](01_context_window.ipynb)" in syllabus
+    assert syllabus.count("track:") == 1 and "before this" not in pages.syllabus_markdown([plain])
+
+
+@pytest.mark.parametrize("meta, complaint", [
+    ({"track": ""}, "track must be a non-empty string"),
+    ({"minutes": "45"}, "minutes must be a positive whole number"),
+    ({"minutes": 0}, "minutes must be a positive whole number"),
+    ({"minutes": True}, "minutes must be a positive whole number"),
+    ({"prerequisites": "01"}, "prerequisites must be a list of non-empty strings"),
+    ({"objectives": ["ok", 3]}, "objectives must be a list of non-empty strings"),
+])
+def test_wrong_metadata_is_a_clear_error_naming_the_notebook(meta, complaint):
+    with pytest.raises(pages.SiteError, match=rf"07_ranking: metadata\.memlib\.{complaint}"):
+        _page(meta)
+
+
+def test_a_notebook_without_title_or_goal_is_a_clear_error():
+    nb = executed_notebook()
+    nb.cells[0].source = "Just text"
+    with pytest.raises(pages.SiteError, match="no markdown cell starts with a '# Title' heading"):
+        pages.student_page(nb, "07_ranking.ipynb")
+    nb.cells[0].source = "# 07 · Ranking things"
+    with pytest.raises(pages.SiteError, match="no paragraph under the heading"):
+        pages.student_page(nb, "07_ranking.ipynb")
+
+
+def test_duplicate_cell_ids_are_a_clear_error_not_outputs_under_the_wrong_cell():
+    nb = executed_notebook()
+    nb.cells[4].id = "plain"
+    with pytest.raises(pages.SiteError, match=r"cell id\(s\) \['plain'\] appear more than once"):
+        pages.student_page(nb, "07_ranking.ipynb")
+
+
+def test_build_sources_refuses_a_folder_that_is_not_empty_and_touches_nothing(tmp_path):
+    (tmp_path / "keep.txt").write_text("mine")
+    with pytest.raises(pages.SiteError, match="not an empty folder"):
+        pages.build_sources(ROOT / "solutions", tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+    with pytest.raises(pages.SiteError, match="no notebooks in"):
+        pages.build_sources(tmp_path / "nothing", tmp_path / "out")
+
+
+@pytest.mark.slow
+def test_a_solution_that_fails_to_run_stops_the_build_naming_the_notebook(tmp_path):
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# 01 · Broken\n\nGoal: fail."),
+                nbformat.v4.new_code_cell("raise ValueError('the data file is missing')")]
+    nbformat.write(nb, str(solutions / "01_broken.ipynb"))
+    with pytest.raises(pages.SiteError, match=r"01_broken.ipynb failed to execute:(.|\n)*the data file is missing"):
+        pages.build_sources(solutions, tmp_path / "src", jobs=1)
+    assert not (tmp_path / "src").exists()
+
+
+def test_pages_command_says_what_is_wrong(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        pages.main([str(tmp_path / "src"), "--jobs", "0"])
+    assert info.value.code == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+    assert pages.main([str(tmp_path / "src"), "--solutions", str(tmp_path / "none")]) == 2
+    assert f"site: no notebooks in {tmp_path / 'none'}" in capsys.readouterr().err
+    assert not (tmp_path / "src").exists()
+
+
+@pytest.mark.parametrize("args, complaint", [
+    ([], "usage: .ci/site OUT"),
+    (["a", "b", "c"], "usage: .ci/site OUT"),
+    (["{full}"], "neither empty nor a site built before"),
+    (["{new}", "{full}"], "is not empty"),
+])
+def test_ci_site_refuses_wrong_arguments_and_changes_nothing(tmp_path, args, complaint):
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "notes.txt").write_text("mine")
+    args = [a.format(full=full, new=tmp_path / "new") for a in args]
+    result = subprocess.run(["bash", str(ROOT / ".ci" / "site"), *args], capture_output=True, text=True,
+                            env={**os.environ, "PYTHON": sys.executable}, timeout=60)
+    assert result.returncode == 2 and complaint in result.stderr, result.stderr
+    assert (full / "notes.txt").read_text() == "mine" and not (tmp_path / "new").exists()
+
+
+# -- the built site in a real browser ----------------------------------------------------
+
+
+def _skip_or_fail(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(the site, the Sphinx sources) built once by .ci/site."""
+    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
+        _skip_or_fail(f"the site's browser tests need Debian's Chromium at {CHROMIUM}: apt-get install -y chromium")
+    if importlib.util.find_spec("playwright") is None or importlib.util.find_spec("sphinx") is None:
+        _skip_or_fail("the site's tests need Playwright and Sphinx: pip install -r requirements-test.txt")
+    base = tmp_path_factory.mktemp("site")
+    out, work = base / "out", base / "work"
+    result = subprocess.run(["bash", str(ROOT / ".ci" / "site"), str(out), str(work)], capture_output=True,
+                            text=True, env={**os.environ, "PYTHON": sys.executable}, timeout=BUILD_TIMEOUT_S)
+    assert result.returncode == 0, f".ci/site failed ({result.returncode}):\n{result.stdout}\n{result.stderr[-4000:]}"
+    print(result.stdout.strip().splitlines()[-1])
+    return out, work / "src"
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # the test reports what failed; no access log
+        pass
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        # A page closed while its plotly.js was still arriving: the browser hung up, nothing broke.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+@pytest.fixture(scope="module")
+def served(built):
+    out, _ = built
+    server = _QuietServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(out)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(served):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        context = chromium.new_context(viewport=LAPTOP)
+        context.set_default_timeout(30_000)
+        try:
+            yield context
+        finally:
+            context.close()
+            chromium.close()
+
+
+_JS_PAGE = """() => ({
+  links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+  assets: [...document.querySelectorAll('link[href], script[src], img[src]')].map(e => e.href || e.src),
+  figures: document.querySelectorAll('.plotly-graph-div').length,
+  drawn: [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.querySelector('svg.main-svg')).length,
+  text: document.body.innerText,
+})"""
+
+
+def _visit(context, url: str) -> dict:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url} ({r.failure})"))
+    page.on("response", lambda r: errors.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    try:
+        page.goto(url, wait_until="load")
+        # plotly draws on load; give each figure time to get its svg.
+        page.wait_for_function("""() => [...document.querySelectorAll('.plotly-graph-div')]
+                                   .every(d => d.querySelector('svg.main-svg'))""", timeout=20_000)
+        found = page.evaluate(_JS_PAGE)
+    finally:
+        page.close()
+    return {**found, "errors": errors}
+
+
+@pytest.fixture(scope="module")
+def crawl(served, browser):
+    """Every page reached from the index: {url: what it shows}, each opened once."""
+    seen: dict[str, dict] = {}
+    queue = [served + "index.html"]
+    while queue:
+        url = queue.pop(0)
+        if url in seen:
+            continue
+        seen[url] = _visit(browser, url)
+        for link in seen[url]["links"]:
+            target = link.split("#", 1)[0]
+            if target.startswith(served) and target.endswith(".html") and target not in seen:
+                queue.append(target)
+    return seen
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+browser_test = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("site")]
+
+
+def _browser(test):
+    for mark in browser_test:
+        test = mark(test)
+    return test
+
+
+@_browser
+def test_the_index_reaches_every_notebook_page_and_the_instructor_guide(served, crawl):
+    reached = {url[len(served):] for url in crawl}
+    wanted = {"index.html", "instructor.html", *(f"{path.stem}.html" for path in SOLUTIONS)}
+    assert wanted <= reached, f"not reached from the index: {sorted(wanted - reached)}"
+    index = crawl[served + "index.html"]["text"]
+    for path in SOLUTIONS:
+        heading = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
+        title = re.sub(r"^#\s*\d+\s*·\s*", "", "".join(heading).splitlines()[0])
+        assert title in index, f"the syllabus has no row for {path.name} ({title!r})"
+
+
+@_browser
+def test_no_page_logs_a_console_error_or_fails_a_request(crawl):
+    problems = {url: found["errors"] for url, found in crawl.items() if found["errors"]}
+    assert not problems, json.dumps(problems, indent=1)
+
+
+@_browser
+def test_every_internal_link_and_asset_answers_200(served, crawl):
+    targets = {link.split("#", 1)[0] for found in crawl.values() for link in found["links"] + found["assets"]}
+    internal = sorted(t for t in targets if t.startswith(served))
+    assert len(internal) > len(crawl), "too few internal links found: is the crawl reading the pages?"
+    broken = {url: status for url in internal if (status := _status(url)) != 200}
+    assert not broken, broken
+
+
+@_browser
+def test_every_notebook_page_launches_in_colab_and_binder(served, crawl):
+    for path in SOLUTIONS:
+        links = crawl[served + f"{path.stem}.html"]["links"]
+        repo_path = f"{config.NOTEBOOKS_DIR}/{path.name}"
+        assert config.colab_url(repo_path) in links and config.binder_url(repo_path) in links, path.name
+
+
+@_browser
+def test_every_plotly_figure_on_a_notebook_page_is_drawn(served, built, crawl):
+    _, sources = built
+    total = 0
+    for path in SOLUTIONS:
+        page = nbformat.read(str(sources / path.name), as_version=4)
+        carried = sum("plotly-graph-div" in o.get("data", {}).get("text/html", "")
+                      for cell in page.cells for o in cell.get("outputs", []))
+        found = crawl[served + f"{path.stem}.html"]
+        assert found["figures"] == carried, f"{path.name}: {carried} figures in the page's notebook, {found['figures']} on the page"
+        assert found["drawn"] == carried, f"{path.name}: {found['drawn']} of {carried} figures drawn (svg.main-svg)"
+        total += carried
+    assert total > 0, "no notebook page carries a plotly figure: the conversion lost them"
+
+
+def _solution_regions(path: Path) -> list[list[str]]:
+    """The stripped lines of each ### BEGIN SOLUTION ... ### END SOLUTION region and solution-only cell."""
+    regions: list[list[str]] = []
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if "solution-only" in cell["metadata"].get("tags", []):
+            regions.append([line.strip() for line in "".join(cell["source"]).splitlines() if line.strip()])
+            continue
+        inside = False
+        for line in "".join(cell["source"]).splitlines():
+            if line.strip() == "### BEGIN SOLUTION":
+                inside = True
+                regions.append([])
+            elif line.strip() == "### END SOLUTION":
+                inside = False
+            elif inside and line.strip():
+                regions[-1].append(line.strip())
+    return regions
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+@_browser
+def test_no_solution_line_appears_on_any_page_or_in_any_file_of_the_site(built, crawl):
+    out, _ = built
+    secrets: dict[str, str] = {}
+    released = [release_notebook(nbformat.read(str(path), as_version=4), path.name, warn=False) for path in SOLUTIONS]
+    shown = _squash(" ".join(cell.source for student in released for cell in student.cells).replace("`", ""))
+    for path in SOLUTIONS:
+        for number, region in enumerate(_solution_regions(path), start=1):
+            # A line some student notebook shows too (a `return x`, an import, a line the instructions
+            # spell out) gives nothing away.
+            distinctive = [line for line in region if len(line) >= 16 and _squash(line) not in shown]
+            assert distinctive, f"{path.name}, region {number}: no line distinctive enough to look for"
+            secrets.update({_squash(line): path.name for line in distinctive})
+    assert len(secrets) > 20
+    pages_text = {url: _squash(found["text"]) for url, found in crawl.items()}
+    files_text = {}
+    for file in out.rglob("*"):
+        if file.is_file() and file.suffix in (".html", ".js", ".txt", ".json", ".ipynb", ".inv", ".css", ""):
+            raw = file.read_text(encoding="utf-8", errors="replace")
+            files_text[str(file.relative_to(out))] = _squash(html.unescape(re.sub(r"<[^>]+>", "", raw)))
+    leaks = [f"{where}: {line!r} (from {source})" for line, source in secrets.items()
+             for where, text in [*pages_text.items(), *files_text.items()] if line in text]
+    assert not leaks, "solution code on the site:\n" + "\n".join(leaks[:20])
+
+
+@_browser
+def test_screenshots_of_the_index_and_a_notebook_page(served, browser, crawl):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with_figure = next(url for url, found in crawl.items() if found["drawn"])
+    stem = with_figure[len(served):].removesuffix(".html")
+    page = browser.new_page()
+    try:
+        page.goto(served + "index.html", wait_until="load")
+        page.screenshot(path=str(SCREENSHOTS / "site-index.png"))
+        page.goto(with_figure, wait_until="load")
+        page.wait_for_selector(".js-plotly-plot svg.main-svg")
+        page.screenshot(path=str(SCREENSHOTS / f"site-{stem}.png"))
+        figure = page.query_selector(".js-plotly-plot")
+        figure.scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / f"site-{stem}-figure.png"))
+    finally:
+        page.close()
+    for name in ("site-index.png", f"site-{stem}.png", f"site-{stem}-figure.png"):
+        assert (SCREENSHOTS / name).stat().st_size > 10_000, f"{name} looks empty"
