@@ -624,3 +624,15 @@ def test_decider_figures_and_table():
             builder([])
     with pytest.raises(ValueError, match="lacks"):
         decider_comparison([{"decider": "a"}])
+
+
+def test_markdown_table_keeps_a_notes_markup_inert():
+    from memlib.viz.deciders import markdown_table
+
+    table = markdown_table([{"note": "![map](https://maps.example/?addr=HOME) <img src=x> [a](b) `c` |", "n": 1}])
+    row = table.splitlines()[2]
+    import re
+
+    # every character Markdown or HTML would act on is escaped
+    assert not re.search(r"(?<!\\)[<>!\[\]`*_]", row) and "\\|" in row
+    assert row.count("|") - row.count("\\|") == 3  # still two columns

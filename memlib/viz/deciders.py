@@ -8,6 +8,7 @@ nothing themselves and import plotly on first use.
 from __future__ import annotations
 
 import math
+import re
 from typing import Mapping, Sequence
 
 __all__ = ["decider_comparison", "fallible_curve", "markdown_table"]
@@ -103,7 +104,8 @@ def markdown_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None
             if not math.isfinite(value):
                 return "no answer"
             return f"{value:.0%}" if key == "accuracy" else f"{value:.2f}"
-        return str(value).replace("|", "\\|")
+        # Markdown is live in a notebook: a note's link or image would be fetched, so text is inert.
+        return re.sub(r"([\\`*_\[\]<>!|])", r"\\\1", str(value))
 
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(cell(c, row.get(c, "")) for c in columns) + " |" for row in rows]
