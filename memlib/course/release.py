@@ -36,8 +36,9 @@ Conventions for notebook authors (solutions/ is the source of truth):
   install cell (it installs memlib only inside
   ``if "google.colab" in sys.modules``, tagged ``nbval-skip``; it also calls
   `memlib.course.checking.keep_going_after_failures`, so Run All in a
-  student's session continues past a failed graded cell while nbval and the
-  grader, which skip the cell, still fail it), and a markdown
+  student's front end continues past a failed graded cell while nbval, the
+  grader and every other program that runs notebooks still fail it: see
+  `memlib.course.checking`), and a markdown
   cell tagged ``colab-badge`` with the "Open in Colab" badge is stamped (or
   inserted just before it). Repository slug and branch come from
   `memlib.course.config`, the only place they are written down. The command
@@ -247,9 +248,10 @@ def _validate_graded(cell: dict, where: str) -> None:
 def colab_setup_source() -> str:
     """The standard first code cell: installs memlib on Colab only, and lets Run All pass a failed check.
 
-    The cell is tagged ``nbval-skip``: interactive front ends run it, nbval
-    and the grader do not, which is what tells a student's Run All (keep
-    going) from grading (fail). See `memlib.course.checking`.
+    The cell is tagged ``nbval-skip`` (nbval and the grader do not run it).
+    Where it runs, it lets a failed check keep going only in cells a
+    student's front end runs; under nbgrader, papermill or ``nbconvert
+    --execute`` a failed check still fails. See `memlib.course.checking`.
     """
     return (
         "# Colab only: install memlib (locally and on Binder it is already installed).\n"
