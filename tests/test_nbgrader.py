@@ -24,6 +24,7 @@ import pytest
 from memlib.course import checking
 from memlib.course.release import NBGRADER_ID_UNSAFE_RE, graded_cells, release, release_notebook
 from test_grade import NAME, SOLUTIONS, _blank, _cell_index, _solved, _write
+from test_runners import _require
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "fixture"
@@ -42,7 +43,7 @@ def _nbgrader_meta(nb) -> list[tuple[str, dict]]:
 
 
 def test_the_release_writes_nbgraders_metadata_and_nbgraders_validator_accepts_it(tmp_path):
-    from nbgrader.nbgraderformat import MetadataValidator
+    MetadataValidator = _require("nbgrader.nbgraderformat").MetadataValidator
 
     release(SOLUTIONS, tmp_path)
     nb = nbformat.read(str(tmp_path / NAME), as_version=4)
@@ -63,7 +64,7 @@ def test_the_release_writes_nbgraders_metadata_and_nbgraders_validator_accepts_i
 
 
 def test_nbgrader_ids_are_made_safe_and_unique_and_stale_metadata_is_replaced():
-    from nbgrader.nbgraderformat import MetadataValidator
+    MetadataValidator = _require("nbgrader.nbgraderformat").MetadataValidator
 
     def graded(grade_id: str, **metadata) -> nbformat.NotebookNode:
         cell = nbformat.v4.new_code_cell("from m import check\ncheck()")
@@ -92,7 +93,7 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 
 @pytest.mark.slow
 def test_nbgrader_autograde_and_memlib_grade_agree_cell_by_cell(tmp_path):
-    from nbgrader.api import Gradebook
+    Gradebook = _require("nbgrader.api").Gradebook
 
     released = tmp_path / "released"
     release(SOLUTIONS, released)

@@ -10,6 +10,7 @@ assert that each stops at the graded cell with `CheckFailed` as the error.
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import pytest
 
 from memlib.course import checking
 from memlib.course.release import colab_setup_source, graded_cells
+from pg_server import skip_or_fail  # skip with the reason; fail under CI=true
 
 ROOT = Path(__file__).resolve().parents[1]
 UNSOLVED = ROOT / "notebooks" / "03_archival_bm25.ipynb"
@@ -128,6 +130,14 @@ def test_runner_variables_make_checks_strict(monkeypatch):
 # -- real runners on an unsolved student notebook ---------------------------------------
 
 
+def _require(module: str):
+    """Import `module` (pinned in requirements-test.txt); skip saying so, or fail under CI=true, when it is missing."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        skip_or_fail(f"{module.split('.')[0]} is not installed: pip install -r requirements-test.txt")
+
+
 def _unsolved(tmp_path: Path) -> Path:
     """The released notebook 03 in a folder of its own (what a student downloads), setup cell included."""
     target = tmp_path / UNSOLVED.name
@@ -183,7 +193,7 @@ def test_nbclient_fails_at_the_graded_cell(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_papermill_fails_at_the_graded_cell(tmp_path, monkeypatch):
-    import papermill
+    papermill = _require("papermill")
     from papermill.exceptions import PapermillExecutionError
 
     for name in (checking.STRICT_ENV, *checking.RUNNER_ENVS):
