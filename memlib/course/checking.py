@@ -29,8 +29,9 @@ only when all of these hold; otherwise it raises `CheckFailed`:
    Notebook 7 and Binder, which are JupyterLab), the classic Notebook, Colab
    and VS Code allow stdin on the cells they run, since ``input()`` works
    there. Every runner built on nbclient (``nbconvert --execute``,
-   papermill, nbgrader, otter, ``jupyter execute``) sets ``allow_stdin =
-   False``, and so do nbval and the course grader;
+   papermill, nbgrader, ``jupyter execute``, and otter, which grades through
+   nbconvert) sets ``allow_stdin = False``, and so do nbval and the course
+   grader;
 3. no runner says it is running the kernel: ``MEMLIB_STRICT_CHECKS=1`` (the
    grader sets it in its kernels) or ``NBGRADER_EXECUTION`` (nbgrader sets it
    while it autogrades or validates) is not in the environment.
