@@ -12,23 +12,50 @@ How an unsolved notebook still runs to its last cell (Run All)
 Front ends stop Run All at the first cell whose ``execute_reply`` has status
 "error" (JupyterLab 4 and Colab alike; Colab does not read cell tags, so a
 ``raises-exception`` tag cannot be the answer). A failing check therefore
-must not raise in a student's interactive session, and must raise under
-nbval and under ``python -m memlib grade``. The switch that tells them apart:
+must not raise when a student runs their notebook, and must raise whenever a
+program runs it (nbval, ``python -m memlib grade``, nbgrader, otter,
+papermill, ``jupyter nbconvert --execute``). A failed check keeps going,
+*displaying* its failure (message and hint, a few lines, marked
+``memlib-check-failed``) so that the cell completes and the next cells run,
+only when all of these hold; otherwise it raises `CheckFailed`:
 
-* By default a failed check **raises** `CheckFailed` (plain Python, pytest,
-  nbval, the grader).
-* The release stamps the Colab setup cell, the first code cell of every
-  notebook, tagged ``nbval-skip``, with a call to `keep_going_after_failures`.
-  Interactive front ends run that cell (it is the first cell of Run All in
-  JupyterLab, Colab, Binder, VS Code); nbval and the grader skip it, so they
-  stay strict. After the call, inside an IPython kernel, a failed check
-  *displays* its failure (message and hint, a few lines, marked
-  ``memlib-check-failed``) and the cell completes normally, so the next cells
-  run. Nothing in the exercise or graded cells changes.
-* The grader cannot be fooled by a student who calls the switch or removes
-  the tag: every graded cell it restores starts with `ensure_unpatched`,
-  which turns strict mode back on, and the environment variable
-  ``MEMLIB_STRICT_CHECKS=1`` forces strict mode whatever a cell did.
+1. the notebook's setup cell ran: the release stamps the first code cell of
+   every notebook (tagged ``colab-setup`` and ``nbval-skip``) with a call to
+   `keep_going_after_failures`;
+2. the code runs in an IPython kernel, and the ``execute_request`` that runs
+   the failing graded cell has ``allow_stdin: true``, i.e. a person is there
+   to answer ``input()``. ipykernel keeps that flag of the current request
+   (``kernel._allow_stdin``, set again for every request). JupyterLab (and
+   Notebook 7 and Binder, which are JupyterLab), the classic Notebook, Colab
+   and VS Code allow stdin on the cells they run, since ``input()`` works
+   there. Every runner built on nbclient (``nbconvert --execute``,
+   papermill, nbgrader, ``jupyter execute``, and otter, which grades through
+   nbconvert) sets ``allow_stdin = False``, and so do nbval and the course
+   grader;
+3. no runner says it is running the kernel: ``MEMLIB_STRICT_CHECKS=1`` (the
+   grader sets it in its kernels) or ``NBGRADER_EXECUTION`` (nbgrader sets it
+   while it autogrades or validates) is not in the environment.
+
+So the setup cell may run anywhere: under a runner the graded cell still
+fails, as an error, and the run stops there (or records the error, for a
+runner that allows errors). The limits: a front end that runs cells without
+stdin (a notebook extension that executes cells in the background, a
+custom client) gets strict checks even after the setup cell, which costs a
+student nothing but a stop at the first unsolved exercise; and a terminal
+IPython session (no kernel) is always strict.
+
+What a student can and cannot do with it. Running the setup cell, or calling
+`keep_going_after_failures` anywhere, changes nothing under a runner
+(condition 2). A cell that sets ``_mode`` by hand does not either. Code that
+patches this module (``checking.failures_raise = ...``) or the kernel can
+make a graded cell pass under a runner that does nothing against it
+(nbgrader, papermill): the student's code runs in the kernel that runs the
+checks, and no check can stop that from inside. The course grader stays
+strict regardless: it restores every graded cell with `ensure_unpatched` at
+its top (strict mode back on), sets ``MEMLIB_STRICT_CHECKS=1``, awards
+points from a clean re-run of the released notebook with only the exercise
+cells put in, and flags for review any cell that reaches into
+``memlib.course`` (see `memlib.course.tamper`).
 
 A failure that is raised renders short too: `CheckFailed._render_traceback_`
 gives IPython three lines (what, hint, how to see more) instead of a
@@ -74,6 +101,7 @@ __all__ = [
     "REFERENCE_CALLS",
     "REFERENCE_NOTE",
     "STRICT_ENV",
+    "RUNNER_ENVS",
     "FULL_TRACEBACK_ENV",
     "graded",
     "ensure_unpatched",
@@ -89,6 +117,8 @@ __all__ = [
 
 #: Set to 1 in a kernel's environment to make every failed check raise (the grader can set it).
 STRICT_ENV = "MEMLIB_STRICT_CHECKS"
+#: Set by programs that run notebooks in the kernels they start (nbgrader: autograde, validate): strict mode.
+RUNNER_ENVS = ("NBGRADER_EXECUTION",)
 #: Set to 1 to see the full traceback of a failed check (for instructors).
 FULL_TRACEBACK_ENV = "MEMLIB_FULL_TRACEBACK"
 #: Start of the output line a check prints when the answer calls memlib's reference implementation.
@@ -116,9 +146,11 @@ def _shell() -> Any:
 def keep_going_after_failures() -> None:
     """Let Run All continue past a failed check in this interactive session.
 
-    Called by the stamped setup cell (tagged ``nbval-skip``, so nbval and the
-    grader never run it). Outside an IPython kernel it does nothing (see
-    `failures_raise`). Returns None so the setup cell shows no output.
+    Called by the stamped setup cell. It takes effect only for cells that a
+    front end with a person at it runs (their ``execute_request`` allows
+    stdin) and never under a runner (see the module docstring and
+    `failures_raise`). Outside an IPython kernel it does nothing. Returns
+    None so the setup cell shows no output.
     """
     if _shell() is not None:
         _mode["keep_going"] = True
@@ -129,11 +161,29 @@ def strict_checks() -> None:
     _mode["keep_going"] = False
 
 
+def _request_allows_stdin() -> bool:
+    """True when the kernel's current ``execute_request`` said ``allow_stdin: true`` (a person is there)."""
+    kernel = getattr(_shell(), "kernel", None)
+    return getattr(kernel, "_allow_stdin", False) is True
+
+
+def _runner_env() -> str | None:
+    """The environment variable by which a runner says it runs this kernel, or None."""
+    for name in (STRICT_ENV, *RUNNER_ENVS):
+        if os.environ.get(name, "").strip() not in ("", "0"):
+            return name
+    return None
+
+
 def failures_raise() -> bool:
-    """True when a failed check raises `CheckFailed`; False when it only displays the failure."""
-    if os.environ.get(STRICT_ENV, "").strip() not in ("", "0"):
+    """True when a failed check raises `CheckFailed`; False when it only displays the failure.
+
+    False only after `keep_going_after_failures`, in an IPython kernel, while
+    it runs a request that allows stdin, with no runner's variable set.
+    """
+    if _runner_env() is not None:
         return True
-    return not (_mode["keep_going"] and _shell() is not None)
+    return not (_mode["keep_going"] and _shell() is not None and _request_allows_stdin())
 
 
 def show_full_tracebacks(on: bool = True) -> None:

@@ -36,13 +36,24 @@ Conventions for notebook authors (solutions/ is the source of truth):
   install cell (it installs memlib only inside
   ``if "google.colab" in sys.modules``, tagged ``nbval-skip``; it also calls
   `memlib.course.checking.keep_going_after_failures`, so Run All in a
-  student's session continues past a failed graded cell while nbval and the
-  grader, which skip the cell, still fail it), and a markdown
+  student's front end continues past a failed graded cell while nbval, the
+  grader and every other program that runs notebooks still fail it: see
+  `memlib.course.checking`), and a markdown
   cell tagged ``colab-badge`` with the "Open in Colab" badge is stamped (or
   inserted just before it). Repository slug and branch come from
   `memlib.course.config`, the only place they are written down. The command
   line (`main`) stamps the same two cells into the solution notebooks too
   (`stamp_solutions`), each badge pointing at its own file.
+* Every released notebook also carries nbgrader's cell metadata (schema 3)
+  next to memlib's, so nbgrader can grade it as it is (README, "Grading with
+  nbgrader or otter"): a graded cell is an autograder test
+  (``grade: true``, its points, ``locked: true``), an exercise code cell an
+  autograded answer (``solution: true``, editable), the setup cell read-only
+  (``locked: true``: nbgrader restores it when it grades). nbgrader's
+  grade_ids are memlib's with characters nbgrader refuses replaced by ``_``
+  (``exercise-N`` for an exercise cell). Markdown answers get none: nbgrader
+  grades markdown answers only by hand. nbgrader metadata already in a
+  solution notebook is replaced.
 * Output is stable JSON (sorted keys, one-space indent, trailing newline,
   deterministic cell ids), so `check_release_current` can compare
   ``notebooks/`` with a fresh release byte for byte.
@@ -95,6 +106,10 @@ TAG_SOLUTION_ONLY = "solution-only"
 TAG_COLAB_SETUP = "colab-setup"
 TAG_COLAB_BADGE = "colab-badge"
 TAG_NBVAL_SKIP = "nbval-skip"
+
+#: nbgrader's cell metadata schema the release writes, and the characters its grade_ids allow.
+NBGRADER_SCHEMA_VERSION = 3
+NBGRADER_ID_UNSAFE_RE = re.compile(r"[^A-Za-z0-9_-]")
 
 MARKDOWN_STUB = "*Your answer here.*"
 #: Cell metadata keys that change on every run and would make the release non-deterministic.
@@ -247,9 +262,10 @@ def _validate_graded(cell: dict, where: str) -> None:
 def colab_setup_source() -> str:
     """The standard first code cell: installs memlib on Colab only, and lets Run All pass a failed check.
 
-    The cell is tagged ``nbval-skip``: interactive front ends run it, nbval
-    and the grader do not, which is what tells a student's Run All (keep
-    going) from grading (fail). See `memlib.course.checking`.
+    The cell is tagged ``nbval-skip`` (nbval and the grader do not run it).
+    Where it runs, it lets a failed check keep going only in cells a
+    student's front end runs; under nbgrader, papermill or ``nbconvert
+    --execute`` a failed check still fails. See `memlib.course.checking`.
     """
     return (
         "# Colab only: install memlib (locally and on Binder it is already installed).\n"
@@ -308,6 +324,36 @@ def _stamp_colab(cells: list[dict], notebook_path: str) -> None:
                 "source": badge_source,
             },
         )
+
+
+def _nbgrader_cells(cells: list[dict]) -> None:
+    """Write nbgrader's metadata on the graded, exercise and setup cells; drop it everywhere else."""
+    used: set[str] = set()
+
+    def unique(grade_id: str) -> str:
+        grade_id = NBGRADER_ID_UNSAFE_RE.sub("_", grade_id)
+        candidate, n = grade_id, 1
+        while candidate in used:
+            n += 1
+            candidate = f"{grade_id}-{n}"
+        used.add(candidate)
+        return candidate
+
+    for cell in cells:
+        metadata = cell.setdefault("metadata", {})
+        metadata.pop("nbgrader", None)
+        memlib_meta = metadata.get("memlib", {})
+        if _grade_meta(cell) is not None and TAG_GRADED in _tags(cell):
+            role = {"grade": True, "grade_id": unique(str(memlib_meta["grade_id"])), "locked": True,
+                    "points": memlib_meta["points"], "solution": False}
+        elif cell.get("cell_type") == "code" and isinstance(memlib_meta, dict) and memlib_meta.get("exercise"):
+            role = {"grade": False, "grade_id": unique(f"exercise-{memlib_meta['exercise']}"), "locked": False,
+                    "solution": True}
+        elif cell.get("cell_type") == "code" and TAG_COLAB_SETUP in _tags(cell):
+            role = {"grade": False, "grade_id": unique(TAG_COLAB_SETUP), "locked": True, "solution": False}
+        else:
+            continue
+        metadata["nbgrader"] = {**role, "schema_version": NBGRADER_SCHEMA_VERSION}
 
 
 def _assign_ids(cells: list[dict], stem: str) -> None:
@@ -370,6 +416,7 @@ def release_notebook(
             metadata["memlib"] = meta
         cells.append(cell)
     _stamp_colab(cells, f"{notebooks_dir}/{name}")
+    _nbgrader_cells(cells)
     _assign_ids(cells, stem)
     nb["cells"] = cells
     metadata = dict(nb.get("metadata", {}))
