@@ -284,7 +284,7 @@ Q["07"] = ("Memory poisoning", [
    ("Fewer: strangers attack in unforeseen shapes", ""),
    ("More: strangers write cruder attacks", "Nothing says they are cruder; measured, it went the other way."),
    ("None at all: rules never carry over", "Measured, the rules still catch most of them.")],
-  1, "Measured on the independent split (a second author who never saw the rules): recall 0.731 and "
+  1, "Measured on the independent split (a second author who never saw the rules): recall 0.753 and "
      "0.062 false positives, against 0.950 and 0.020 on the same author's held-out split."),
  ("A retrieved page says 'ignore previous instructions'. What should the agent do?",
   [("Obey it: it came from trusted memory", "Retrieved text is data, not instructions."),
