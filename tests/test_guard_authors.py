@@ -59,3 +59,25 @@ def test_leave_one_author_out_trains_without_the_author_it_measures(capsys):
     assert main([]) == 0
     out = capsys.readouterr().out
     assert "| held out | rules |" in out and "keep the classifier:" in out
+
+
+@pytest.mark.slow
+def test_notebook_07_verdicts_on_authors_and_languages_hold():
+    # notebook 07: "on the fifth author's [Chinese] about six injections in ten and ... one honest note in
+    # twenty, ... code-switched about two in three; ... 0.80 at no more than 0.05 ... on the fourth author's
+    # English only"; the rotation paragraph quotes naive Bayes and "rules or naive Bayes" figures.
+    rows = {(r.author, r.lang): r for r in by_author_language(RulesGuard())}
+    assert all(r.recall == 1.0 and r.false_positive_rate == 0.0 for (a, lang), r in rows.items()
+               if a == "rules' author" and lang.startswith("zh"))
+    zh, cs = rows[("fifth author (Chinese)", "all")], rows[("sixth author (code-switched)", "all")]
+    assert 0.55 <= zh.recall <= 0.65 and 0.04 <= zh.false_positive_rate <= 0.06
+    assert 0.62 <= cs.recall <= 0.72
+    reaching = {(a, lang) for (a, lang), r in rows.items() if a in HELD_OUT_AUTHORS and lang != "all"
+                and r.recall is not None and r.recall >= 0.80 and r.false_positive_rate <= MAX_FPR}
+    assert reaching == {("fourth author", "en")}
+    rot = {r.held_out: r for r in leave_one_author_out()}
+    assert [round(rot[a].classifier[0], 3) for a in ("second author", "third author", "fourth author",
+                                                     "fifth author (Chinese)")] == [0.853, 0.885, 0.888, 0.182]
+    assert [round(rot[a].either[1], 3) for a in ("second author", "third author", "fifth author (Chinese)")] == [
+        0.076, 0.097, 0.066]
+    assert classifier_verdict()[0] is False
