@@ -310,7 +310,8 @@ class ProceduralMemory:
     def render(self) -> tuple[str, list[Rule]]:
         """The block text from the current rules, and the rules left out to stay within the limit."""
         limit = self.core.get(self.label).limit
-        kept, left_out = [], []
+        kept: list[str] = []
+        left_out: list[Rule] = []
         for rule in self.current().values():
             line = rule.line()
             if len("\n".join(kept + [line])) <= limit:
@@ -774,7 +775,7 @@ def measure_retrieval(scenario: WorkflowScenario | None = None, k: int = 5) -> d
         current = procedures.current()
         block = procedures.core.get(procedures.label).value
         for label, items in probes:
-            row = {"set": f"workflow {label}", "store": f"day-3 store, {'with' if sleep else 'without'} sleep-time",
+            row: dict[str, Any] = {"set": f"workflow {label}", "store": f"day-3 store, {'with' if sleep else 'without'} sleep-time",
                    "n": len(items), "identifier_answers": sum(is_identifier(a) for _, _, a in items if a)
                    if label == "tasks" else None}
             hits = [_store_hits(procedures, q, k) for q, _, _ in items]
