@@ -181,7 +181,7 @@ class _Connection:
         self.dsn, self.schema, self.kind, self.timeout = dsn, schema, kind, float(timeout)
         self.where = f"{_where(dsn)}, schema {schema}"
         self.lock = threading.RLock()
-        self.conn = None
+        self.conn: Any = None  # a psycopg connection once connected
         self.closed = False
         self.lock_key = f"{kind}.lock"
         self._ensure_schema(tables, meta)
@@ -664,7 +664,8 @@ class PostgresRecallTable:
 
 class _RecallWriter:
     def __init__(self, db: _Connection, conn) -> None:
-        self.db, self.conn, self.last_seq = db, conn, None
+        self.db, self.conn = db, conn
+        self.last_seq: int | None = None
 
     def insert(self, message: Message) -> None:
         (self.last_seq,) = self.conn.execute(self.db.in_schema(
