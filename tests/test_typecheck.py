@@ -63,11 +63,20 @@ def test_the_configuration_catches_mistakes(tmp_path):
 
         def never(n: int) -> bool:
             return n == "1"  # strict_equality
+
+
+        class Store:
+            def __init__(self) -> None:
+                self.conn = None  # inferred as None for ever
+
+            def close(self) -> None:
+                if self.conn is not None:
+                    self.conn = None  # warn_unreachable: otherwise never checked
         """))
     run = _mypy("--config-file", str(ROOT / "pyproject.toml"), "sample.py", cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
     reported = {(line.split(":")[1], line.rsplit("[", 1)[-1].rstrip("]"))
                 for line in run.stdout.splitlines() if line.startswith("sample.py:") and ": error:" in line}
     expected = {("5", "assignment"), ("10", "union-attr"), ("14", "redundant-cast"), ("18", "unused-ignore"),
-                ("22", "comparison-overlap")}
+                ("22", "comparison-overlap"), ("31", "unreachable")}
     assert reported == expected, run.stdout
