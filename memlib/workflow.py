@@ -770,12 +770,13 @@ def measure_retrieval(scenario: WorkflowScenario | None = None, k: int = 5) -> d
         probes.append((f"lookups ({kind})", [(lk["query"], lk["needs"], None) for lk in scenario.lookups
                                              if lk["kind"] == kind]))
     policy = ProcedurePolicy()
+    row: dict[str, Any]  # a table row: text, counts and shares
     for sleep in (False, True):
         procedures = run_scenario(scenario, sleep_time=sleep, until="w3").procedures
         current = procedures.current()
         block = procedures.core.get(procedures.label).value
         for label, items in probes:
-            row: dict[str, Any] = {"set": f"workflow {label}", "store": f"day-3 store, {'with' if sleep else 'without'} sleep-time",
+            row = {"set": f"workflow {label}", "store": f"day-3 store, {'with' if sleep else 'without'} sleep-time",
                    "n": len(items), "identifier_answers": sum(is_identifier(a) for _, _, a in items if a)
                    if label == "tasks" else None}
             hits = [_store_hits(procedures, q, k) for q, _, _ in items]

@@ -76,7 +76,8 @@ class Question:
     @classmethod
     def from_data(cls, data: Any) -> "Question":
         """Build from a dict (quiz JSON) or any object with the same attributes."""
-        get: Callable[..., Any] = data.get if isinstance(data, dict) else (lambda key, default=None: getattr(data, key, default))
+        get: Callable[..., Any] = (data.get if isinstance(data, dict)
+                                   else (lambda key, default=None: getattr(data, key, default)))
         missing = [k for k in ("question", "options", "answer") if get(k) is None]
         if missing:
             raise ValueError(f"quiz question is missing {', '.join(missing)}: {data!r}")

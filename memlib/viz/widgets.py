@@ -227,7 +227,7 @@ class ContextStepper(_Explorer):
     def render_html(self) -> str:
         """The summary and the messages so far, evicted ones greyed (HTML, escaped)."""
         s = self.state
-        seen = [h.message for h in self.history[1:self.position + 1] if h.message is not None]  # only the start has none
+        seen = [h.message for h in self.history[1:self.position + 1] if h.message is not None]  # none at the start
         in_context = set(s.in_context)
         evicted = [m for m in seen if m.id not in in_context]
         # a long conversation scrolls inside the widget instead of stretching the page
