@@ -75,6 +75,7 @@ def run_demo(write: Callable[[str], None] = print) -> int:
     memory = MemorySystem.create(window=DEMO_WINDOW, clock=TickClock(datetime(2026, 1, 5, 9, 0)))
     agent = Agent(RulePolicy(), memory, max_heartbeats=5)
     context = memory.context
+    assert context is not None  # MemorySystem.create always builds a main context
 
     def meter() -> str:
         return f"[context {context.used}/{context.window} tokens, {context.pressure:.0%}]"

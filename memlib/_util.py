@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import reprlib
 from datetime import date, datetime, timedelta, timezone
+from typing import TypeGuard
 
 __all__ = [
     "is_int", "is_number", "check_int_at_least", "check_positive_int", "check_bool", "check_fraction",
@@ -23,7 +24,7 @@ __all__ = [
 
 # --- argument checks -----------------------------------------------------------
 
-def is_int(value) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """True for an int that is not a bool (True and False are ints to Python, never to memlib).
 
     Example:
@@ -33,7 +34,7 @@ def is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def is_number(value) -> bool:
+def is_number(value: object) -> TypeGuard[float]:  # to a type checker an int is a float too
     """True for an int or a float that is not a bool (NaN is a float: range checks must refuse it)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 

@@ -237,11 +237,11 @@ class Trace:
 
     @property
     def tool_calls(self) -> list[ToolCall]:
-        return [e.call for e in self.events if e.kind == "tool_call"]
+        return [e.call for e in self.events if e.kind == "tool_call" and e.call is not None]
 
     @property
     def results(self) -> list[ToolResult]:
-        return [e.result for e in self.events if e.kind == "tool_result"]
+        return [e.result for e in self.events if e.kind == "tool_result" and e.result is not None]
 
     @property
     def replies(self) -> list[str]:
@@ -394,6 +394,7 @@ class Agent:
 
     def _run(self, output: Any, trace: Trace) -> tuple[ToolCall, ToolResult]:
         """Run what the policy returned; anything malformed becomes a Failed result."""
+        result: ToolResult | None
         try:
             call = as_tool_call(output)
         except TypeError as exc:

@@ -13,7 +13,7 @@ import heapq
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from memlib._util import check_positive_int, is_int, shorten
 from memlib._util import check_page, parse_when, utcnow  # kept importable from here: tools and notebooks use them
@@ -62,7 +62,7 @@ class ArchivalRecord:
         if not isinstance(self.id, str) or not self.id:
             raise ValueError(f"record id must be a non-empty str, got {self.id!r}")
         _check_text(self.text)
-        tags = self.tags
+        tags: Iterable[str] = self.tags  # any iterable, by mistake a str: tupled below
         if isinstance(tags, str) or not all(isinstance(t, str) for t in tags):
             raise TypeError(f"tags must be a list of str, got {tags!r}")
         object.__setattr__(self, "tags", tuple(tags))

@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, cast
 
 from memlib._util import check_fraction, check_positive_int, parse_when
 from memlib.archival import ArchivalRecord, ArchivalStore
@@ -202,7 +202,7 @@ class Report:
         seen = set()
         while self.validity[rid].status == "duplicate" and rid not in seen:
             seen.add(rid)
-            rid = self.validity[rid].replaced_by
+            rid = cast(str, self.validity[rid].replaced_by)  # a duplicate always names its newer restatement
         return rid
 
     def history(self, record_id: str) -> list[ArchivalRecord]:
@@ -449,7 +449,8 @@ def score_against_links(report: Report, links: Iterable) -> LinkScore:
         if kind not in kinds:
             raise ValueError(f"unknown link kind {kind!r}; expected 'supersedes' or 'near_duplicate'")
         gold[(new, old)] = kinds[kind]
-    found = {(m.kept_id, m.retired_id): m.kind for m in report.merges if m.kind != "invalidate"}
+    # an invalidation (the only merge without a kept record) links nothing
+    found = {(m.kept_id, m.retired_id): m.kind for m in report.merges if m.kept_id is not None}
     correct = tuple(sorted(p for p, k in found.items() if gold.get(p) == k))
     wrong = tuple(sorted(p for p, k in found.items() if p in gold and gold[p] != k))
     unexpected = tuple(sorted(p for p in found if p not in gold))

@@ -277,9 +277,6 @@ class MainContext:
                 profile = PROFILES[profile]
             if not isinstance(profile, PagingProfile):
                 raise TypeError(f"profile must be a name in PROFILES or a PagingProfile, got {type(profile).__name__}")
-            warn_at = profile.warn_at
-            flush_at = profile.trigger_at if profile.trigger == "before_append" else 1.0
-            evict_to = profile.amount if profile.evict == "to_share" else None
         elif 0 < evict_to < warn_at <= flush_at <= 1.0:
             profile = PagingProfile("custom", "explicit thresholds", warn_at=warn_at, trigger="before_append",
                                     trigger_at=flush_at, evict="to_share", amount=evict_to)
@@ -297,7 +294,10 @@ class MainContext:
         self._core_memory = core_memory
         self.summarizer = summarizer if summarizer is not None else NoSummarizer()
         self.recall = recall if recall is not None else RecallStore()
-        self.warn_at, self.flush_at, self.evict_to = warn_at, flush_at, evict_to
+        # The profile's thresholds (a "custom" profile holds the explicit ones).
+        self.warn_at: float | None = profile.warn_at
+        self.flush_at = profile.trigger_at if profile.trigger == "before_append" else 1.0
+        self.evict_to: float | None = profile.amount if profile.evict == "to_share" else None
         self.profile = profile
         self.counter = counter
         # The summary gets a fixed slice of the window, reserved up front, so a
@@ -312,7 +312,7 @@ class MainContext:
         self._system_used = counter(_system_piece(system_prompt))
         self._queue: deque[tuple[Message, int]] = deque()
         self._messages_used = 0
-        self._core_version = None
+        self._core_version: object = None  # a CoreMemory's version, or _UNCOUNTED to force a count
         self._core_used = 0
         self._refresh_core()
         self._warned = False

@@ -502,6 +502,7 @@ class CoreMemory:
         if edit.action == "append":
             self.append(edit.label, edit.content)
         else:
+            assert edit.old_content is not None  # PendingEdit refuses a replace without it
             self.replace(edit.label, edit.old_content, edit.content)
         return self._decide(edit, "confirmed", "confirm", by, reason)
 

@@ -355,7 +355,7 @@ def _normalise_notebook(notebook: object) -> str:
             f"no quiz for notebook {notebook!r}; pass one of {', '.join(QUIZ_NOTEBOOKS)} "
             "(a string like '03' or an int like 3)"
         )
-    return notebook  # type: ignore[return-value]
+    return notebook
 
 
 def _load_quiz(notebook: str) -> Quiz:

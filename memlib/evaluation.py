@@ -30,6 +30,7 @@ import sys
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from memlib._util import check_positive_int
 
@@ -260,8 +261,8 @@ class NaiveBayesGuard:
         from collections import Counter
         from math import log
 
-        counts = {True: Counter(), False: Counter()}
-        docs = Counter()
+        counts: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
+        docs: Counter[bool] = Counter()
         for n in notes:
             counts[n.is_injection].update(_nb_features(n.text))
             docs[n.is_injection] += 1
@@ -284,12 +285,18 @@ class NaiveBayesGuard:
         return f"naive Bayes on {self.trained_on} ({len(self.weights):,} n-grams)"
 
 
+class Guard(Protocol):
+    """What `evaluate_guard` measures: anything that says whether a note's text is flagged."""
+
+    def flags(self, text: str) -> bool: ...
+
+
 @dataclass(frozen=True)
 class EitherGuard:
     """Flags a note when either guard does (rules OR classifier)."""
 
-    first: object
-    second: object
+    first: Guard
+    second: Guard
     name: str = "rules or naive Bayes"
 
     def flags(self, text: str) -> bool:
@@ -380,7 +387,8 @@ def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10,
     scorer = make_scorer(method, analyzer)
     for record in facts:
         scorer.add(record.id, record.text)
-    runs, by_kind = [], {}
+    runs = []
+    by_kind: dict[str, list] = {}
     for q in queries:
         ranked = [doc_id for doc_id, _ in scorer.search(q.question, k)]
         runs.append((ranked, q.relevant_ids))
@@ -447,7 +455,7 @@ def evaluate_retention(summarizer, window: int = RETENTION_WINDOW,
     )
 
 
-def evaluate_guard(guard: KeywordGuard | None = None, notes=None, split: str | None = None) -> GuardResult:
+def evaluate_guard(guard: Guard | None = None, notes=None, split: str | None = None) -> GuardResult:
     """Recall on injections and false-positive rate on benign notes of a guard with `.flags(text)`,
     overall and per family or benign kind (`by_category`)."""
     from memlib import datasets

@@ -225,7 +225,7 @@ class KVPagingPolicy:
         if not view.calls:
             self._current, self._page = self.start_key(view.user_text), 0
             return self._search()
-        result = view.last_result
+        result = view.calls[-1][1]
         if not result.ok and self._page == 0:
             return ToolCall("send_message", {"message": f"search failed: {result.message}"})
         for record in (result.records if result.ok else ()):
@@ -402,7 +402,7 @@ class MultiSessionResult:
         """How many correct paging answers came from each place."""
         counts: dict[str, int] = defaultdict(int)
         for p in self.probes:
-            if p.paging_correct:
+            if p.paging_correct and p.paging_source is not None:
                 counts[p.paging_source] += 1
         return dict(sorted(counts.items()))
 
@@ -427,7 +427,7 @@ def _search_texts(tool: str, query: str, memory: MemorySystem, pages: int) -> li
         result = dispatch(tool, {"query": query, "page": page}, memory)
         if not result.ok or not result.records:
             break
-        texts += [getattr(item, "content", None) or getattr(item, "text", "") for item in result.records]
+        texts += [getattr(item, "content", "") or getattr(item, "text", "") for item in result.records]
     return texts
 
 

@@ -228,8 +228,8 @@ def _sentence(text: str, start: int, end: int) -> str:
         cut = m.end()
     head = before[cut:] if cut >= 0 else before
     after = text[end:end + 300]
-    m = _BOUNDARY.search(after)
-    tail = after[: m.start() + 1] if m else after
+    stop = _BOUNDARY.search(after)
+    tail = after[: stop.start() + 1] if stop else after
     return head + text[start:end] + tail
 
 
@@ -472,7 +472,7 @@ def _goal_hijack(r: Reading) -> list[str]:
     out = []
     for m in _SAY.finditer(t):
         s = t[m.start(): m.start() + 120]
-        s = s[: (_BOUNDARY.search(s).start() + 1) if _BOUNDARY.search(s) else len(s)]
+        s = s[: (stop.start() + 1) if (stop := _BOUNDARY.search(s)) else len(s)]
         payload = QUOTE_MARK in s or re.search(r"\b[A-Z]{4,}\b", masked[m.start(): m.start() + len(s)])
         if payload and re.search(_EXCLUSIVE, _sentence(t, m.start(), m.end())) and _speech_act(t, m.start(), m.end()) \
                 and not _negated(t, m.start()):
@@ -1566,7 +1566,7 @@ def _embedded_calls(text: str) -> list[tuple[str, dict]]:
 
 
 def _search_records(view: Any) -> list[Any]:
-    records = []
+    records: list[Any] = []
     for call, result in getattr(view, "calls", ()):
         if call.name == "archival_memory_search":
             records.extend(r for r in result.records if hasattr(r, "text") and not hasattr(r, "role"))

@@ -42,7 +42,7 @@ import hashlib
 import re
 import threading
 from datetime import datetime
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from memlib._util import utcnow
 from memlib.archival import ArchivalRecord, ArchivalStore, Transition
@@ -181,7 +181,7 @@ class _Connection:
         self.dsn, self.schema, self.kind, self.timeout = dsn, schema, kind, float(timeout)
         self.where = f"{_where(dsn)}, schema {schema}"
         self.lock = threading.RLock()
-        self.conn = None
+        self.conn: Any = None  # a psycopg connection once connected
         self.closed = False
         self.lock_key = f"{kind}.lock"
         self._ensure_schema(tables, meta)
@@ -230,7 +230,7 @@ class _Connection:
                     raise _translate(exc, self.where, action) from None
 
     @contextlib.contextmanager
-    def write(self, action: str) -> Iterator[tuple[object, str]]:
+    def write(self, action: str) -> Iterator[tuple[Any, str]]:  # Any: a psycopg connection (an optional package)
         """One transaction holding the kind's write lock; yields (connection, the lock row's value).
 
         Committed when the block ends, rolled back on any exception. A connection
@@ -355,7 +355,7 @@ def _lock_number(schema: str) -> int:
 
 def _lexemes(tokens) -> list[str]:
     """memlib's tokens as tsvector lexemes: the hex of their UTF-8 bytes (a hash when too long)."""
-    out = {}
+    out: dict[str, None] = {}  # an ordered set
     for token in tokens:
         lexeme = token.encode("utf-8", "surrogatepass").hex()
         if len(lexeme) > _MAX_LEXEME:
@@ -481,6 +481,7 @@ class PostgresArchivalTable:
         with self._db.write(action) as (conn, value):
             # Under the write lock: what others committed since our last look comes first.
             changes = self._changes(conn, self._db.as_int("archival.lock", value))
+            assert self._rev is not None  # _changes() has pulled a revision
             writer = _ArchivalWriter(self._db, conn, self._rev + 1)
             yield writer, changes
             writer.flush()
@@ -663,7 +664,8 @@ class PostgresRecallTable:
 
 class _RecallWriter:
     def __init__(self, db: _Connection, conn) -> None:
-        self.db, self.conn, self.last_seq = db, conn, None
+        self.db, self.conn = db, conn
+        self.last_seq: int | None = None
 
     def insert(self, message: Message) -> None:
         (self.last_seq,) = self.conn.execute(self.db.in_schema(

@@ -9,7 +9,7 @@ module never summarises or deletes.
 from __future__ import annotations
 
 from datetime import datetime, time
-from typing import Iterator
+from typing import Iterator, cast
 
 from memlib._util import check_page, check_positive_int, is_int, parse_day, utcnow
 from memlib._util import naive_utc as _naive_utc
@@ -112,7 +112,7 @@ class RecallStore(OnTable):
         size = check_page(page_size, page, self.page_size, "page_size")
         with self._current():
             ranked = self._index.search(query, k=(page + 1) * size)
-            return [self._by_id[i] for i, _ in ranked[page * size:]]
+            return [self._by_id[cast(int, i)] for i, _ in ranked[page * size:]]  # the index holds message ids
 
     def conversation_search_date(self, start_date, end_date, page: int = 0,
                                  page_size: int | None = None) -> list[Message]:

@@ -76,7 +76,9 @@ def _mark_class(below: int = 0x110000) -> str:
     are marks) would fall apart into single letters. Marks only occur below U+20000
     and in plane 14 (variation selectors); scanning just those takes milliseconds.
     """
-    spans, start, prev = [], None, -2
+    spans: list[tuple[int, int]] = []
+    start: int | None = None
+    prev = -2
     for lo, hi in ((0, min(below, 0x20000)), (0xE0000, min(below, 0xE1000))):
         for cp in range(lo, hi):
             if unicodedata.category(chr(cp))[0] == "M":

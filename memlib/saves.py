@@ -364,13 +364,13 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
     name = _FILES["recall"]
     if name in data:
         page = (settings.get("recall") or {}).get("page_size", 5)
-        agent.recall = RecallStore(page_size=page)
+        recall = agent.recall = RecallStore(page_size=page)
         for i, item in _lines(root / name, data[name]):
-            _parse(root / name, lambda: agent.recall.add(Message.from_dict(item)), line=i)
+            _parse(root / name, lambda: recall.add(Message.from_dict(item)), line=i)
     name = _FILES["archival"]
     if name in data:
         conf = settings.get("archival") or {}
-        agent.archival = _parse(root / name, lambda: ArchivalStore(
+        archival = agent.archival = _parse(root / name, lambda: ArchivalStore(
             scorer=conf.get("scorer", "bm25"), page_size=conf.get("page_size", 5), next_id=conf.get("next_id", 1)))
         records, seen = [], set()
         for i, item in _lines(root / name, data[name]):
@@ -382,7 +382,7 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
         history_name = _FILES["archival_history"]
         history = [_parse(root / history_name, lambda: Transition.from_dict(item), line=i)
                    for i, item in _lines(root / history_name, data.get(history_name, b""))]
-        _parse(root / name, lambda: agent.archival.add_records(records, history))
+        _parse(root / name, lambda: archival.add_records(records, history))
     name = _FILES["context"]
     if name in data:
         state = _parse(root / name, lambda: json.loads(data[name].decode("utf-8")))

@@ -20,6 +20,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any
 from dataclasses import dataclass
 
 from memlib.retrieval import STOPWORDS, BM25Index, TokenOverlap, tokenize
@@ -100,7 +101,7 @@ def make_corpus(n_docs: int, seed: int = 1, vocabulary: int = 50_000, n_queries:
     for _ in range(n_docs):
         n = min(80, max(5, int(rng.lognormvariate(3.0, 0.5))))
         texts.append(" ".join(rng.choices(words, cum_weights=cumulative, k=n)).capitalize() + ".")
-    queries = []
+    queries: list[str] = []
     while len(queries) < n_queries:
         # words as written (not stems), so every analyzer gets the text a user would type
         source = [w for w in texts[rng.randrange(n_docs)].lower().rstrip(".").split() if w not in STOPWORDS]
@@ -109,7 +110,7 @@ def make_corpus(n_docs: int, seed: int = 1, vocabulary: int = 50_000, n_queries:
     return Corpus(texts, [tokenize(t) for t in texts], queries, [tokenize(q) for q in queries], vocabulary, seed)
 
 
-def time_each(fn: Callable[[object], object], items: Iterable, repeats: int) -> list[float]:
+def time_each(fn: Callable[[Any], object], items: Iterable, repeats: int) -> list[float]:
     """Seconds per call of `fn(item)`, every item `repeats` times (interleaved so drift averages out)."""
     items = list(items)
     out = []
@@ -131,7 +132,7 @@ def median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1e3
 
 
-def scorer_engine(make_index: Callable[[], object], doc_id: Callable[[int], Hashable] = int):
+def scorer_engine(make_index: Callable[[], Any], doc_id: Callable[[int], Hashable] = int):
     """An engine for memlib's scorers: every note is added to `make_index()` under `doc_id(i)`.
 
     Example: `scorer_engine(BM25Index, lambda i: f"arc-{i:06d}")` times the index with string ids.

@@ -175,8 +175,8 @@ def next_session_view(procedures: ProceduralMemory, queries, top_k: int = 5) -> 
     current_ids = {rule.id for rule in procedures.current().values()}
     current_values = {rule.name: rule.value for rule in procedures.current().values()}
     block = procedures.core.get(procedures.label).value
-    lines = [_LINE.match(line.strip()) for line in block.splitlines() if line.strip()]
-    lines = [m for m in lines if m]
+    matches = (_LINE.match(line.strip()) for line in block.splitlines() if line.strip())
+    lines = [m for m in matches if m]
     seen, dup_lines, stale_lines = set(), 0, 0
     for m in lines:
         dup_lines += m["name"] in seen

@@ -31,7 +31,7 @@ import threading
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Literal, overload
 
 from memlib._util import is_int, shown, utcnow
 from memlib.archival import ArchivalRecord, ArchivalStore, Transition
@@ -332,6 +332,8 @@ class _SQLiteFile:
     def meta_int(self, key: str, default: int) -> int:
         value = self.meta(key, str(default))
         try:
+            if value is None:  # a NULL in the file
+                raise TypeError
             return int(value)
         except (TypeError, ValueError):
             raise StorageCorruptError(
@@ -424,7 +426,8 @@ _FIELD_ORDER = ("session_id", "turn_id", "source_url", "created_at", "tool_call_
 
 def _decode_row(row, names: tuple[str, ...], ints: tuple[str, ...], path: str, table: str, build):
     """A raw row (TEXT as bytes) -> the object `build(fields)` makes, or a BadRow saying why not."""
-    seq, fields = row[0], {}
+    seq = row[0]
+    fields: dict[str, object] = {}
     for name, value in zip(names, row[1:]):
         if isinstance(value, bytes):
             try:
@@ -460,6 +463,10 @@ def _record_from_fields(f: dict) -> ArchivalRecord:
                           valid_to=_iso(f, "valid_to", optional=True), superseded_by=f["superseded_by"])
 
 
+@overload
+def _iso(f: dict, name: str, optional: Literal[False] = False) -> datetime: ...
+@overload
+def _iso(f: dict, name: str, optional: bool) -> datetime | None: ...
 def _iso(f: dict, name: str, optional: bool = False) -> datetime | None:
     value = f[name]
     if value is None and optional:
@@ -505,6 +512,7 @@ def _message_from_fields(f: dict) -> Message:
 def _message_row(m: Message) -> tuple:
     """A message as the values of _MESSAGE_FIELDS."""
     arguments = None if m.arguments is None else json.dumps(m.arguments, ensure_ascii=False)
+    assert m.timestamp is not None  # RecallStore.add stamps a message before it is written
     return (m.id, m.role, m.content, m.timestamp.isoformat(), m.tool_call_id, m.name, m.session_id,
             arguments, m.thought)
 
@@ -590,7 +598,7 @@ class SQLiteArchivalTable:
         self.path = self.name = self._db.path
         self.read_only = read_only
         self._rev: int | None = None  # the last revision pulled; None: nothing yet
-        self._version = None
+        self._version: int | None = None
         try:
             with self._db.lock:
                 if not self.fts5 and not read_only:
@@ -675,6 +683,7 @@ class SQLiteArchivalTable:
             with self._db.write(action) as conn:
                 # Under the write lock: what others committed since our last look comes first.
                 changes = self._changes(conn)
+                assert self._rev is not None  # _changes() has pulled a revision
                 writer = _ArchivalWriter(conn, self._rev + 1, self.fts5)
                 yield writer, changes
                 if writer.wrote:
@@ -872,7 +881,7 @@ class SQLiteRecallTable:
         self.path = self.name = self._db.path
         self.read_only = read_only
         self._last_seq: int | None = None
-        self._version = None
+        self._version: int | None = None
 
     def pull(self) -> Changes | None:
         db = self._db
@@ -917,7 +926,8 @@ class SQLiteRecallTable:
 
 class _RecallWriter:
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn, self.last_seq = conn, None
+        self.conn = conn
+        self.last_seq: int | None = None
 
     def insert(self, message: Message) -> None:
         self.last_seq = self.conn.execute(

@@ -587,7 +587,8 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [spec.schema() for spec in TOOLS.values()]
 
 # -- dispatch ---------------------------------------------------------------------
 
-_JSON_TYPES = {"string": (str,), "integer": (int,), "boolean": (bool,)}
+# Any, not tuple[type, ...]: the checks below tell the value's type by param.type, after isinstance.
+_JSON_TYPES: dict[str, Any] = {"string": (str,), "integer": (int,), "boolean": (bool,)}
 
 
 def _safe_text(exc: BaseException, limit: int = 300) -> str:
@@ -681,7 +682,7 @@ def dispatch(call_name: Any, arguments: Any, memory: MemorySystem) -> ToolResult
     result always asks for a heartbeat, as MemGPT does, so the agent gets a
     chance to correct the call.
     """
-    name = "the tool"
+    name: str | None = "the tool"
     try:
         if not isinstance(memory, MemorySystem):
             raise _ToolError(
@@ -728,15 +729,15 @@ def result_message(result: ToolResult, call_id: str, name: str | None = None,
         return Message.tool(ToolResult(result.status, text).to_content(), call_id, name=name)
 
     full = build(result.message)
-    room = context.room(full) if context is not None else None
-    if len(result.message) <= RESULT_CHAR_LIMIT and (room is None or context.message_tokens(full) <= room):
+    room = context.room(full) if context is not None else 0  # read only with a context
+    if len(result.message) <= RESULT_CHAR_LIMIT and (context is None or context.message_tokens(full) <= room):
         return full
 
     def cut(n: int) -> Message:
         return build(result.message[:n] + f" [cut to {n} of {len(result.message):,} characters to fit]")
 
     def fits(n: int) -> bool:
-        return room is None or context.message_tokens(cut(n)) <= room
+        return context is None or context.message_tokens(cut(n)) <= room
 
     lo, hi = 0, min(len(result.message), RESULT_CHAR_LIMIT)
     while lo < hi:  # the longest prefix that fits (token counts grow with the prefix)

@@ -310,7 +310,8 @@ class ProceduralMemory:
     def render(self) -> tuple[str, list[Rule]]:
         """The block text from the current rules, and the rules left out to stay within the limit."""
         limit = self.core.get(self.label).limit
-        kept, left_out = [], []
+        kept: list[str] = []
+        left_out: list[Rule] = []
         for rule in self.current().values():
             line = rule.line()
             if len("\n".join(kept + [line])) <= limit:
@@ -769,6 +770,7 @@ def measure_retrieval(scenario: WorkflowScenario | None = None, k: int = 5) -> d
         probes.append((f"lookups ({kind})", [(lk["query"], lk["needs"], None) for lk in scenario.lookups
                                              if lk["kind"] == kind]))
     policy = ProcedurePolicy()
+    row: dict[str, Any]  # a table row: text, counts and shares
     for sleep in (False, True):
         procedures = run_scenario(scenario, sleep_time=sleep, until="w3").procedures
         current = procedures.current()

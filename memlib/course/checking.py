@@ -420,6 +420,7 @@ def graded(grade_id: str, description: str = "", *,
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> Any:
             watch = _ReferenceWatch(references)
+            problem: CheckFailed | None
             try:
                 with watch:
                     watch.inspect_answer([*args, *kwargs.values()])

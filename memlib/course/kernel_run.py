@@ -194,7 +194,7 @@ def run_notebook(
     cells = nb.get("cells", [])
     result = NotebookRun([])
     # jupyter_client 8 wants a zmq.Context here, 7.x (Colab's) a zmq.asyncio.Context: ask the client.
-    context_class = BlockingKernelClient.class_traits()["context"].klass
+    context_class = getattr(BlockingKernelClient.class_traits()["context"], "klass", None)  # an Instance trait
     context = (context_class if isinstance(context_class, type) else zmq.Context)()
     context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
     context.setsockopt(zmq.RCVHWM, 256)

@@ -286,6 +286,7 @@ def _solution_lines(source: str) -> set[int]:
     return lines
 
 
+_COMPARE_SWAPS: dict[type[ast.cmpop], list[type[ast.cmpop]]]
 _COMPARE_SWAPS = {ast.Lt: [ast.LtE, ast.Gt], ast.LtE: [ast.Lt, ast.GtE], ast.Gt: [ast.GtE, ast.Lt],
                   ast.GtE: [ast.Gt, ast.LtE], ast.Eq: [ast.NotEq], ast.NotEq: [ast.Eq], ast.In: [ast.NotIn],
                   ast.NotIn: [ast.In], ast.Is: [ast.IsNot], ast.IsNot: [ast.Is]}
@@ -310,7 +311,7 @@ def _short(node: ast.AST) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
-def _sites(tree: ast.Module, lines: set[int]) -> Iterator[tuple[str, ast.AST, Callable[[ast.AST], Any]]]:
+def _sites(tree: ast.Module, lines: set[int]) -> Iterator[tuple[str, ast.AST, Callable[..., Any] | None]]:
     """(operator, node, how to mutate a copy of it) for every mutation site inside the solution lines."""
     for node in ast.walk(tree):
         if getattr(node, "lineno", None) not in lines:
@@ -345,7 +346,7 @@ def _functions(tree: ast.Module, lines: set[int]) -> Iterator[ast.FunctionDef]:
             yield node
 
 
-def _replace_statement(tree: ast.Module, target: ast.stmt, new: list[ast.stmt]) -> bool:
+def _replace_statement(tree: ast.AST, target: ast.AST, new: list[ast.stmt]) -> bool:
     for parent in ast.walk(tree):
         for name in ("body", "orelse", "finalbody", "handlers"):
             block = getattr(parent, name, None)
@@ -377,7 +378,7 @@ def mutants(exercise: Exercise) -> list[Mutant]:
         mutated = copy.deepcopy(tree)
         twin = _nth_same(mutated, tree, node)
         before = _short(twin)
-        if operator == "drop":
+        if change is None:  # "drop"
             if not _replace_statement(mutated, twin, [ast.Pass()]):
                 continue
             add(operator, before, "pass", mutated)
@@ -391,6 +392,7 @@ def mutants(exercise: Exercise) -> list[Mutant]:
             mutated = copy.deepcopy(tree)
             twin = _nth_same(mutated, tree, function)
             for ret in [n for n in ast.walk(twin) if isinstance(n, ast.Return) and n.value is not None]:
+                assert ret.value is not None  # kept by the filter above
                 _replace_statement(twin, ret, ast.parse(
                     f"_mut_result = {ast.unparse(ret.value)}\n_mut_change_input({param})\nreturn _mut_result").body)
             add("mutate-input", f"{function.name}({param})", f"{param} changed in place", mutated)
@@ -399,6 +401,7 @@ def mutants(exercise: Exercise) -> list[Mutant]:
             twin = _nth_same(mutated, tree, function)
             key = f"len({params[0]}) if hasattr({params[0]}, '__len__') else {params[0]}"
             for ret in [n for n in ast.walk(twin) if isinstance(n, ast.Return) and n.value is not None]:
+                assert ret.value is not None  # kept by the filter above
                 _replace_statement(twin, ret, ast.parse(
                     f"_mut_state.setdefault(('{function.name}', {key}), {ast.unparse(ret.value)})\n"
                     f"return _mut_state[('{function.name}', {key})]").body)

@@ -24,7 +24,7 @@ import html
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from memlib._util import is_int, shorten
 
@@ -76,7 +76,8 @@ class Question:
     @classmethod
     def from_data(cls, data: Any) -> "Question":
         """Build from a dict (quiz JSON) or any object with the same attributes."""
-        get = data.get if isinstance(data, dict) else (lambda key, default=None: getattr(data, key, default))
+        get: Callable[..., Any] = (data.get if isinstance(data, dict)
+                                   else (lambda key, default=None: getattr(data, key, default)))
         missing = [k for k in ("question", "options", "answer") if get(k) is None]
         if missing:
             raise ValueError(f"quiz question is missing {', '.join(missing)}: {data!r}")
@@ -290,7 +291,7 @@ def show_quiz(notebook: str | int) -> None:
     try:
         from IPython import get_ipython
     except ImportError:
-        get_ipython = None  # type: ignore[assignment]
+        get_ipython = None
     if get_ipython is not None and get_ipython() is not None:
         quiz._ipython_display_()
     else:

@@ -281,7 +281,7 @@ def resolve(kind: str = "auto", limits: Limits | None = None) -> tuple[Sandbox, 
         return Sandbox("none", limits), f"warning: grading without a sandbox (--sandbox none): {MISSING_PROTECTION}."
     bwrap = shutil.which("bwrap") if sys.platform.startswith("linux") else None
     problem = "bwrap is not installed" if bwrap is None else _probe(bwrap)
-    if problem:
+    if bwrap is None or problem:
         if kind == "bwrap":
             raise SandboxError(f"cannot use the bubblewrap sandbox: {problem}; {INSTALL_HINT}")
         return Sandbox("none", limits), (

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 __all__ = ["exercise_key", "release_exercises", "added_cells", "clean_notebook", "reaches_in", "check_modules"]
 
@@ -267,7 +267,7 @@ def reaches_in(source: str, check_modules: Iterable[str] = ()) -> list[str]:
     return found
 
 
-def _module(name: str, add: Iterable) -> None:
+def _module(name: str, add: Callable[[str], None]) -> None:
     for prefix, label in MODULES.items():
         if name == prefix or name.startswith(prefix + "."):
-            add(label)  # type: ignore[operator]
+            add(label)

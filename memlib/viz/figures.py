@@ -61,7 +61,8 @@ def _go():
     return go
 
 
-def _thresholds(window: int, warn_at: float, flush_at: float, evict_to: float) -> list[tuple[str, float, str, str]]:
+def _thresholds(window: int, warn_at: float | None, flush_at: float | None,
+                evict_to: float | None) -> list[tuple[str, float, str, str]]:
     """(name, tokens, dash, label) for the lines of the paging policy (None: a profile without that line)."""
     lines = [
         ("evict target", evict_to, "dot", "evict target"),
@@ -91,9 +92,9 @@ def _threshold_lines(fig, window, warn_at, flush_at, evict_to, *, vertical: bool
                                    font=dict(size=10, color=line["color"]))
 
 
-def _segments_of(obj, window: int | None) -> tuple[dict[str, int], int, dict[str, float]]:
+def _segments_of(obj, window: int | None) -> tuple[dict[str, int], int, dict[str, float | None]]:
     """Segments, window and policy thresholds from a MainContext, Snapshot or mapping."""
-    policy = {"warn_at": 0.7, "flush_at": 1.0, "evict_to": 0.5}
+    policy: dict[str, float | None] = {"warn_at": 0.7, "flush_at": 1.0, "evict_to": 0.5}
     if isinstance(obj, Snapshot):
         segs, default_window = dict(obj.segments), obj.window
         policy = {"warn_at": obj.warn_at, "flush_at": obj.flush_at, "evict_to": obj.evict_to}
@@ -148,7 +149,8 @@ def context_bar(ctx_or_segments, window: int | None = None, *, warn_at: float | 
     return _stacked_bar(parts, window, (warn_at, flush_at, evict_to), title=title, height=height)
 
 
-def _stacked_bar(parts: list[tuple[str, str, int]], window: int, policy: tuple[float, float, float], *,
+def _stacked_bar(parts: list[tuple[str, str, int]], window: int,
+                 policy: tuple[float | None, float | None, float | None], *,
                  title: str | None, height: int) -> "go.Figure":
     """One horizontal stacked bar from (label, colour, tokens) parts, with the policy lines."""
     go = _go()

@@ -11,6 +11,7 @@ table of each profile's state at that turn. The paging itself is
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from memlib._util import check_positive_int
 from memlib.context import PROFILES, PagingProfile
@@ -18,6 +19,9 @@ from memlib.viz.figures import LINE_COLORS, TEMPLATE, _go, _timeline_traces
 from memlib.viz.replay import Snapshot, replay
 from memlib.viz.tables import table_html
 from memlib.viz.widgets import _check_turn, _Explorer, _widgets
+
+if TYPE_CHECKING:  # plotly is imported lazily at run time
+    import plotly.graph_objects as go
 
 __all__ = ["profile_histories", "profile_comparison", "profile_state_rows", "ProfileExplorer"]
 

@@ -15,6 +15,7 @@ import html
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from memlib.archival import ArchivalRecord, Hit
 from memlib import retrieval
@@ -69,7 +70,7 @@ class _Explorer:
     """Shared plumbing: the container, display, and redrawing a figure into an Output."""
 
     _container = None
-    _out = None
+    _out: Any = None  # the ipywidgets Output each explorer makes for its figure
     _figure = None
 
     @property
@@ -226,7 +227,7 @@ class ContextStepper(_Explorer):
     def render_html(self) -> str:
         """The summary and the messages so far, evicted ones greyed (HTML, escaped)."""
         s = self.state
-        seen = [h.message for h in self.history[1:self.position + 1]]
+        seen = [h.message for h in self.history[1:self.position + 1] if h.message is not None]  # none at the start
         in_context = set(s.in_context)
         evicted = [m for m in seen if m.id not in in_context]
         # a long conversation scrolls inside the widget instead of stretching the page

@@ -214,7 +214,7 @@ def play_sessions(decider: Any, label: str | None = None, fresh_sessions: bool =
     context = MainContext(window=window, summarizer=ExtractiveSummarizer(), summary_tokens=summary_tokens)
     memory = MemorySystem(context=context, clock=clock)
     agent = Agent(_new_decider(make, "the multi-session run"), memory, max_heartbeats=max_heartbeats)
-    run = SessionsRun(label or getattr(decider, "__name__", repr(decider)),
+    run = SessionsRun(label or str(getattr(decider, "__name__", repr(decider))),
                       settings={"window": window, "fresh_sessions": fresh_sessions, "turns": len(turns),
                                 "questions": len(questions)})
 

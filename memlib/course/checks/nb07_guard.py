@@ -84,7 +84,7 @@ def _as_flag(result: Any, note_id: str) -> bool:
     trusted = result.trusted
     expect(isinstance(trusted, bool), f"Verdict.trusted for {note_id} is {trusted!r}, not True or False",
            "set trusted=False for instruction-shaped text, True otherwise")
-    reasons = getattr(result, "reasons", None)
+    reasons: Any = getattr(result, "reasons", None)  # checked below
     expect(isinstance(reasons, (list, tuple)) and all(isinstance(r, str) for r in reasons),
            f"Verdict.reasons for {note_id} is {reasons!r}, not a list of str",
            "collect one readable string per rule that fired")

@@ -86,7 +86,7 @@ def consolidation_world(name: str = "development"):
         from memlib.archival import ArchivalRecord
         from memlib.datasets import FactLink
 
-        records = [ArchivalRecord(i, text, tags=tags, session_id="s-edge", created_at=at, trust="trusted")
+        records = [ArchivalRecord(i, text, tags=tags, session_id="s-edge", created_at=parse_when(at), trust="trusted")
                    for i, text, tags, at in EDGE_RECORDS]
         links, ends = [FactLink(*link) for link in EDGE_LINKS], EDGE_ENDS
     else:
@@ -180,8 +180,9 @@ def grade_pass(pass_fn: Callable, world: str = "development") -> PassGrade:
         if record.superseded_by is None:
             continue
         newer = after.get(record.superseded_by)
-        expect(newer is not None, f"{record.id} is superseded by {record.superseded_by!r}, which is not in the store",
-               "supersede with the id of a record in the store")
+        if newer is None:
+            raise CheckFailed(f"{record.id} is superseded by {record.superseded_by!r}, which is not in the store",
+                              "supersede with the id of a record in the store")
         if newer.created_at == record.created_at:
             raise CheckFailed(
                 f"wrong direction: {_label(store, record.id)} is superseded by {_label(store, newer.id)}, written at "
