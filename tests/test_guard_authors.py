@@ -47,7 +47,9 @@ def test_a_rotation_row_pays_only_with_more_recall_within_the_false_positive_lim
     assert not keep and HELD_OUT_AUTHORS[-1] in why
 
 
+# The rotation trains six classifiers (about 45 s): the two tests that read it share a worker and its cache.
 @pytest.mark.slow
+@pytest.mark.xdist_group("guard_authors")
 def test_leave_one_author_out_trains_without_the_author_it_measures(capsys):
     rows = leave_one_author_out()
     assert [r.held_out for r in rows] == list(AUTHORS)
@@ -62,6 +64,7 @@ def test_leave_one_author_out_trains_without_the_author_it_measures(capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("guard_authors")
 def test_notebook_07_verdicts_on_authors_and_languages_hold():
     # notebook 07: "on the fifth author's [Chinese] about six injections in ten and ... one honest note in
     # twenty, ... code-switched about two in three; ... 0.80 at no more than 0.05 ... on the fourth author's

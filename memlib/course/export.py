@@ -158,7 +158,7 @@ def read_gradebook(path: str | Path) -> Gradebook:
     handed_in: set[tuple[str, str]] = set()
     for line, row in enumerate(rows, start=2):
         try:
-            points, most = float(row["points"]), float(row["max_points"])
+            got, most = float(row["points"]), float(row["max_points"])
         except (TypeError, ValueError):
             raise ExportError(f"{path} row {line}: points {row['points']!r} / {row['max_points']!r} are not numbers: "
                               "not a gradebook written by `python -m memlib grade`") from None
@@ -168,7 +168,7 @@ def read_gradebook(path: str | Path) -> Gradebook:
         if row["notebook"] not in notebooks:
             notebooks.append(row["notebook"])
         total = totals.setdefault(key, [0.0, 0.0])
-        total[0] += points
+        total[0] += got
         total[1] += most
         if row["status"] != "missing":
             handed_in.add(key)
@@ -178,8 +178,8 @@ def read_gradebook(path: str | Path) -> Gradebook:
             raise ExportError(f"{path}: {notebook} is worth {max_points[notebook]:g} points for some students and "
                               f"{most:g} for {student!r}: grade everyone against one release")
     points: dict[str, dict[str, float | None]] = {}
-    for (student, notebook), (got, _) in totals.items():
-        points.setdefault(student, {})[notebook] = got if (student, notebook) in handed_in else None
+    for (student, notebook), (summed, _) in totals.items():
+        points.setdefault(student, {})[notebook] = summed if (student, notebook) in handed_in else None
     return Gradebook(notebooks, max_points, points)
 
 
@@ -247,9 +247,9 @@ def _match(book: Gradebook, roster: list[dict[str, str]]) -> tuple[list[_Person]
     by_student = {p.fields["student"]: p for p in people if p.fields["student"]}
     by_id = {p.fields["id"]: p for p in people if p.fields["id"]}
     by_name: dict[str, list[_Person]] = {}
-    for person in people:
-        if person.fields["name"]:
-            by_name.setdefault(person.fields["name"], []).append(person)
+    for each in people:
+        if each.fields["name"]:
+            by_name.setdefault(each.fields["name"], []).append(each)
     unmatched: dict[str, str] = {}
     for student in book.points:
         key = KEY_RE.match(student)
