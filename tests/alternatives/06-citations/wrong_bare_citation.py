@@ -1,0 +1,17 @@
+"""Wrong: builds the citation by hand as Citation(record.id), losing session, turn and source url (incomplete provenance); the support rule is fine."""
+from memlib.citations import CitedAnswer, Citation
+from memlib.retrieval import tokenize
+
+QUESTION_WORDS = {"tell", "say", "know", "remember", "much", "many", "time"}
+
+
+def answer_with_citations(question, store):
+    """Answer `question` from `store` with citations, or say that memory has no support."""
+    records = [set(tokenize(r.text)) for r in store]
+    words = {t for t in tokenize(question) if t not in QUESTION_WORDS and len(t) > 1}
+    rare = {w for w in words if records and sum(w in r for r in records) <= 0.25 * len(records)}
+    if rare:
+        for hit in store.search(question, top_k=5):
+            if 2 * len(rare & set(tokenize(hit.record.text))) > len(rare):
+                return CitedAnswer(hit.record.text, (Citation(hit.record.id),))
+    return CitedAnswer("I could not find that in my memory.")
