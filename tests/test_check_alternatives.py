@@ -277,12 +277,14 @@ def test_bm25_rejects_flooring_an_idf_of_exactly_zero():
     rejects(check_bm25, floors_zero, "exactly half")
 
 
-def test_bm25_rejects_crashing_on_an_empty_corpus():
+def test_bm25_accepts_crashing_on_an_empty_corpus():
+    # The stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does
+    # not ask: an answer that divides by the number of documents is as correct as one that returns [].
     def divides_by_zero(query_tokens, docs_tokens, k1=1.5, b=0.75, epsilon=0.25):
         avgdl = sum(map(len, docs_tokens)) / len(docs_tokens)
         return bm25_term_at_a_time(query_tokens, docs_tokens, k1, b, epsilon) if avgdl else []
 
-    rejects(check_bm25, divides_by_zero, "crashed with ZeroDivisionError", "no documents")
+    accepts(check_bm25, divides_by_zero)
 
 
 # -- 04 page fault ------------------------------------------------------------------------

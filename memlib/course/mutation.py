@@ -83,6 +83,8 @@ _UNEXERCISED_RESERVE = ('not exercised, rather than equivalent: no scenario of t
                         'statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes '
                         'the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust '
                         'the cap')
+_EMPTY_CORPUS = ('not exercised, rather than equivalent: the stub does not say what an empty corpus gives '
+                 '(rank-bm25 itself raises), so the check does not ask')
 _EXCERPT_LENGTH = ('how many characters of the matched words a reason quotes is free: the stub asks for a '
                    'readable reason, not its length')
 
@@ -119,6 +121,10 @@ EQUIVALENT: dict[tuple[str, str], str] = {
         "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
     ('02-summarizer', 'constant: 1 -> 0'):
         "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+    ('03-bm25', 'drop: if n_docs == 0:     return [] -> pass'): _EMPTY_CORPUS,
+    ('03-bm25', 'return: return [] -> return None'): _EMPTY_CORPUS,
+    ('03-bm25', 'drop: return [] -> pass'): _EMPTY_CORPUS,
+    ('03-bm25', 'constant: 0 -> -1'): _EMPTY_CORPUS,
     ('03-bm25', 'constant: 0.0 -> 1.0'):
         'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
     ('03-bm25', 'constant: 0.0 -> -1.0'):
