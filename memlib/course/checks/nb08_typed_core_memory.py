@@ -54,16 +54,37 @@ def _schema_errors(doc: dict, schema: dict) -> str | None:
 
 
 def _refused(action: Callable[[], Any]) -> bool:
-    """True when `action` raised a ValueError (CoreMemoryError), KeyError or jsonschema ValidationError."""
-    import jsonschema
-
+    """True when `action` raised: the stub asks edits to refuse, not to raise a given type
+    (CoreMemoryError, ValueError, KeyError, PermissionError are all refusals)."""
     try:
         action()
     except NotImplementedError:
         raise
-    except (ValueError, KeyError, jsonschema.ValidationError):
+    except Exception:
         return True
     return False
+
+
+def _section(prompt: str, label: str) -> tuple[int, int] | None:
+    """(start, end) of block `label`'s tagged section in `prompt`, or None.
+
+    The stub asks for "a tagged section" and leaves its shape free: `<label ...>...</label>`,
+    a self-closing `<label .../>` (an empty block), or a generic tag naming the label in an
+    attribute, `<block label="label" ...>...</block>`.
+    """
+    name = re.escape(label)
+    tag = re.search(rf"<{name}(?=[\s>/])[^>]*?(/?)>", prompt)
+    if tag is None:
+        tag = re.search(rf"<([\w-]+)\s[^>]*?\blabel\s*=\s*[\"']{name}[\"'][^>]*?(/?)>", prompt)
+        element = tag.group(1) if tag else None
+    else:
+        element = label
+    if tag is None:
+        return None
+    if tag.group(tag.lastindex or 0) == "/":
+        return tag.start(), tag.end()
+    close = prompt.find(f"</{element}>", tag.end())
+    return (tag.start(), close + len(f"</{element}>")) if close >= 0 else None
 
 
 def _must_work(action: Callable[[], Any], what: str, hint: str) -> None:
@@ -198,16 +219,20 @@ def check_typed_core_memory(cls: Any) -> None:
     positions = []
     for block in _normalised(letta)["blocks"]:
         label, value, limit = block["label"], block["value"], block["limit"]
-        expect(f"<{label}" in prompt and f"</{label}>" in prompt,
-               f"render() has no <{label} ...> ... </{label}> section",
+        found = _section(prompt, label)
+        expect(found is not None,
+               f"render() has no tagged section for block {label!r} (<{label} ...>...</{label}>, or a tag "
+               f"with label=\"{label}\")",
                "render each block as a tagged section, like memlib's CoreMemory.render()")
-        expect(value in prompt, f"render() does not contain the value of block {label!r}", "put the value inside its tags")
-        expect(f"{len(value)}/{limit}" in prompt,
-               f"render() does not show block {label!r}'s fill level {len(value)}/{limit}",
+        assert found is not None
+        start, end = found
+        section = prompt[start:end]
+        expect(value in section, f"render() does not contain the value of block {label!r} in its section",
+               "put the value inside its tags")
+        expect(f"{len(value)}/{limit}" in section,
+               f"render() does not show block {label!r}'s fill level {len(value)}/{limit} in its section",
                "show characters used against the limit, e.g. characters=\"42/2000\", so the model sees the budget")
-        start = prompt.index(f"<{label}")
-        end = prompt.find(f"</{label}>", start)
-        section = prompt[start:end if end >= 0 else len(prompt)].replace(value, "")
+        section = section.replace(value, "")
         marked = re.search(r"read[_ -]?only(?![_ -]?[=:]\s*[\"']?(?:false|no|0)\b)", section, re.I)
         if block["read_only"]:
             expect(marked, f"render() does not mark block {label!r} as read-only inside its own section",
@@ -254,6 +279,12 @@ def check_typed_core_memory(cls: Any) -> None:
            "refuse it and say what to do: copy the exact text, or append instead")
     expect(_refused(lambda: memory.replace("human", "", "x")), "replace with an empty old text was accepted",
            "an empty old text matches everywhere: refuse it")
+    # An empty old text in a short block, where the result would fit: refused for being empty, not too long.
+    short = cls.from_document({"blocks": [{"label": "notes", "value": "ab", "limit": 100}]})
+    kept = _document(short, "before an empty-old replace in a short block")
+    expect(_refused(lambda: short.replace("notes", "", "x")) and _document(short, "after it") == kept,
+           "replace('notes', '', 'x') on a block holding 'ab' was accepted (it would read 'xaxbx')",
+           "an empty old text matches between every two characters: refuse it before replacing")
     expect(_refused(lambda: memory.append("hobbies", "cello")), "append to a block that does not exist was accepted",
            "raise an error naming the known labels")
     expect(_document(memory, "after refused edits") == before, "a refused edit changed core memory",
