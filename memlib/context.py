@@ -593,13 +593,17 @@ class MainContext:
         tokens = self._summary_piece_tokens(summary)
         note = ""
         if tokens > self.summary_tokens:
-            # A summarizer that ignores its budget must not overflow the window:
-            # keep its newest lines that fit, and say so in the event.
+            # Over the reserve: the summarizer ignored its budget, or kept to it and the tags
+            # around it merged differently at its edges (a token or two). Never overflow the
+            # window: keep the newest lines that fit, then the first words of the last one
+            # (a one-line summary must not vanish for a token), and say so in the event.
             returned = self.counter(summary)
             summary = fit_newest_lines(summary.splitlines(), budget)
             while summary and self._summary_piece_tokens(summary) > self.summary_tokens:
-                summary = summary.split("\n", 1)[1] if "\n" in summary else ""
-            note = f" (summarizer returned {returned} tokens, over its {budget}; truncated)"
+                summary = (summary.split("\n", 1)[1] if "\n" in summary
+                           else summary.rsplit(" ", 1)[0] if " " in summary.strip() else "")
+            why = f"over its {budget}" if returned > budget else f"{budget} allowed, but over the reserve once framed"
+            note = f" (summarizer returned {returned} tokens, {why}; truncated)"
             tokens = self._summary_piece_tokens(summary)
         return summary, tokens, note
 

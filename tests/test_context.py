@@ -469,3 +469,25 @@ def test_a_saved_agent_keeps_its_profile(tmp_path, name):
         for i in range(15):
             c.append(Message.user(f"after the restart {i}: the bus was late again"))
     assert loaded.messages == ctx.messages and loaded.summary == ctx.summary
+
+
+def test_a_one_line_summary_at_its_budget_keeps_its_words_when_the_frame_adds_a_token():
+    # A summary of exactly `budget` tokens can cost a token more once framed (tokens merge at its
+    # edges); the context cuts its last words rather than dropping the whole line.
+    class OneLine:
+        def summarize(self, previous, evicted, max_tokens):
+            words = "the plumber is coming Thursday at 8 to look at the boiler".split()
+            text = ""
+            for i in range(1, 400):
+                trial = " ".join(words[j % len(words)] for j in range(i))
+                if count(trial) > max_tokens:
+                    break
+                text = trial
+            return text
+
+    ctx = MainContext(window=600, summarizer=OneLine(), summary_tokens=60)
+    for i in range(60):
+        ctx.append(Message.user(f"note {i}: the weather was mild and the tea was warm"))
+        assert ctx.used <= ctx.window
+    assert ctx.summary.startswith("the plumber is coming") and ctx.summary_tokens >= ctx._summary_used > 0
+    assert any("over the reserve once framed" in e.detail for e in ctx.events if e.kind == "summarize")

@@ -210,3 +210,21 @@ def test_notebook_02_profile_verdict_holds():
     assert runs["letta_v2"].evictions > runs["letta"].evictions
     assert runs["memgpt"].evictions <= runs["paper"].evictions
     assert max(runs, key=lambda n: runs[n].summary_tokens_in) in ("letta", "letta_v2")
+
+
+def test_notebook_02_states_the_retention_floor_the_check_applies():
+    # exercise 1's stub: "the reference keeps 11.1 % of the facts, so you need 5.6 %, while forgetting and
+    # keeping the newest text both keep 0 %"
+    import json
+    from pathlib import Path
+
+    from memlib.course.checks.nb02_summarizer import _retention_threshold
+    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
+
+    reference = ev.evaluate_retention(ExtractiveSummarizer()).retained
+    baselines = [ev.evaluate_retention(s()).retained for s in (NoSummarizer, TruncatingSummarizer)]
+    need = _retention_threshold(reference, max(baselines))
+    nb = json.loads((Path(__file__).resolve().parent.parent / "solutions" / "02_eviction_summaries.ipynb").read_text())
+    text = "".join("".join(c["source"]) for c in nb["cells"])
+    assert f"the reference keeps {reference:.1%} of the facts, so you need {need:.1%}".replace("%", " %") in text
+    assert baselines == [0.0, 0.0]

@@ -141,6 +141,12 @@ def check_summarizer(summarizer: Any) -> None:
            f"a fact stated in the evicted messages ('Lisbon') is missing although the budget had room: "
            f"{_short(fresh, 120)}",
            "keep what the user said that carries a fact (names, places, numbers)")
+    # Nothing evicted and room to spare: the previous summary's facts survive all the same.
+    unchanged = summarize(_PREVIOUS_SUMMARY, [], 200)
+    lost = [fact for fact in _PREVIOUS_FACTS if fact_retention(unchanged, [fact]) == 0]
+    expect(not lost, f"with nothing evicted and 200 tokens of room, the summary lost {', '.join(map(repr, lost))} "
+           f"of the previous one: {_short(unchanged, 120)}",
+           "with evicted == [] there is nothing new to add: keep the previous summary (trimmed only if over budget)")
     passed("recursive: keeps the previous summary's facts and the evicted facts when there is room")
 
     # 5. useful: keeps more facts than forgetting, and than keeping the newest text
