@@ -83,6 +83,10 @@ _UNEXERCISED_RESERVE = ('not exercised, rather than equivalent: no scenario of t
                         'statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes '
                         'the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust '
                         'the cap')
+_FAILED_RESULT_FREE = ('what follows a Failed result is free within the stub (a reply, not a loop or an exception): '
+                       'without the branch the solution tries conversation_search after the failed archival search '
+                       'and answers with the message that holds the answer, and replies to the failed core edit '
+                       'as to any statement; independently written correct deciders do both')
 _EXCERPT_LENGTH = ('how many characters of the matched words a reason quotes is free: the stub asks for a '
                    'readable reason, not its length')
 
@@ -194,6 +198,10 @@ EQUIVALENT: dict[tuple[str, str], str] = {
         _UNEXERCISED_RESERVE,
     ('05-policy', 'constant: 4 -> 3'):
         _UNEXERCISED_RESERVE,
+    ('05-policy', "drop: if last is not None and (not last.ok):     return reply(f'Sorry, a ... -> pass"):
+        _FAILED_RESULT_FREE,
+    ('05-policy', "drop: return reply(f'Sorry, a memory operation failed: {last.message}') -> pass"):
+        _FAILED_RESULT_FREE,
     ('07-guard', 'constant: 40 -> 41'):
         _EXCERPT_LENGTH,
     ('07-guard', 'constant: 40 -> 39'):
