@@ -443,3 +443,187 @@ def test_what_saving_under_pressure_buys_depends_on_what_survives():
     n = len(saves.answers)
     assert f"{ignores.correct}/{n} when ignoring alerts, {saves.correct}/{n} for the reference" in quiz
     assert f"Ignoring alerts scored {kept_ignoring.correct}/{n}, saving {kept.correct}/{n}" in quiz
+
+
+# -- the independent panel: deciders written from the student notebook alone -------------------
+
+ALTERNATIVES = ROOT / "tests" / "alternatives" / "05-policy"
+
+
+def alternative(name):
+    """MyDecider from tests/alternatives/05-policy/<name>.py, imported by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"alternative_05_{name}", ALTERNATIVES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.MyDecider
+
+
+INDEPENDENT_CORRECT = ["correct_planner", "correct_queue", "correct_stemmed", "correct_thoughtful"]
+
+
+@pytest.mark.parametrize("name", INDEPENDENT_CORRECT)
+def test_independently_written_correct_deciders_pass(name, capsys):
+    """Among them queue and thoughtful, which try conversation_search after the archive fails and cite its message."""
+    check_policy(alternative(name))
+    assert "PASS  all checks for 05-policy" in capsys.readouterr().out
+
+
+def test_the_compact_decider_answers_with_the_wrong_line_and_is_told_so():
+    """Its file says correct, its replies are not: it answers with the first line of a note that shares any word.
+
+    "Where should Biscuit's nail trim be booked?" gets the plumber's line (it shares "be"); in 23 of its 33
+    misses a search had returned the record with the answer. The same decider answering with the line that
+    shares most words answers 28 of 44. Its calls are few (47, about one per question), so the cost hint
+    says the answers, not the calls, are the problem.
+    """
+    with pytest.raises(CheckFailed) as failure:
+        check_policy(alternative("correct_compact"))
+    message = str(failure.value)
+    assert "11 of 44 early-session questions answered, fewer than the 15 needed" in message, message
+    assert "in 23 of the 33 missed, a search returned a record that holds the answer" in message, message
+    assert "matches the question best" in message, message
+    assert "the calls are not too many" in message and "save under pressure rather than" not in message, message
+
+
+WRONG_ALTERNATIVES = {
+    "wrong_answers_unsearched": "which no search returned in this step",
+    "wrong_cites_top_hit": "the answer came from another record than the one cited",
+    "wrong_identity_append": "keeps the old name next to the new one",
+    "wrong_ignores_alert": "was evicted without being saved",
+    "wrong_no_heartbeat": "did not request a heartbeat",
+    "wrong_no_paging": "scenario 'page_two'",
+}
+
+
+@pytest.mark.parametrize("name", list(WRONG_ALTERNATIVES))
+def test_independently_written_wrong_deciders_are_rejected(name):
+    with pytest.raises(CheckFailed) as failure:
+        check_policy(alternative(name))
+    assert WRONG_ALTERNATIVES[name] in str(failure.value), str(failure.value)
+
+
+def test_every_alternative_is_in_a_test():
+    names = {p.stem for p in ALTERNATIVES.glob("*.py")}
+    assert names == set(INDEPENDENT_CORRECT) | {"correct_compact"} | set(WRONG_ALTERNATIVES)
+
+
+# -- hints that match the cause ----------------------------------------------------------------
+
+
+class ForgetsTheName(Planner):
+    """Stores the name in core memory, then answers the identity question without reading it."""
+
+    def in_view(self, view, terms):
+        return "I am not sure." if "name" in terms else super().in_view(view, terms)
+
+
+def test_a_wrong_identity_answer_points_to_core_memory_not_to_search_results():
+    with pytest.raises(CheckFailed) as failure:
+        check_policy(ForgetsTheName)
+    message = str(failure.value)
+    assert "scenario 'identity'" in message and "the reply does not say 'Ines Halloran'" in message, message
+    hint = message.split("Hint:")[1]
+    assert "core memory's human block" in hint and "search returned" not in hint, message
+
+
+class FirstSentence(Planner):
+    """Finds the right record and answers with its first sentence, whatever the question."""
+
+    def answer_with(self, best, ranked):
+        source = Citation.from_message(best) if hasattr(best, "role") else Citation.from_record(best)
+        return f"{re.split(r'(?<=[.!?]) ', _text(best))[0]} {source.format()}"
+
+
+def test_answers_found_but_not_said_are_told_to_use_the_records_they_have():
+    with pytest.raises(CheckFailed) as failure:
+        check_policy(FirstSentence)
+    message = str(failure.value)
+    assert "a search returned a record that holds the answer and the reply did not say it" in message, message
+    assert "matches the question best" in message, message
+    assert "the calls are not too many (1.5 per question asked)" in message, message
+
+
+class AnswersWithTheFirstResult(Planner):
+    """Searches well, then answers with (and cites) the search's first result, even the question itself."""
+
+    def next_call(self, view):
+        call = super().next_call(view)
+        found = [r.records for c, r in view.calls if c.name.endswith("search") and r.ok and r.records]
+        if call.name == "send_message" and found:
+            return _send(self.answer_with(found[-1][0], found[-1]))
+        return call
+
+
+class SearchesForTheWrongWords(Planner):
+    def next_call(self, view):
+        call = super().next_call(view)
+        if call.name.endswith("search"):
+            return _chain(call.name, query="zebra")
+        return call
+
+
+@pytest.mark.parametrize("decider, failure_text, cause", [
+    (AnswersWithTheFirstResult,
+     "scenario 'recall', step 14 ('What did I say about the team offsite?'): the reply does not say 'Corn Exchange'",
+     "a search returned [msg-000000], which holds the answer"),
+    (SearchesForTheWrongWords,
+     "scenario 'page_fault', step 16 ('Which food must Biscuit avoid?'): the reply does not say 'chicken'",
+     "no search in this step returned a record that holds the answer"),
+])
+def test_a_scenario_answer_that_misses_gets_the_hint_of_its_cause(decider, failure_text, cause):
+    with pytest.raises(CheckFailed) as failure:
+        check_policy(decider)
+    message = str(failure.value)
+    assert failure_text in message, message
+    assert cause in message, message
+
+
+class CitesTheQuestionAfterAFailure(Planner):
+    """After the archive fails, searches the conversation and cites the first message it gets: the question."""
+
+    def next_call(self, view):
+        if view.calls and not view.last_result.ok and view.last_call.name == "archival_memory_search":
+            return _chain("conversation_search", query=" ".join(self.terms(view)))
+        if view.calls and view.last_call.name == "conversation_search" and any(
+                not r.ok for _, r in view.calls):
+            first = view.last_result.records[0]
+            return _send(f"{first.content} {Citation.from_message(first).format()}")
+        return super().next_call(view)
+
+
+def test_after_a_failed_search_a_citation_must_hold_the_answer():
+    with pytest.raises(CheckFailed) as failure:
+        check_policy(CitesTheQuestionAfterAFailure)
+    message = str(failure.value)
+    assert "scenario 'failed_search'" in message and "which does not say 'chicken'" in message, message
+
+
+# -- the floor and the ceiling the exercise states ----------------------------------------------
+
+
+def test_the_multi_session_floor_and_ceiling_are_the_stubs_and_come_from_the_panel():
+    """The exercise's figures are true: the panel, the reference and the mistakes measured here."""
+    from memlib.course.checks.nb05_policy import MULTI_SESSION_MAX_CALLS_PER_ANSWER, MULTI_SESSION_MIN_CORRECT
+
+    nb = json.loads((ROOT / "solutions" / "05_who_decides.ipynb").read_text(encoding="utf-8"))
+    stub = " ".join(" ".join("".join(c["source"]).split()) for c in nb["cells"]
+                    if c["cell_type"] == "markdown" and "Exercise 2c" in "".join(c["source"]))
+    panel = [play_sessions(d) for d in [alternative(n) for n in INDEPENDENT_CORRECT] + [Planner, Frugal,
+                                                                                         notebook_solution()]]
+    reference = play_sessions(ReferenceDecider)
+    n = len(reference.answers)
+    low, high = min(r.correct for r in panel), max(r.correct for r in panel)
+    cheap, dear = min(r.cost for r in panel), max(r.cost for r in panel)
+    every_turn = min(play_sessions(d).cost for d in (SearchesEveryTurn, SavesEveryStatement))
+    assert f"at least {MULTI_SESSION_MIN_CORRECT} of the {n} questions" in stub
+    assert f"at most {MULTI_SESSION_MAX_CALLS_PER_ANSWER} memory calls per correct answer" in stub
+    assert f"reference answers {reference.correct} at {reference.cost:.1f} calls per answer" in stub
+    assert f"the correct deciders we tried {low} to {high} at {cheap:.1f} to {dear:.1f}" in stub
+    assert play_sessions(IgnoresAlerts).correct == 0 and "ignoring the alerts answers none" in stub
+    assert f"costs {int(every_turn)} calls or more per answer" in stub
+    # every correct decider clears both with room; the mistakes and the compact decider do not
+    assert low - MULTI_SESSION_MIN_CORRECT >= 4 and MULTI_SESSION_MAX_CALLS_PER_ANSWER >= dear + 0.5
+    assert every_turn >= 2 * MULTI_SESSION_MAX_CALLS_PER_ANSWER
+    assert play_sessions(alternative("correct_compact")).correct < MULTI_SESSION_MIN_CORRECT

@@ -20,6 +20,14 @@ from run import EXERCISES, judge  # noqa: E402  (the report script is the one ha
 
 #: (grade_id, file stem) -> why the check still disagrees (to fix, not to keep).
 EXPECTED_DISAGREEMENTS: dict[tuple[str, str], str] = {}
+#: Answers whose author meant them correct and that were judged wrong against the stub's contract
+#: after a look at what they do (the check is right to reject them), with the reason.
+JUDGED_WRONG: dict[tuple[str, str], str] = {
+    ("05-policy", "correct_compact"):
+        "replies with the first line of a note that shares any word with the question ('be', 'book'), so 33 of "
+        "its 44 replies lack the answer although a search had returned the record holding it (its docstring says "
+        "it answers with the whole hit; the code does not)",
+}
 
 CASES = sorted((path.parent.name, path.stem) for path in ALTERNATIVES.glob("*/*.py")
                if path.parent.name in EXERCISES)
@@ -36,7 +44,7 @@ def test_every_exercise_has_five_correct_and_five_wrong_independent_answers():
 @pytest.mark.parametrize("grade_id, stem", CASES, ids=[f"{g}/{s}" for g, s in CASES])
 def test_independent_answer_is_judged_as_its_author_meant(grade_id, stem):
     accepted, why = judge(grade_id, ALTERNATIVES / grade_id / f"{stem}.py")
-    meant = stem.startswith("correct_")
+    meant = stem.startswith("correct_") and (grade_id, stem) not in JUDGED_WRONG
     if (grade_id, stem) in EXPECTED_DISAGREEMENTS:
         assert accepted != meant, f"{grade_id}/{stem} is judged right now: remove it from EXPECTED_DISAGREEMENTS"
         return

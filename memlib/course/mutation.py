@@ -85,6 +85,10 @@ _UNEXERCISED_RESERVE = ('not exercised, rather than equivalent: no scenario of t
                         'the cap')
 _EMPTY_CORPUS = ('not exercised, rather than equivalent: the stub does not say what an empty corpus gives '
                  '(rank-bm25 itself raises), so the check does not ask')
+_FAILED_RESULT_FREE = ('what follows a Failed result is free within the stub (a reply, not a loop or an exception): '
+                       'without the branch the solution tries conversation_search after the failed archival search '
+                       'and answers with the message that holds the answer, and replies to the failed core edit '
+                       'as to any statement; independently written correct deciders do both')
 _EXCERPT_LENGTH = ('how many characters of the matched words a reason quotes is free: the stub asks for a '
                    'readable reason, not its length')
 
@@ -200,6 +204,10 @@ EQUIVALENT: dict[tuple[str, str], str] = {
         _UNEXERCISED_RESERVE,
     ('05-policy', 'constant: 4 -> 3'):
         _UNEXERCISED_RESERVE,
+    ('05-policy', "drop: if last is not None and (not last.ok):     return reply(f'Sorry, a ... -> pass"):
+        _FAILED_RESULT_FREE,
+    ('05-policy', "drop: return reply(f'Sorry, a memory operation failed: {last.message}') -> pass"):
+        _FAILED_RESULT_FREE,
     ('07-guard', 'constant: 40 -> 41'):
         _EXCERPT_LENGTH,
     ('07-guard', 'constant: 40 -> 39'):

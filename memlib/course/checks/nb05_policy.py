@@ -4,8 +4,11 @@ The student writes a class with ``next_call(view) -> ToolCall``. The check
 plays the scenarios of ``datasets.load("decider_scenarios")`` (identity facts,
 a page fault, a pressure save, a recall question, a second page, a question
 nothing answers), two runs with failing tools, a set of malformed views, and
-the multi-session conversation, and compares accuracy and cost with memlib's
-reference (`memlib.policies.ReferenceDecider`). Every failure names the
+the multi-session conversation, where it must answer at least
+`MULTI_SESSION_MIN_CORRECT` of the 44 early-session questions with at most
+`MULTI_SESSION_MAX_CALLS_PER_ANSWER` memory calls per correct answer (both
+stated in the exercise; they come from a panel of independently written
+correct deciders, not from memlib's reference). Every failure names the
 scenario, the step and what the decider did instead.
 
 It also holds the runners notebook 05 uses for its measurements
@@ -26,13 +29,16 @@ from memlib.course.checks._common import _short, _short_text
 __all__ = [
     "check_policy", "play_scenario", "play_sessions", "ScenarioRun", "SessionsRun", "decider_scenario",
     "fallible_sweep",
-    "MULTI_SESSION_ACCURACY_MARGIN", "MULTI_SESSION_COST_FACTOR",
+    "MULTI_SESSION_MIN_CORRECT", "MULTI_SESSION_MAX_CALLS_PER_ANSWER",
 ]
 
-#: The student's multi-session accuracy may be at most this far below the reference's.
-MULTI_SESSION_ACCURACY_MARGIN = 0.10
-#: ...and its memory calls per answered question at most this many times the reference's.
-MULTI_SESSION_COST_FACTOR = 1.5
+#: Correct answers the student's decider must give to the multi-session run's 44 questions.
+#: Independently written correct deciders answer 19 to 37 (memlib's reference 24); a decider
+#: that ignores pressure alerts answers none. The floor sits 4 below the weakest correct one.
+MULTI_SESSION_MIN_CORRECT = 15
+#: Memory calls per correct answer it may make over that run. The correct deciders make 1.7 to
+#: 3.1 (the reference 2.7); searching or saving on every turn costs 8 or more.
+MULTI_SESSION_MAX_CALLS_PER_ANSWER = 4.0
 
 _NOT_FOUND = re.compile(r"\b(not|no|nothing|couldn't|can't|cannot|don't|never|unable|unknown)\b", re.I)
 _SEARCH_TOOLS = ("archival_memory_search", "conversation_search", "conversation_search_date")
@@ -357,23 +363,19 @@ def _step_rules(scenario_id: str, trace: Any, *, must_reply: bool) -> None:
                               "from what is in view needs no citation")
 
 
-def _answer_rules(scenario_id: str, trace: Any, answer: str, *, searched_with: tuple = _SEARCH_TOOLS,
-                  cite: bool = True) -> None:
-    """The question step answers with `answer` and cites an item that holds it."""
+def _answer_rules(scenario_id: str, trace: Any, answer: str, *, searched_with: tuple) -> None:
+    """The question step searched with one of `searched_with`, answers with `answer` and cites an item that holds it."""
     where = _where(scenario_id, trace)
     reply = trace.reply or ""
     names = [c.name for c in trace.tool_calls]
-    if searched_with and not any(n in searched_with for n in names):
+    if not any(n in searched_with for n in names):
         raise CheckFailed(f"{where}: your decider answered without {' or '.join(searched_with)} "
                           f"({_did(trace)})",
                           "the answer is no longer in view (it was evicted, or said in an earlier session): "
                           "search for it first, with request_heartbeat=True")
     if answer.lower() not in reply.lower():
         raise CheckFailed(f"{where}: the reply does not say {answer!r}: {_short_text(reply, 100)}",
-                          "read the records your search returned (view.last_result.records) and answer from "
-                          "the one that matches the question; turn the page when the first page misses")
-    if not cite:
-        return
+                          _missed_answer_hint(trace, answer))
     if not _cited_ids(reply):
         raise CheckFailed(f"{where}: the reply has no citation: {_short_text(reply, 100)}",
                           "add the id of the record or message the answer comes from, e.g. "
@@ -381,11 +383,26 @@ def _answer_rules(scenario_id: str, trace: Any, answer: str, *, searched_with: t
     _cites_what_holds(where, trace, answer)
 
 
-def _cites_what_holds(where: str, trace: Any, answer: str) -> None:
-    """Every source the reply cites holds `answer` (else the answer came from somewhere else)."""
+def _holders(trace: Any, answer: str) -> list:
+    """The records or messages a search returned in this step whose text holds `answer`."""
     from memlib.experiments import phrase_in
 
-    holders = {_item_id(item) for item in _search_results(trace) if phrase_in(answer, [_item_text(item)])}
+    return [item for item in _search_results(trace) if phrase_in(answer, [_item_text(item)])]
+
+
+def _missed_answer_hint(trace: Any, answer: str) -> str:
+    """Why a reply after searching missed the answer: it was found and not used, or never found."""
+    held = _holders(trace, answer)
+    if held:
+        return (f"a search returned [{_item_id(held[0])}], which holds the answer: answer from the part of the "
+                "records that matches the question best (most words shared), not the first that shares a word")
+    return ("no search in this step returned a record that holds the answer: search with the question's "
+            "key words, and turn the page (page=1, ...) when the first page misses")
+
+
+def _cites_what_holds(where: str, trace: Any, answer: str) -> None:
+    """Every source the reply cites holds `answer` (else the answer came from somewhere else)."""
+    holders = {_item_id(item) for item in _holders(trace, answer)}
     wrong = [c for c in _cited_ids(trace.reply) if c not in holders]
     if wrong:
         raise CheckFailed(f"{where}: the reply cites [{wrong[0]}], which does not say {answer!r}: the answer "
@@ -417,7 +434,11 @@ def _scenario_identity(make) -> None:
         raise CheckFailed(f"{_where('identity', question)}: your decider searched although the name is in core "
                           f"memory, in view ({_did(question)})",
                           "look at view.memory.core (always in the prompt) before searching: a search costs a call")
-    _answer_rules("identity", question, "Ines Halloran", searched_with=(), cite=False)
+    if "ines halloran" not in (question.reply or "").lower():
+        raise CheckFailed(f"{_where('identity', question)}: the reply does not say 'Ines Halloran': "
+                          f"{_short_text(question.reply, 100)}",
+                          "the name is in core memory's human block, which every view holds "
+                          "(view.memory.core.get('human').value): answer from it, no search needed")
     passed("identity facts go to core memory, a correction replaces the old value, no search for what is in view")
 
 
@@ -512,16 +533,15 @@ def _scenario_failures(make) -> None:
         agent.step(text)
     _BrokenArchive.install(memory)
     trace = agent.step(scenario.question)
-    _step_rules("failed_search", trace, must_reply=True)
-    if _cited_ids(trace.reply):
-        raise CheckFailed(f"{_where('failed_search', trace)}: every archival search failed, yet the reply cites "
-                          f"{_cited_ids(trace.reply)[0]}", "after a Failed result, say what went wrong")
+    _step_rules("failed_search", trace, must_reply=True)  # cites only what a search that worked returned
+    if _cited_ids(trace.reply):  # e.g. a message conversation_search found after archival search failed
+        _cites_what_holds(_where("failed_search", trace), trace, scenario.answer)
     full = CoreMemory([Block("persona", "I am a helpful assistant.", 2000), Block("human", "x" * 18, 20)])
     memory = MemorySystem.create(window=2048, core=full, clock=TickClock(_SCENARIO_START))
     agent = Agent(_new_decider(make, "scenario 'failed_edit'"), memory, max_heartbeats=5)
     trace = agent.step("My name is Ines Halloran.")
     _step_rules("failed_edit", trace, must_reply=True)
-    passed("after Failed results (a broken archive, a full core block) it tells the user instead of looping")
+    passed("after Failed results (a broken archive, a full core block) it replies instead of looping or raising")
 
 
 def _malformed_views() -> list[tuple[str, Any]]:
@@ -569,11 +589,12 @@ def _scenario_malformed(make) -> None:
     passed(f"it returns a ToolCall on {len(_malformed_views())} malformed views without raising")
 
 
-def _multi_session(make) -> None:
-    from memlib.policies import ReferenceDecider
+def _examples(missed: list) -> str:
+    return "; ".join(f"{q.question!r} -> {_short_text(t.reply, 50)}" for q, t in missed[:2])
 
+
+def _multi_session(make) -> None:
     mine = play_sessions(make, "your decider")
-    reference = play_sessions(ReferenceDecider, "reference")
     if mine.policy_errors or mine.capped_steps:
         raise CheckFailed(f"multi-session run: {mine.policy_errors} step(s) raised and {mine.capped_steps} hit "
                           "the heartbeat cap", "run play_sessions(MyDecider) and look at the traces")
@@ -581,27 +602,37 @@ def _multi_session(make) -> None:
         _step_rules("multi-session", trace, must_reply=True)
         if correct:
             _cites_what_holds(_where("multi-session", trace), trace, question.key_phrase)
-    floor = reference.accuracy - MULTI_SESSION_ACCURACY_MARGIN
-    limit = reference.cost * MULTI_SESSION_COST_FACTOR
+    floor, ceiling, asked = MULTI_SESSION_MIN_CORRECT, MULTI_SESSION_MAX_CALLS_PER_ANSWER, len(mine.answers)
     problems, hints = [], []
-    if mine.accuracy < floor:
-        wrong = [(q, t) for q, t, ok in mine.answers if not ok][:2]
-        examples = "; ".join(f"{q.question!r} -> {_short_text(t.reply, 50)}" for q, t in wrong)
-        problems.append(f"{mine.correct}/{len(mine.answers)} early-session questions answered "
-                        f"({mine.accuracy:.0%}), below the reference's {reference.accuracy:.0%} minus "
-                        f"{MULTI_SESSION_ACCURACY_MARGIN:.0%}; e.g. {examples}")
-        hints.append("each session starts with an empty context: only what your decider saved (archival, core) "
-                     "survives. Save under pressure, then search and answer from the best record")
-    if mine.cost > limit:
+    if mine.correct < floor:
+        missed = [(q, t) for q, t, ok in mine.answers if not ok]
+        in_hand = [(q, t) for q, t in missed if _holders(t, q.key_phrase)]
+        never_found = [(q, t) for q, t in missed if not _holders(t, q.key_phrase)]
+        problems.append(f"{mine.correct} of {asked} early-session questions answered, fewer than the {floor} needed")
+        if in_hand:
+            problems.append(f"in {len(in_hand)} of the {len(missed)} missed, a search returned a record that "
+                            f"holds the answer and the reply did not say it, e.g. {_examples(in_hand)}")
+            hints.append("answer from the part of the records found that matches the question best (most words "
+                         "shared), not the first that shares a word")
+        if never_found:
+            problems.append(f"in {len(never_found)} of the {len(missed)} missed, no search returned the answer, "
+                            f"e.g. {_examples(never_found)}")
+            hints.append("each session starts with an empty context: only what your decider saved (archival, "
+                         "core) survives. Save every statement under pressure, then search for the question's "
+                         "key words")
+    if mine.correct and mine.cost > ceiling:
         problems.append(f"{mine.memory_calls} memory calls for {mine.correct} correct answers = {mine.cost:.1f} "
-                        f"per answer, over the limit of {limit:.1f} ({MULTI_SESSION_COST_FACTOR}x the "
-                        f"reference's {reference.cost:.1f})")
-        hints.append("search only when a question cannot be answered from what is in view, and save under "
-                     "pressure rather than on every turn")
+                        f"per answer, over the limit of {ceiling}")
+        if mine.correct < floor and mine.memory_calls <= ceiling * asked:
+            hints.append(f"the calls are not too many ({mine.memory_calls / asked:.1f} per question asked): the "
+                         "cost per correct answer is high because few answers are right")
+        else:
+            hints.append("search only when a question cannot be answered from what is in view, and save under "
+                         "pressure rather than on every turn")
     if problems:
-        raise CheckFailed("multi-session run: " + "; and ".join(problems), "; ".join(hints))
-    passed(f"multi-session: {mine.correct}/{len(mine.answers)} correct (reference {reference.correct}), "
-           f"{mine.cost:.2f} memory calls per answer (limit {limit:.2f})")
+        raise CheckFailed("multi-session run: " + "; ".join(problems), "; ".join(hints))
+    passed(f"multi-session: {mine.correct} of {asked} correct (at least {floor} needed), "
+           f"{mine.cost:.2f} memory calls per answer (at most {ceiling})")
 
 
 @graded("05-policy", "the student's decider stores, saves under pressure, searches, pages, cites and stays cheap")
