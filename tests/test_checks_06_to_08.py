@@ -233,7 +233,8 @@ def test_guard_that_crashes_on_odd_text():
 
 def test_guard_nondeterministic():
     rng = random.Random(0)
-    fails(check_guard, lambda text: Verdict(rng.random() < 0.5, ["coin"], "coin"), "two different verdicts")
+    coin = (Verdict(True, [], None), Verdict(False, ["coin"], "coin"))
+    fails(check_guard, lambda text: coin[rng.random() < 0.5], "two different verdicts")
 
 
 def test_guard_without_a_category():
@@ -245,6 +246,14 @@ def test_guard_excusing_a_whole_note_that_mentions_attacks():
     excuse = re.compile(r"\b(?:lesson|course|said)\b", re.I)
     fails(check_guard, lambda text: Verdict(True, [], None) if excuse.search(text) else scan(text),
           "opens with a harmless sentence", "excuses that sentence only")
+
+
+def test_guard_giving_reasons_for_a_trusted_verdict():
+    def chatty(text):
+        verdict = scan(text)
+        return verdict if verdict.untrusted else Verdict(True, ["no rule matched"], None)
+
+    fails(check_guard, chatty, "marked trusted with reasons", "reasons=[]")
 
 
 def test_keyword_guard_fails_on_recall_per_family():

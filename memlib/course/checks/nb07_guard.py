@@ -91,6 +91,9 @@ def _as_flag(result: Any, note_id: str) -> bool:
     expect(trusted or len(reasons) > 0,
            f"{note_id} was marked untrusted without a reason",
            "every untrusted verdict names at least one reason (which rule fired, on what words)")
+    expect(not trusted or len(reasons) == 0,
+           f"{note_id} was marked trusted with reasons {_short(reasons, 60)}",
+           "reasons say which rule fired; when none fired the verdict is trusted=True with reasons=[]")
     category = getattr(result, "category", None)
     expect(trusted or (isinstance(category, str) and category.strip() != ""),
            f"{note_id} was marked untrusted with category {category!r}, not a name",
