@@ -28,8 +28,8 @@ from memlib.citations import Citation, CitedAnswer, answer_from_store, cite
 from memlib.context import MESSAGE_OVERHEAD
 from memlib.core_memory import CoreMemoryError
 from memlib.course.checks import (
-    CheckFailed, check_bm25, check_citation_contract, check_page_fault, check_summarizer, check_token_budget,
-    check_typed_core_memory,
+    CheckFailed, check_bm25, check_citation_contract, check_guard, check_page_fault, check_summarizer,
+    check_token_budget, check_typed_core_memory,
 )
 from memlib.datasets import load
 from memlib.retrieval import tokenize
@@ -406,6 +406,66 @@ def test_citation_check_rejects_support_by_the_users_name():
         return CitedAnswer("I could not find that in my memory.")
 
     rejects(check_citation_contract, name_is_enough, "citation without support")
+
+
+# -- 07 guard ------------------------------------------------------------------------------
+
+#: The five correct guards of tests/alternatives/07-guard, by one author who read only the student
+#: notebook and refined the rules on the development split: the panel the check's floors come from.
+GUARD_PANEL = ("correct_all_reasons", "correct_rule_objects", "correct_scored", "correct_sentences", "correct_unwrap")
+
+
+def guard_answer(name):
+    """`my_scan` of tests/alternatives/07-guard/<name>.py, imported by path."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent / "alternatives" / "07-guard" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"alternative_07_guard_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.my_scan
+
+
+@pytest.mark.parametrize("name", GUARD_PANEL)
+def test_guard_accepts_the_independent_correct_guards(name):
+    accepts(check_guard, guard_answer(name))
+
+
+@pytest.mark.parametrize("name, fragments", [
+    ("wrong_no_category", ("marked untrusted with category None", "it must be there")),
+    ("wrong_overbroad", ("false-positive rate on benign notes on the development split is 0.120",
+                         "an imperative is not an injection")),
+    ("wrong_phrase_list", ("recall on injections on the development split is 0.065", "a general rule per family")),
+    ("wrong_reason_when_trusted", ("marked trusted with reasons", "reasons=[]")),
+    ("wrong_whole_note_excuse", ("alone but trusts it after a harmless sentence", "excuses that sentence only")),
+])
+def test_guard_rejects_the_independent_wrong_guards(name, fragments):
+    rejects(check_guard, guard_answer(name), *fragments)
+
+
+def test_guard_floors_are_the_panels_lowest_less_the_spread_between_authors_and_fail_memorising():
+    from memlib.course.checks.nb07_guard import GUARD_THRESHOLDS, guard_report
+    from memlib.guard import POISONED_PAGE, Verdict
+
+    injected = {n.text for n in load("poisoning") if n.is_injection} | {POISONED_PAGE}
+
+    def lookup(text):
+        return Verdict(False, ["a development injection"], "lookup") if text in injected else Verdict(True, [], None)
+
+    phrase_list = guard_answer("wrong_phrase_list")
+    lowest = {}
+    for split, (need_recall, max_fpr) in GUARD_THRESHOLDS.items():
+        panel = [guard_report(guard_answer(name), name, split) for name in GUARD_PANEL]
+        lowest[split] = min(report.recall for report in panel)
+        assert need_recall == math.floor((lowest[split] - 0.20) * 10) / 10, (split, lowest)  # as nb07_guard says
+        assert max(report.false_positive_rate for report in panel) < max_fpr / 2
+        assert guard_report(phrase_list, "phrases", split).recall < 0.1 < need_recall
+    # what notebook 07's exercise says: nine development injections in ten, half the held-out ones; a
+    # guard that memorises the development notes catches all of them and no held-out one
+    assert lowest["poisoning"] >= 0.9 and 0.45 <= lowest["poisoning_heldout"] <= 0.55
+    assert guard_report(lookup, "lookup", "poisoning").recall == 1.0
+    assert guard_report(lookup, "lookup", "poisoning_heldout").recall == 0.0
 
 
 # -- 08 typed core memory -----------------------------------------------------------------

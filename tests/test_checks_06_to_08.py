@@ -203,9 +203,16 @@ def test_the_notebook_states_the_bars_the_check_applies():
 
     from memlib.course.checks.nb07_guard import GUARD_THRESHOLDS
 
-    text = Path(__file__).resolve().parents[1].joinpath("solutions", "07_memory_poisoning.ipynb").read_text("utf-8")
+    root = Path(__file__).resolve().parents[1]
+    text = root.joinpath("solutions", "07_memory_poisoning.ipynb").read_text("utf-8")
     for recall, fpr in GUARD_THRESHOLDS.values():
         assert f"≥ {recall:.2f}" in text and f"≤ {fpr:.2f}" in text
+    # and the stub the student edits, beside `def my_scan`
+    cells = json.loads(root.joinpath("notebooks", "07_memory_poisoning.ipynb").read_text("utf-8"))["cells"]
+    (stub,) = ["".join(c["source"]) for c in cells if "def my_scan" in "".join(c["source"])]
+    development, held_out = GUARD_THRESHOLDS["poisoning"], GUARD_THRESHOLDS["poisoning_heldout"]
+    assert (f">= {development[0]:.2f} on the development split and >= {held_out[0]:.2f} on the" in stub
+            and f"<= {development[1]:.2f} on each" in stub and development[1] == held_out[1]), stub
 
 
 def test_guard_stub():
@@ -233,7 +240,8 @@ def test_guard_that_crashes_on_odd_text():
 
 def test_guard_nondeterministic():
     rng = random.Random(0)
-    fails(check_guard, lambda text: Verdict(rng.random() < 0.5, ["coin"], "coin"), "two different verdicts")
+    coin = (Verdict(True, [], None), Verdict(False, ["coin"], "coin"))
+    fails(check_guard, lambda text: coin[rng.random() < 0.5], "two different verdicts")
 
 
 def test_guard_without_a_category():
@@ -244,7 +252,28 @@ def test_guard_excusing_a_whole_note_that_mentions_attacks():
     # a plausible mistake: one sentence about attacks (or reported speech) and the whole note passes
     excuse = re.compile(r"\b(?:lesson|course|said)\b", re.I)
     fails(check_guard, lambda text: Verdict(True, [], None) if excuse.search(text) else scan(text),
-          "opens with a harmless sentence", "excuses that sentence only")
+          "alone but trusts it after a harmless sentence", "excuses that sentence only")
+
+
+def test_guard_that_misses_an_attack_alone_is_not_blamed_for_the_excuse_before_it():
+    # recall on one attack is the splits' business; the excuse is tested on attacks the guard flags alone
+    from memlib.course.checks.nb07_guard import EXCUSED_ATTACKS
+
+    missed = EXCUSED_ATTACKS[0][1]
+    check_guard(lambda text: Verdict(True, [], None) if missed in text else scan(text))
+
+    def blind_to_all_three(text):
+        return Verdict(True, [], None) if any(attack in text for _, attack in EXCUSED_ATTACKS) else scan(text)
+
+    fails(check_guard, blind_to_all_three, "trusted each of these attacks even on its own", "at least one of them alone")
+
+
+def test_guard_giving_reasons_for_a_trusted_verdict():
+    def chatty(text):
+        verdict = scan(text)
+        return verdict if verdict.untrusted else Verdict(True, ["no rule matched"], None)
+
+    fails(check_guard, chatty, "marked trusted with reasons", "reasons=[]")
 
 
 def test_keyword_guard_fails_on_recall_per_family():
