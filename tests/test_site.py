@@ -34,6 +34,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from pg_server import skip_or_fail as _skip_or_fail  # the suite's one rule: skip with the reason, fail under CI=true
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS
 
@@ -270,10 +271,6 @@ def test_ci_site_refuses_wrong_arguments_and_changes_nothing(tmp_path, args, com
 # -- the built site in a real browser ----------------------------------------------------
 
 
-def _skip_or_fail(reason: str) -> None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
