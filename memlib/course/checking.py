@@ -95,6 +95,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 __all__ = [
+    "is_class",
     "CheckFailed",
     "Check",
     "CHECKS",
@@ -193,6 +194,11 @@ def show_full_tracebacks(on: bool = True) -> None:
 
 def _full_tracebacks() -> bool:
     return _mode["full_tracebacks"] or os.environ.get(FULL_TRACEBACK_ENV, "").strip() not in ("", "0")
+
+
+def is_class(answer: object) -> bool:
+    """True for a class, here or (while grading) in the student's kernel (`memlib.course.checker`)."""
+    return isinstance(answer, type) or bool(getattr(type(answer), "__memlib_class__", False))
 
 
 def is_exercise_stub(error: BaseException) -> bool:
@@ -319,6 +325,9 @@ def _is_library_file(filename: str) -> bool:
 
 def _student_frame(error: BaseException) -> traceback.FrameSummary | None:
     """The innermost frame of `error`'s traceback that is the student's code (None if there is none)."""
+    remote = getattr(error, "frame", None)  # raised in the student's kernel while grading (memlib.course.wire)
+    if isinstance(remote, tuple) and len(remote) == 3:
+        return traceback.FrameSummary("<your code>", remote[1], remote[0], line=remote[2])
     frames = traceback.extract_tb(error.__traceback__)
     for frame in reversed(frames):
         if not _is_library_file(frame.filename):

@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty
-from typing import Any
+from typing import Any, Callable
 
 from memlib.course.sandbox import Sandbox
 
@@ -50,6 +50,11 @@ LOG_TAIL_CHARS = 4000
 ERROR_CHARS = 20_000  # of an error's message, and of each line of its traceback
 
 OK, ERROR, TIMEOUT, DIED, NOT_RUN, SKIPPED = "ok", "error", "timeout", "died", "not-run", "skipped"
+
+#: Answers the kernel's ``input(prompt)`` calls during one execution: prompt -> the line to send back.
+Respond = Callable[[str], str]
+#: ``execute(code, seconds, respond=None) -> (status, stdout)``: run code in the notebook's kernel (`run_notebook`).
+Execute = Callable[..., tuple[str, str]]
 
 
 @dataclass
@@ -174,8 +179,15 @@ def run_notebook(
     cell_timeout: float,
     timeout: float,
     output_cap: int = OUTPUT_CAP_CHARS,
+    instead: dict[int, Callable[[Execute], CellRun]] | None = None,
 ) -> NotebookRun:
-    """Execute `nb`'s code cells in order in a new kernel; `job_dir` is this run's private scratch folder."""
+    """Execute `nb`'s code cells in order in a new kernel; `job_dir` is this run's private scratch folder.
+
+    `instead` maps a cell's index to what the grader does there in place of
+    running the cell (a graded cell's check, `memlib.course.checker`): it gets
+    an ``execute(code, seconds) -> (status, stdout)`` that runs code in this
+    kernel under this notebook's limits, and returns the cell's `CellRun`.
+    """
     from jupyter_client.blocking import BlockingKernelClient
     from jupyter_client.connect import write_connection_file
     import zmq
@@ -220,8 +232,20 @@ def run_notebook(
             if dead_since is not None or result.notebook_timed_out:
                 result.cells.append(CellRun(index, NOT_RUN))
                 continue
-            run = _execute(client, process, cell, index, cell_timeout, notebook_deadline, output_cap)
-            result.cells.append(run)
+            if instead and index in instead:
+                def execute(code: str, seconds: float, respond: Respond | None = None,
+                            index: int = index) -> tuple[str, str]:
+                    done = _execute(client, process, {"source": code}, index, seconds, notebook_deadline, output_cap,
+                                    store_history=False, respond=respond)
+                    return done.status, done.stdout
+
+                run = instead[index](execute)
+                result.cells.append(run)
+                if run.status == TIMEOUT and process.poll() is None:
+                    continue  # the check gave up on a slow answer; the kernel was interrupted, not killed
+            else:
+                run = _execute(client, process, cell, index, cell_timeout, notebook_deadline, output_cap)
+                result.cells.append(run)
             if run.status == OK or run.status == ERROR:
                 if _expects_error(cell):
                     run.status = OK if run.status == ERROR else ERROR
@@ -276,19 +300,29 @@ def _drain(client: Any) -> None:
 
 
 def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cell_timeout: float,
-             notebook_deadline: float, cap: int) -> CellRun:
+             notebook_deadline: float, cap: int, store_history: bool = True, respond: Respond | None = None) -> CellRun:
     started = time.monotonic()
     output = _Output(cap)
-    msg_id = client.execute(cell.get("source", ""), store_history=True, allow_stdin=False, stop_on_error=False)
+    msg_id = client.execute(cell.get("source", ""), store_history=store_history, allow_stdin=respond is not None,
+                            stop_on_error=False)
     deadline = min(started + cell_timeout, notebook_deadline)
     interrupted = False
     reply: dict | None = None
     reply_at = 0.0
     idle = False
     status = ""
+    poller = None
+    if respond is not None:  # wait on both sockets: a request for input must not wait for output
+        import zmq
+
+        poller = zmq.Poller()
+        poller.register(client.iopub_channel.socket, zmq.POLLIN)
+        poller.register(client.stdin_channel.socket, zmq.POLLIN)
     while True:
+        if poller is not None:
+            poller.poll(50)
         try:
-            msg = client.get_iopub_msg(timeout=0.05)
+            msg = client.get_iopub_msg(timeout=0 if poller is not None else 0.05)
         except Empty:
             msg = None
         if msg is not None and msg.get("parent_header", {}).get("msg_id") == msg_id:
@@ -297,6 +331,14 @@ def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cel
                 idle = True
             else:
                 output.add(kind, msg.get("content", {}))
+        if respond is not None and reply is None:
+            try:
+                asked = client.get_stdin_msg(timeout=0)
+            except Empty:
+                asked = None
+            if (asked is not None and asked.get("msg_type") == "input_request"
+                    and asked.get("parent_header", {}).get("msg_id") == msg_id):
+                client.input(respond(str(asked.get("content", {}).get("prompt", ""))))
         # (the time limits are checked after every message: a flood of output must not stop the clock)
         if reply is None:
             try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checking import CheckFailed, expect, graded, is_class, passed
 from memlib.course.checks._common import _call, _short
 
 __all__ = ["check_summarizer"]
@@ -54,7 +54,7 @@ def check_summarizer(summarizer: Any) -> None:
     from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
     from memlib.tokens import count
 
-    if isinstance(summarizer, type):
+    if is_class(summarizer):
         try:
             summarizer = summarizer()
         except TypeError as exc:

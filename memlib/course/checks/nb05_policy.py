@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from memlib._util import TickClock
-from memlib.course.checking import CheckFailed, graded, passed
+from memlib.course.checking import CheckFailed, graded, is_class, passed
 from memlib.course.checks._common import _short, _short_text
 
 __all__ = [
@@ -54,7 +54,7 @@ _SCENARIO_START = datetime(2026, 3, 2, 9, 0)
 
 def _factory(decider: Any) -> Callable[[], Any]:
     """A zero-argument maker of fresh deciders, from the student's class (or any factory)."""
-    if isinstance(decider, type) or (callable(decider) and not hasattr(decider, "next_call")):
+    if is_class(decider) or (callable(decider) and not hasattr(decider, "next_call")):
         return decider
     if hasattr(decider, "next_call"):
         raise CheckFailed(

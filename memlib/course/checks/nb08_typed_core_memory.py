@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any, Callable
 
-from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checking import CheckFailed, expect, graded, is_class, passed
 from memlib.course.checks._common import _short_text as _short
 
 __all__ = ["check_typed_core_memory"]
@@ -121,7 +121,7 @@ def check_typed_core_memory(cls: Any) -> None:
 
     examples = load("core_memory")
     schema = examples.schema
-    expect(isinstance(cls, type), f"pass the class itself, got {type(cls).__name__}",
+    expect(is_class(cls), f"pass the class itself, got {type(cls).__name__}",
            "check_typed_core_memory(TypedCoreMemory)")
 
     # 1. the port of the flat legacy file

@@ -1,0 +1,150 @@
+"""The student's side of a graded call: run in their kernel, answer in plain data.
+
+While grading, the grader does not run a graded cell's check in the
+student's kernel. It sends the kernel small requests instead, each one an
+``execute_request`` whose code calls this module: `answer` evaluates the
+answer expression of the graded cell (``bm25_scores``, ``MySummarizer()``)
+in the notebook's namespace, and `call` calls a method of an answer (or of
+what an answer returned) with arguments rebuilt from data. Every reply is one
+line of stdout, ``<nonce><json>``: a value copied as data (`memlib.course.wire`),
+a handle for an object that stays here, or the error the call raised.
+
+Nothing here is trusted by the grader: this module runs in a kernel the
+student controls, so the student may replace it, and the checker treats what
+it prints as data to validate, never as a verdict. It keeps the handles'
+objects alive between calls and notes, for the gradebook's review note, calls
+from the student's code into reference implementations (evidence, not proof:
+code in this kernel can turn the note off).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any
+
+from memlib.course import wire
+
+__all__ = ["answer", "loop", "handle"]
+
+_OBJECTS: dict[int, Any] = {}
+_CHECKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checks")
+
+
+def _handle(value: Any) -> dict:
+    for key, held in _OBJECTS.items():
+        if held is value:
+            break
+    else:
+        key = len(_OBJECTS) + 1
+        _OBJECTS[key] = value
+    kind = "class" if isinstance(value, type) else "function" if callable(value) else "object"
+    name = getattr(value, "__qualname__", None) if kind != "object" else type(value).__qualname__
+    return {"$": "handle", "id": key, "kind": kind, "name": str(name or type(value).__qualname__)[:200]}
+
+
+def _object(data: dict) -> Any:
+    try:
+        return _OBJECTS[data["id"]]
+    except KeyError:
+        raise wire.WireError(f"no object {data['id']} in this kernel") from None
+
+
+def _student_frame(error: BaseException) -> tuple[str, int, str] | None:
+    from memlib.course.checking import _is_library_file
+
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if not _is_library_file(frame.filename) and frame.filename != __file__:
+            return (frame.name, frame.lineno or 0, (frame.line or "").strip())
+    return None
+
+
+def _reply(nonce: str, message: dict) -> None:
+    try:
+        text = wire.dumps(message)
+    except (TypeError, ValueError) as error:
+        text = wire.dumps({"error": wire.encode_error(wire.WireError(f"the reply could not be written: {error}"))})
+    sys.stdout.write("\n" + nonce + text + "\n")
+    sys.stdout.flush()
+
+
+_WATCHED: dict[tuple[str, ...], dict] = {}
+
+
+def _watch(references: list[str]) -> Any:
+    """A watch for calls into `references` and into any function of a check module (built once per list)."""
+    from memlib.course.checking import _ReferenceWatch
+
+    key = tuple(references)
+    if key not in _WATCHED:
+        watch = _ReferenceWatch(references)
+        watch._resolve()
+        # Any function of a check module counts too: a private helper there may hold correct code.
+        for name, module in list(sys.modules.items()):
+            path = getattr(module, "__file__", None) or ""
+            if name.startswith("memlib.course.checks") and os.path.abspath(path).startswith(_CHECKS_DIR):
+                for value in list(vars(module).values()):
+                    code = getattr(getattr(value, "__func__", value), "__code__", None)
+                    if code is not None and code.co_filename == path:
+                        watch.codes.setdefault(code, f"{name}.{getattr(value, '__qualname__', '?')}")
+        _WATCHED[key] = watch.codes
+    watch = _ReferenceWatch(())
+    watch.codes = _WATCHED[key]
+    return watch
+
+
+def answer(nonce: str, expression: str) -> None:
+    """Evaluate the graded cell's answer `expression` in the notebook and reply with it (a handle, or data)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    namespace = shell.user_ns if shell is not None else sys.modules["__main__"].__dict__
+    try:
+        value = eval(compile(expression, "<graded cell>", "eval"), namespace)
+        _reply(nonce, {"ok": wire.encode(value, _handle)})
+    except Exception as error:
+        _reply(nonce, {"error": wire.encode_error(error, _student_frame(error))})
+
+
+def loop(nonce: str) -> None:
+    """Answer the checker's requests until it has no more: each reply goes back in the next ``input`` prompt."""
+    reply: dict = {"ready": True}
+    while True:
+        try:
+            text = wire.dumps(reply)
+        except (TypeError, ValueError) as error:
+            text = wire.dumps({"error": wire.encode_error(wire.WireError(f"the reply could not be written: {error}"))})
+        request = input(nonce + text)
+        if not request:
+            return
+        reply = handle(request)
+
+
+def handle(request: str) -> dict:
+    """One request from the checker: ``{"target": id, "method": name or null, "args": [...], "kwargs": {...}}``
+    (a call) or ``{"target": id, "attribute": name}`` (an attribute read); the reply as data."""
+    try:
+        data = wire.loads(request)
+        target = _object({"id": data["target"]})
+        references = [str(r) for r in data.get("references", [])]
+    except (wire.WireError, KeyError, TypeError) as error:
+        return {"error": wire.encode_error(error)}
+    used: list[str] = []
+    try:
+        if "attribute" in data:
+            value = getattr(target, str(data["attribute"]))
+            after: list = []
+        else:
+            args = wire.decode(data.get("args", []), _object)
+            kwargs = wire.decode(data.get("kwargs", {}), _object)
+            function = target if data.get("method") is None else getattr(target, str(data["method"]))
+            watch = _watch(references)
+            with watch:
+                value = function(*args, **kwargs)
+            used = watch.used
+            # what the call did to the copies it was given (a check may look at them afterwards)
+            after = [wire.encode(a, _handle) for a in args]
+        return {"ok": wire.encode(value, _handle), "after": after, "references": used}
+    except Exception as error:
+        return {"error": wire.encode_error(error, _student_frame(error)), "references": used}

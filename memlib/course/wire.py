@@ -1,0 +1,406 @@
+"""Plain data between the grader's checker and a student's kernel: what may cross, and how.
+
+When a class is graded, the check runs in a checker process and the student's
+answer runs in their sandboxed kernel (`memlib.course.serve`); the two only
+exchange JSON. This module turns values into that JSON and back, the same way
+on both sides:
+
+* plain values pass as themselves: None, bool, int, float, str, lists, and
+  dicts with string keys;
+* a tuple, a datetime and a dict with other keys are tagged
+  (``{"$": "tuple", ...}``);
+* memlib's own values are copied as data: the dataclasses listed in
+  `DATACLASSES` (a `Message`, a `ToolCall`, a `Verdict`, a `CitedAnswer` ...)
+  field by field, an `ArchivalStore`, a `CoreMemory`, a `MemorySystem` and an
+  `AgentView` by their contents. Decoding rebuilds them with their own
+  constructors, so their validation runs on the receiving side;
+* anything else (the student's function, class or object) stays where it is
+  and crosses as a *handle*, ``{"$": "handle", "id": 3, "kind": "class",
+  "name": "MyDecider"}``; the other side calls it remotely;
+* an exception crosses as its message, the names of its classes and the
+  student's frame it came from (`encode_error`).
+
+Decoding is strict: an unknown tag, a field of the wrong type, a value nested
+too deep or too large is a `WireError`, never a guess. Nothing decoded is ever
+code: a handle names an object, it cannot name a function to import.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import importlib
+import json
+import math
+import os
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+__all__ = ["WireError", "RemoteError", "encode", "decode", "encode_error", "decode_error", "dumps", "loads",
+           "DATACLASSES", "MAX_DEPTH", "MAX_CHARS"]
+
+#: Deepest nesting accepted, and the longest JSON text accepted from the other side.
+MAX_DEPTH = 60
+MAX_CHARS = 64 * 2**20
+
+#: memlib dataclasses copied field by field ("module:qualname"); nothing outside this list is rebuilt.
+DATACLASSES = (
+    "memlib.messages:Message",
+    "memlib.agent:ToolCall",
+    "memlib.tools:ToolResult",
+    "memlib.guard:Verdict",
+    "memlib.citations:Citation",
+    "memlib.citations:CitedAnswer",
+    "memlib.archival:ArchivalRecord",
+    "memlib.archival:Transition",
+)
+
+#: Exceptions a remote error may be rebuilt as (the first one in the raising class's MRO wins).
+_SAFE_BUILTIN_ERRORS = {
+    name: getattr(builtins, name) for name in (
+        "NotImplementedError", "RecursionError", "ZeroDivisionError", "OverflowError", "FloatingPointError",
+        "ArithmeticError", "IndexError", "KeyError", "LookupError", "UnicodeError", "ValueError", "TypeError",
+        "AttributeError", "NameError", "AssertionError", "RuntimeError", "MemoryError", "StopIteration",
+        "TimeoutError", "OSError", "Exception",
+    )
+}
+
+
+class WireError(ValueError):
+    """A value that cannot cross between checker and kernel (the message says which and why)."""
+
+
+class RemoteError(Exception):
+    """An exception raised by the student's code in their kernel, rebuilt in the checker.
+
+    Decoded errors are instances of a subclass that also derives from the
+    nearest safe class of the original (ValueError, KeyError, a memlib error
+    ...), so a check's ``except ValueError`` still catches a ValueError.
+    `type_name` is the original class's name; `frame` is (function, line
+    number, source line) of the student's innermost frame, or None.
+    """
+
+    type_name: str = "Exception"
+    frame: tuple[str, int, str] | None = None
+
+
+_TABLE: dict[str, type] | None = None
+_NAMES: dict[type, str] = {}
+
+
+def _resolve(spec: str) -> type:
+    module, _, qualname = spec.partition(":")
+    return getattr(importlib.import_module(module), qualname)
+
+
+def _dataclasses() -> dict[str, type]:
+    """spec -> class, for the dataclasses and the stateful values that may cross (by the name notebooks import)."""
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = {spec: _resolve(spec) for spec in (*DATACLASSES, *_CODECS)}
+        _NAMES.update({cls: spec for spec, cls in _TABLE.items()})
+    return _TABLE
+
+
+def _name(cls: type) -> str | None:
+    _dataclasses()
+    return _NAMES.get(cls)
+
+
+def _spec(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+# --------------------------------------------------------------------------- encode
+
+
+def encode(value: Any, handle: Callable[[Any], dict] | None = None, depth: int = 0) -> Any:
+    """`value` as JSON-ready data; `handle(obj)` names what is not data (None: such a value is an error)."""
+    if depth > MAX_DEPTH:
+        raise WireError(f"a value nested more than {MAX_DEPTH} levels deep")
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {"$": "float", "repr": repr(value)}
+    if type(value) is list:
+        return [encode(v, handle, depth + 1) for v in value]
+    if type(value) is tuple:
+        return {"$": "tuple", "items": [encode(v, handle, depth + 1) for v in value]}
+    if type(value) is dict:
+        if all(type(k) is str for k in value) and "$" not in value:
+            return {k: encode(v, handle, depth + 1) for k, v in value.items()}
+        return {"$": "dict", "items": [[encode(k, handle, depth + 1), encode(v, handle, depth + 1)]
+                                       for k, v in value.items()]}
+    if type(value) is datetime:
+        return {"$": "datetime", "iso": value.isoformat()}
+    spec = _name(type(value))  # exactly the class: a subclass is the student's own object
+    if spec in _CODECS:
+        return {"$": "state", "type": spec, "state": _CODECS[spec][0](value, handle, depth)}
+    if spec is not None:
+        return {"$": "dataclass", "type": spec,
+                "fields": {f.name: encode(getattr(value, f.name), handle, depth + 1)
+                           for f in dataclasses.fields(value) if f.init}}
+    marker = getattr(value, "__memlib_handle__", None)
+    if isinstance(marker, dict):  # a checker-side proxy going back to where it lives
+        return {"$": "handle", "id": marker["id"]}
+    if handle is None:
+        raise WireError(f"a {type(value).__name__} cannot be sent to the student's kernel")
+    return handle(value)
+
+
+def encode_error(error: BaseException, frame: tuple[str, int, str] | None = None) -> dict:
+    """An exception as data: its message, the names of its classes and where the student's code raised it."""
+    return {"$": "error", "type": type(error).__name__,
+            "mro": [_spec(c) for c in type(error).__mro__ if c is not object],
+            "message": str(error)[:20_000], "frame": list(frame) if frame else None}
+
+
+# --------------------------------------------------------------------------- decode
+
+
+def decode(data: Any, handle: Callable[[dict], Any] | None = None, depth: int = 0) -> Any:
+    """Rebuild what `encode` wrote; `handle(data)` turns a handle into an object (None: a handle is an error)."""
+    if depth > MAX_DEPTH:
+        raise WireError(f"a value nested more than {MAX_DEPTH} levels deep")
+    if data is None or type(data) in (bool, int, float, str):
+        return data
+    if type(data) is list:
+        return [decode(v, handle, depth + 1) for v in data]
+    if type(data) is not dict:
+        raise WireError(f"unexpected {type(data).__name__} in the data")
+    tag = data.get("$")
+    if tag is None:
+        return {_str(k, "a key"): decode(v, handle, depth + 1) for k, v in data.items()}
+    if tag == "tuple":
+        return tuple(decode(v, handle, depth + 1) for v in _list(data, "items"))
+    if tag == "float":
+        text = _str(data.get("repr"), "a float")
+        if text not in ("nan", "inf", "-inf"):
+            raise WireError(f"not a float: {text[:40]!r}")
+        return float(text)
+    if tag == "dict":
+        out = {}
+        for pair in _list(data, "items"):
+            if type(pair) is not list or len(pair) != 2:
+                raise WireError("a dict item is not a [key, value] pair")
+            key = decode(pair[0], handle, depth + 1)
+            try:
+                out[key] = decode(pair[1], handle, depth + 1)
+            except TypeError as error:  # an unhashable key
+                raise WireError(f"a dict key cannot be a {type(key).__name__}") from error
+        return out
+    if tag == "datetime":
+        try:
+            return datetime.fromisoformat(_str(data.get("iso"), "a datetime"))
+        except ValueError as error:
+            raise WireError(f"not a datetime: {error}") from None
+    if tag == "dataclass":
+        spec = _str(data.get("type"), "a type")
+        cls = _dataclasses().get(spec) if spec in DATACLASSES else None
+        fields = data.get("fields")
+        if cls is None or type(fields) is not dict:
+            raise WireError(f"not a value that may cross: {str(data.get('type'))[:80]!r}")
+        known = {f.name for f in dataclasses.fields(cls) if f.init}
+        if set(fields) - known:
+            raise WireError(f"{cls.__name__} has no field(s) {sorted(set(fields) - known)[:5]}")
+        try:
+            return cls(**{k: decode(v, handle, depth + 1) for k, v in fields.items()})
+        except WireError:
+            raise
+        except Exception as error:  # the class's own validation refused the values
+            raise WireError(f"not a valid {cls.__name__}: {type(error).__name__}: {error}") from None
+    if tag == "state":
+        codec = _CODECS.get(_str(data.get("type"), "a type"))
+        if codec is None:
+            raise WireError(f"not a value that may cross: {str(data.get('type'))[:80]!r}")
+        try:
+            return codec[1](data.get("state"), handle, depth)
+        except WireError:
+            raise
+        except Exception as error:
+            raise WireError(f"not a valid {data['type'].rpartition(':')[2]}: {type(error).__name__}: {error}") from None
+    if tag == "handle":
+        if handle is None:
+            raise WireError("an object handle where only data may be")
+        if type(data.get("id")) is not int:
+            raise WireError("a handle without an integer id")
+        return handle(data)
+    raise WireError(f"unknown tag {str(tag)[:40]!r}")
+
+
+def decode_error(data: dict) -> RemoteError:
+    """The `RemoteError` for what `encode_error` wrote (also an instance of the nearest safe class)."""
+    if type(data) is not dict or data.get("$") != "error":
+        raise WireError("not an error")
+    mro = [m for m in _list(data, "mro") if type(m) is str]
+    base: type[BaseException] = Exception
+    for spec in mro:
+        module, _, name = spec.partition(":")
+        if module == "builtins" and name in _SAFE_BUILTIN_ERRORS:
+            base = _SAFE_BUILTIN_ERRORS[name]
+            break
+        if module.startswith("memlib.") and not module.startswith("memlib.course"):
+            found = getattr(importlib.import_module(module), name, None) if module in _importable() else None
+            if isinstance(found, type) and issubclass(found, Exception):
+                base = found
+                break
+    type_name = _str(data.get("type", "Exception"), "a type name")[:100]
+    cls = type(type_name, (RemoteError, base), {"__module__": "student", "type_name": type_name})
+    try:
+        error = cls(_str(data.get("message", ""), "a message"))
+    except Exception:  # a memlib error whose constructor wants other arguments
+        error = type(type_name, (RemoteError, Exception), {"type_name": type_name})(str(data.get("message", "")))
+    frame = data.get("frame")
+    if type(frame) is list and len(frame) == 3 and type(frame[1]) is int:
+        error.frame = (str(frame[0])[:200], frame[1], str(frame[2])[:500])
+    return error
+
+
+def _importable() -> set[str]:
+    """memlib's own modules (never a name the other side could choose to import)."""
+    import memlib
+    root = Path(memlib.__file__).parent
+    return {"memlib." + p.stem for p in root.glob("*.py") if p.stem != "__init__"}
+
+
+def _str(value: Any, what: str) -> str:
+    if type(value) is not str:
+        raise WireError(f"expected a string for {what}, got {type(value).__name__}")
+    return value
+
+
+def _list(data: dict, key: str) -> list:
+    value = data.get(key)
+    if type(value) is not list:
+        raise WireError(f"expected a list for {key!r}")
+    return value
+
+
+# --------------------------------------------------------------------------- stateful memlib values
+
+
+def _store_state(store: Any, handle: Any, depth: int) -> dict:
+    return {"scorer": store.scorer_name, "page_size": store.page_size, "next_id": store.next_id,
+            "records": [r.to_dict() for r in store], "history": [t.to_dict() for t in store.history()],
+            "now": encode(store._clock(), None)}
+
+
+def _store_from(state: Any, handle: Any, depth: int) -> Any:
+    from memlib.archival import ArchivalRecord, ArchivalStore, Transition
+
+    if type(state) is not dict:
+        raise WireError("an archival store needs its parts")
+    now = decode(state.get("now"))
+    options = {"clock": (lambda: now)} if isinstance(now, datetime) else {}
+    store = ArchivalStore(scorer=_str(state.get("scorer"), "a scorer"), page_size=state.get("page_size"),
+                          next_id=state.get("next_id"), **options)
+    store.add_records([ArchivalRecord.from_dict(_plain(r)) for r in _list(state, "records")],
+                      [Transition.from_dict(_plain(t)) for t in _list(state, "history")])
+    return store
+
+
+def _plain(item: Any) -> dict:
+    if type(item) is not dict:
+        raise WireError("a record or transition that is not a dict")
+    return dict(item)
+
+
+def _core_state(core: Any, handle: Any, depth: int) -> Any:
+    return core.to_dict()
+
+
+def _core_from(state: Any, handle: Any, depth: int) -> Any:
+    from memlib.core_memory import CoreMemory
+
+    return CoreMemory.from_dict(state)
+
+
+def _memory_state(memory: Any, handle: Any, depth: int) -> dict:
+    """A MemorySystem through the agent-save format (every part it holds), plus its turn state."""
+    from memlib.saves import save_agent
+
+    with tempfile.TemporaryDirectory(prefix="memlib-wire-") as folder:
+        target = Path(folder) / "save"
+        if memory.context is not None:
+            save_agent(target, context=memory.context, archival=memory.archival)
+        else:
+            save_agent(target, core_memory=memory.core, archival=memory.archival, recall=memory.recall)
+        files = {p.name: p.read_text(encoding="utf-8") for p in sorted(target.iterdir()) if p.is_file()}
+    return {"files": files, "session_id": memory.session_id, "turn_id": memory.turn_id,
+            "outbox": list(memory.outbox), "now": encode(memory.clock(), None)}
+
+
+def _memory_from(state: Any, handle: Any, depth: int) -> Any:
+    from memlib.saves import load_agent
+    from memlib.tools import MemorySystem
+
+    if type(state) is not dict or type(state.get("files")) is not dict:
+        raise WireError("a memory system needs its saved files")
+    now = decode(state.get("now"))
+    clock = (lambda: now) if isinstance(now, datetime) else None
+    with tempfile.TemporaryDirectory(prefix="memlib-wire-") as folder:
+        target = Path(folder) / "save"
+        target.mkdir()
+        for name, text in state["files"].items():
+            if type(name) is not str or type(text) is not str or os.sep in name or name.startswith("."):
+                raise WireError("a saved file with a bad name")
+            (target / name).write_text(text, encoding="utf-8")
+        saved = load_agent(target)
+    if saved.context is not None:
+        memory = MemorySystem(context=saved.context, archival=saved.archival, session_id=state.get("session_id"),
+                              clock=clock)
+    else:
+        memory = MemorySystem(core=saved.core_memory, archival=saved.archival, recall=saved.recall,
+                              session_id=state.get("session_id"), clock=clock)
+    memory.turn_id = state.get("turn_id") if type(state.get("turn_id")) is int else None
+    memory.outbox = [str(s) for s in state.get("outbox") or []]
+    return memory
+
+
+def _view_state(view: Any, handle: Any, depth: int) -> dict:
+    return {"user_message": encode(view.user_message, handle, depth + 1),
+            "memory": encode(view.memory, handle, depth + 1),
+            "calls": encode(view.calls, handle, depth + 1), "alerts": encode(view.alerts, handle, depth + 1),
+            "calls_left": view.calls_left}
+
+
+def _view_from(state: Any, handle: Any, depth: int) -> Any:
+    from memlib.agent import AgentView
+
+    if type(state) is not dict:
+        raise WireError("an agent view needs its parts")
+    left = state.get("calls_left")
+    return AgentView(decode(state.get("user_message"), handle, depth + 1), decode(state.get("memory"), handle, depth + 1),
+                     tuple(decode(state.get("calls"), handle, depth + 1) or ()),
+                     tuple(decode(state.get("alerts"), handle, depth + 1) or ()),
+                     left if type(left) is int else None)
+
+
+_CODECS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
+    "memlib.archival:ArchivalStore": (_store_state, _store_from),
+    "memlib.core_memory:CoreMemory": (_core_state, _core_from),
+    "memlib.tools:MemorySystem": (_memory_state, _memory_from),
+    "memlib.agent:AgentView": (_view_state, _view_from),
+}
+
+
+# --------------------------------------------------------------------------- text
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
+def loads(text: str) -> Any:
+    if len(text) > MAX_CHARS:
+        raise WireError(f"a message of {len(text):,} characters (at most {MAX_CHARS:,})")
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as error:
+        raise WireError(f"not JSON: {str(error)[:120]}") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise WireError(f"{name} is not JSON")

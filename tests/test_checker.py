@@ -1,0 +1,201 @@
+"""The checker process and its wire: graded cells checked outside the student's kernel.
+
+The wire tests are pure; the others run a real kernel (no sandbox, for speed:
+the sandboxed grader is exercised by the grading suites) and the real checker
+process through `kernel_run.run_notebook`.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from memlib.course import checker, kernel_run, wire
+from memlib.course.checking import is_exercise_stub
+from memlib.course.sandbox import resolve
+
+FIXTURE_CHECKS = Path(__file__).parent / "fixtures" / "course" / "solutions" / "fixture_checks.py"
+
+
+# --------------------------------------------------------------------------- the wire
+
+
+def test_plain_and_tagged_values_cross_unchanged() -> None:
+    value = {"a": [1, 2.5, None, True, "x"], "t": (1, (2, "y")), "k": {1: "one", (2, 3): "pair"},
+             "$": "not a tag", "when": datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc), "inf": math.inf}
+    back = wire.decode(wire.loads(wire.dumps(wire.encode(value))))
+    assert back == value
+    assert type(back["t"]) is tuple and type(back["when"]) is datetime
+
+
+def test_memlib_values_are_copied_and_rebuilt_with_their_own_validation() -> None:
+    from memlib.agent import AgentView, ToolCall
+    from memlib.guard import Verdict
+    from memlib.messages import Message
+    from memlib.tools import MemorySystem, ToolResult
+
+    memory = MemorySystem.create(window=1024)
+    memory.archival.insert("the boiler was serviced in May", tags=("home",))
+    memory.context.append(Message.user("hello there", id=0))
+    view = AgentView(Message.user("when was the boiler serviced?", id=1), memory,
+                     ((ToolCall("archival_memory_search", {"query": "boiler"}),
+                       ToolResult("OK", "1 record", heartbeat=True)),), ("alert",), 3)
+    back = wire.decode(wire.loads(wire.dumps(wire.encode([view, Verdict(False, ["order"], "override")]))))
+    got, verdict = back
+    assert verdict == Verdict(False, ["order"], "override")
+    assert got.user_text == view.user_text and got.calls == view.calls and got.calls_left == 3
+    assert [r.text for r in got.memory.archival] == ["the boiler was serviced in May"]
+    assert got.prompt == view.prompt  # the same main context, rendered the same way
+    # their own validation runs on the receiving side
+    bad = wire.encode(ToolResult("OK", "x"))
+    bad["fields"]["status"] = "MAYBE"
+    with pytest.raises(wire.WireError, match="not a valid ToolResult"):
+        wire.decode(bad)
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"$": "dataclass", "type": "os:system", "fields": {}}, "may cross"),
+    ({"$": "state", "type": "subprocess:Popen", "state": {}}, "may cross"),
+    ({"$": "nonsense"}, "unknown tag"),
+    ({"$": "handle", "id": 1}, "handle where only data"),
+    ({"$": "float", "repr": "__import__('os')"}, "not a float"),
+    ({"$": "dataclass", "type": "memlib.agent:ToolCall", "fields": {"name": "x", "evil": 1}}, "no field"),
+])
+def test_decoding_refuses_what_is_not_plain_data(data, message) -> None:
+    with pytest.raises(wire.WireError, match=message):
+        wire.decode(data)
+
+
+def test_decoding_refuses_deep_nesting_and_json_constants() -> None:
+    deep: list = []
+    for _ in range(wire.MAX_DEPTH + 5):
+        deep = [deep]
+    with pytest.raises(wire.WireError, match="levels deep"):
+        wire.decode(deep)
+    with pytest.raises(wire.WireError, match="NaN is not JSON"):
+        wire.loads('{"x": NaN}')
+
+
+def test_objects_that_lie_about_their_type_are_never_data() -> None:
+    class Liar(int):
+        def __eq__(self, other):
+            return True
+
+    with pytest.raises(wire.WireError, match="cannot be sent"):
+        wire.encode(Liar(3))  # the checker side has no handles
+    assert wire.encode(Liar(3), lambda value: {"$": "handle", "id": 7})["$"] == "handle"
+
+
+def test_errors_cross_as_the_nearest_safe_class() -> None:
+    class Mine(KeyError):
+        pass
+
+    error = wire.decode_error(wire.encode_error(Mine("missing"), ("answer", 3, "return d[k]")))
+    assert isinstance(error, KeyError) and isinstance(error, wire.RemoteError)
+    assert type(error).__name__ == "Mine" and error.frame == ("answer", 3, "return d[k]")
+    stub = wire.decode_error(wire.encode_error(NotImplementedError("Exercise 2: write bm25_scores")))
+    assert is_exercise_stub(stub)
+    from memlib.core_memory import CoreMemoryError
+
+    memlib_error = wire.decode_error(wire.encode_error(CoreMemoryError("block 'x' is full")))
+    assert isinstance(memlib_error, CoreMemoryError)
+
+
+# --------------------------------------------------------------------------- the graded cell
+
+
+def test_graded_call_reads_the_check_and_the_answer_expression() -> None:
+    call = checker.graded_call("from memlib.course.checks import check_summarizer\n\ncheck_summarizer(MySummarizer())")
+    assert call == checker.GradedCall("memlib.course.checks", "check_summarizer", "MySummarizer()")
+
+
+@pytest.mark.parametrize("source", [
+    "check_add(add)",  # not imported
+    "from m import check_add\ncheck_add(add, 2)",
+    "from m import check_add\ncheck_add(answer=add)",
+    "from m import check_add\nx = 1\ncheck_add(add)",
+    "from m import check_add\ncheck_add(add",
+    "from .m import check_add\ncheck_add(add)",
+])
+def test_graded_cells_of_another_shape_are_refused_with_the_shape_expected(source) -> None:
+    with pytest.raises(ValueError, match="graded cell"):
+        checker.graded_call(source)
+
+
+# --------------------------------------------------------------------------- a real kernel
+
+
+def _grade(cells: list[str], tmp_path: Path, seconds: float = 30) -> dict[int, checker.CheckOutcome]:
+    """Run `cells` in a real kernel; every cell that calls a fixture check is checked by the checker."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in cells]
+    outcomes: dict[int, checker.CheckOutcome] = {}
+
+    def hook(index: int):
+        call = checker.graded_call(cells[index])
+
+        def run(execute):
+            outcome = checker.run_check(call, execute, support=[FIXTURE_CHECKS], scratch=tmp_path / f"c{index}",
+                                        seconds=seconds)
+            outcomes[index] = outcome
+            return kernel_run.CellRun(index, kernel_run.OK if outcome.status == "passed" else kernel_run.ERROR)
+        return run
+
+    graded = {i: hook(i) for i, s in enumerate(cells) if s.startswith("from fixture_checks")}
+    sandbox, _ = resolve("none")
+    kernel_run.run_notebook(nb, sandbox, tmp_path / "job", [FIXTURE_CHECKS], cell_timeout=seconds, timeout=120,
+                            instead=graded)
+    return outcomes
+
+
+CHECK_ADD = "from fixture_checks import check_add\n\ncheck_add(add)"
+CHECK_WORDS = "from fixture_checks import check_words\n\ncheck_words(WordCounter)"
+
+
+@pytest.mark.slow
+def test_honest_answers_pass_and_patches_in_the_kernel_change_nothing(tmp_path: Path) -> None:
+    outcomes = _grade([
+        "def add(a, b):\n    return a + b",
+        "class WordCounter:\n    def count(self, text):\n        return len(text.split())",
+        CHECK_ADD, CHECK_WORDS,
+        # the classic patches: they reach only the kernel's copy of the checks
+        "import fixture_checks, sys, types\n"
+        "fixture_checks.check_add = lambda answer: None\n"
+        "sys.modules['fixture_checks'] = types.SimpleNamespace(check_add=lambda a: None)\n"
+        "def add(a, b):\n    return 0",
+        CHECK_ADD,
+    ], tmp_path)
+    assert outcomes[2].status == "passed" and "all checks for fixture-add" in outcomes[2].output
+    assert outcomes[3].status == "passed" and outcomes[3].calls >= 2
+    assert outcomes[5].status == "failed" and "add(2, 3)" in outcomes[5].message
+
+
+@pytest.mark.slow
+def test_lying_objects_missing_answers_and_input_calls_fail_with_a_reason(tmp_path: Path) -> None:
+    outcomes = _grade([
+        "class Liar(int):\n    def __eq__(self, other):\n        return True\n"
+        "def add(a, b):\n    return Liar(0)",
+        CHECK_ADD,
+        "del add",
+        CHECK_ADD,
+        "def add(a, b):\n    input('a prompt')\n    return a + b",
+        CHECK_ADD,
+        "class WordCounter:\n    def count(self, text):\n        raise NotImplementedError('Exercise 2: count the words')",
+        CHECK_WORDS,
+    ], tmp_path)
+    assert outcomes[1].status == "failed" and "Liar in the student's kernel" in outcomes[1].message
+    assert outcomes[3].status == "failed" and "NameError" in outcomes[3].message
+    assert outcomes[5].status == "passed"  # its input() read an empty line; the protocol went on
+    assert outcomes[7].status == "failed" and "not solved yet" in outcomes[7].message
+
+
+@pytest.mark.slow
+def test_an_answer_that_hangs_or_kills_its_kernel_fails_and_the_checker_stops(tmp_path: Path) -> None:
+    hang = _grade(["def add(a, b):\n    while True:\n        pass", CHECK_ADD], tmp_path / "hang", seconds=5)
+    assert hang[1].status in ("timeout", "failed") and "time" in hang[1].message
+    died = _grade(["import os\ndef add(a, b):\n    os._exit(3)", CHECK_ADD], tmp_path / "died", seconds=20)
+    assert died[1].status == "failed" and "died" in died[1].message
