@@ -70,6 +70,7 @@ def graded_call(source: str) -> GradedCall:
     body = list(tree.body)
     while body and isinstance(body[0], ast.ImportFrom):
         node = body.pop(0)
+        assert isinstance(node, ast.ImportFrom)
         for alias in node.names:
             imported[alias.asname or alias.name] = f"{'.' * node.level}{node.module or ''}:{alias.name}"
     shape = "imports, then one call `check(answer)` of an imported check with one argument"
@@ -128,9 +129,10 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
     lines: Queue = Queue()
     threading.Thread(target=_pump, args=(checker.stdout, lines), daemon=True).start()
     errors: list[str] = []
-    threading.Thread(target=lambda: errors.append(checker.stderr.read()[-4000:]), daemon=True).start()
+    threading.Thread(target=lambda: errors.append(checker.stderr.read()[-4000:]), daemon=True).start()  # type: ignore[union-attr]
     done: dict = {}
     calls = 0
+    pending: str | None = None  # the checker's first request, sent when the kernel's loop first asks
 
     def next_request() -> str:
         """The checker's next request, as the line the kernel reads; '' once the check is done."""
@@ -163,7 +165,7 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
 
     try:
         _send(checker, {"module": call.module, "function": call.function, "answer": first})
-        pending: str | None = next_request()
+        pending = next_request()
         if pending:
             status, _ = execute(_SERVE.format(f"loop({nonce!r})"), left(), respond)
             lost = {"fatal": status if status in ("timeout", "died") else "no-reply"}
@@ -218,6 +220,7 @@ def _pump(stream: Any, lines: Queue) -> None:
 
 def _send(process: subprocess.Popen, message: dict) -> None:
     try:
+        assert process.stdin is not None
         process.stdin.write(json.dumps(message) + "\n")
         process.stdin.flush()
     except (BrokenPipeError, OSError):
@@ -269,8 +272,8 @@ class _Link:
         return value
 
     def remote(self, data: dict) -> "Remote":
-        kind = data.get("kind")
-        cls = {"class": RemoteClass, "function": RemoteFunction}.get(kind, Remote)
+        kinds: dict[str, type[Remote]] = {"class": RemoteClass, "function": RemoteFunction}
+        cls = kinds.get(str(data.get("kind")), Remote)
         return cls(self, data["id"], str(data.get("name", "?"))[:200])
 
 

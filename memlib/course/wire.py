@@ -294,8 +294,8 @@ def _store_from(state: Any, handle: Any, depth: int) -> Any:
         raise WireError("an archival store needs its parts")
     now = decode(state.get("now"))
     options = {"clock": (lambda: now)} if isinstance(now, datetime) else {}
-    store = ArchivalStore(scorer=_str(state.get("scorer"), "a scorer"), page_size=state.get("page_size"),
-                          next_id=state.get("next_id"), **options)
+    store = ArchivalStore(scorer=_str(state.get("scorer"), "a scorer"), page_size=state.get("page_size", 5),
+                          next_id=state.get("next_id", 1), **options)
     store.add_records([ArchivalRecord.from_dict(_plain(r)) for r in _list(state, "records")],
                       [Transition.from_dict(_plain(t)) for t in _list(state, "history")])
     return store
