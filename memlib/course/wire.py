@@ -32,8 +32,6 @@ import dataclasses
 import importlib
 import json
 import math
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
@@ -318,42 +316,39 @@ def _core_from(state: Any, handle: Any, depth: int) -> Any:
 
 
 def _memory_state(memory: Any, handle: Any, depth: int) -> dict:
-    """A MemorySystem through the agent-save format (every part it holds), plus its turn state."""
-    from memlib.saves import save_agent
+    """A MemorySystem by its parts, in the agent-save format's shapes (memlib.saves)."""
+    from memlib.saves import _context_dict
 
-    with tempfile.TemporaryDirectory(prefix="memlib-wire-") as folder:
-        target = Path(folder) / "save"
-        if memory.context is not None:
-            save_agent(target, context=memory.context, archival=memory.archival)
-        else:
-            save_agent(target, core_memory=memory.core, archival=memory.archival, recall=memory.recall)
-        files = {p.name: p.read_text(encoding="utf-8") for p in sorted(target.iterdir()) if p.is_file()}
-    return {"files": files, "session_id": memory.session_id, "turn_id": memory.turn_id,
-            "outbox": list(memory.outbox), "now": encode(memory.clock(), None)}
+    return {"core": memory.core.to_dict(), "recall": [m.to_dict() for m in memory.recall],
+            "recall_page_size": memory.recall.page_size, "archival": _store_state(memory.archival, None, depth),
+            "context": _context_dict(memory.context) if memory.context is not None else None,
+            "session_id": memory.session_id, "turn_id": memory.turn_id, "outbox": list(memory.outbox),
+            "now": encode(memory.clock(), None)}
 
 
 def _memory_from(state: Any, handle: Any, depth: int) -> Any:
-    from memlib.saves import load_agent
+    from memlib.core_memory import CoreMemory
+    from memlib.messages import Message
+    from memlib.recall import RecallStore
+    from memlib.saves import _restore_context
     from memlib.tools import MemorySystem
 
-    if type(state) is not dict or type(state.get("files")) is not dict:
-        raise WireError("a memory system needs its saved files")
+    if type(state) is not dict:
+        raise WireError("a memory system needs its parts")
     now = decode(state.get("now"))
     clock = (lambda: now) if isinstance(now, datetime) else None
-    with tempfile.TemporaryDirectory(prefix="memlib-wire-") as folder:
-        target = Path(folder) / "save"
-        target.mkdir()
-        for name, text in state["files"].items():
-            if type(name) is not str or type(text) is not str or os.sep in name or name.startswith("."):
-                raise WireError("a saved file with a bad name")
-            (target / name).write_text(text, encoding="utf-8")
-        saved = load_agent(target)
-    if saved.context is not None:
-        memory = MemorySystem(context=saved.context, archival=saved.archival, session_id=state.get("session_id"),
-                              clock=clock)
+    core = CoreMemory.from_dict(state.get("core"))
+    recall = RecallStore(page_size=state.get("recall_page_size", 5))
+    for item in _list(state, "recall"):
+        recall.add(Message.from_dict(_plain(item)))
+    archival = _store_from(state.get("archival"), None, depth)
+    session = state.get("session_id")
+    session = session if type(session) is str else None
+    if state.get("context") is not None:
+        context = _restore_context(_plain(state["context"]), core, recall, None, None)
+        memory = MemorySystem(context=context, archival=archival, session_id=session, clock=clock)
     else:
-        memory = MemorySystem(core=saved.core_memory, archival=saved.archival, recall=saved.recall,
-                              session_id=state.get("session_id"), clock=clock)
+        memory = MemorySystem(core=core, archival=archival, recall=recall, session_id=session, clock=clock)
     memory.turn_id = state.get("turn_id") if type(state.get("turn_id")) is int else None
     memory.outbox = [str(s) for s in state.get("outbox") or []]
     return memory
