@@ -207,9 +207,23 @@ def _python_paths() -> list[str]:
     return kept
 
 
+def _checkout_path() -> dict[str, str]:
+    """PYTHONPATH for the kernel when the grader imports memlib from a checkout, not from site-packages.
+
+    The kernel then imports the memlib the grader runs and binds (see _python_paths),
+    not whichever checkout an editable install in the virtualenv points to.
+    """
+    import memlib
+
+    parent = os.path.dirname(os.path.dirname(os.path.realpath(memlib.__file__)))
+    installed = {os.path.realpath(p) for p in (site.getsitepackages() if hasattr(site, "getsitepackages") else [])}
+    return {} if parent in installed else {"PYTHONPATH": parent}
+
+
 def _sandbox_env(python: str) -> dict[str, str]:
     return {
         "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
+        **_checkout_path(),
         "HOME": SANDBOX_WORK,
         "TMPDIR": SANDBOX_TMP,
         "LANG": "C.UTF-8",

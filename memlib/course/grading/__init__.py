@@ -1,0 +1,17 @@
+"""The stages of `python -m memlib grade`, one module each.
+
+- `model`: the data every stage shares (an assignment, a gradebook row, one
+  notebook's result, a graded cell's outcome) and the grader's small text helpers;
+- `collect`: the release and the submissions: finding each student's notebooks,
+  refusing links and special files, reading them leniently, planning the jobs;
+- `rebuild`: the gradable copy of a notebook (graded cells restored from the
+  release) and the grader's first cell;
+- `run`: one job: the notebook run in a kernel, the clean re-run, the outcome of
+  each graded cell as the grader reads it back;
+- `review`: the notes that flag a check for review (tamper evidence);
+- `report`: gradebook rows, the CSV, feedback files, the class summary, progress.
+
+`memlib.course.grade` ties them together (`grade()`, the command line) and
+re-exports their names; import from there. This package adds no behaviour of
+its own.
+"""

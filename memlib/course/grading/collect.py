@@ -1,0 +1,366 @@
+"""Collecting: the release's graded assignments and each student's notebooks.
+
+Finds the submissions (folders, zips, single notebooks, LMS downloads), the
+notebooks inside them without following a symbolic link or opening a special
+file, reads each leniently (`read_submission_notebook`), decides which
+assignment it is, and plans one job per student x assignment. It never runs
+or changes a notebook and never writes to the submission.
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import json
+import os
+import re
+import stat
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import nbformat
+
+from memlib.course import export
+from memlib.course.grading.model import ERROR, MISSING, Assignment, GradeSetupError, _cell_grade_id
+from memlib.course.release import graded_cells, source_checksum
+
+MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
+MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
+NAME_PREFIX_RE = re.compile(r"^(\d+)")
+
+
+# --------------------------------------------------------------------------- release
+
+
+def load_release(path: str | Path, only: Iterable[str] = ()) -> list[Assignment]:
+    """The graded assignments of a release folder (or of one released notebook).
+
+    `only` restricts to assignment names or stems (``03`` prefixes work too).
+    """
+    root = Path(path)
+    if root.is_file():
+        files = [root]
+    elif root.is_dir():
+        files = sorted(p for p in root.glob("*.ipynb") if p.is_file())
+    else:
+        raise GradeSetupError(f"release {str(root)!r} does not exist; pass the folder written by `python -m memlib release`")
+    wanted = [w.lower() for w in only]
+    assignments = []
+    owners: dict[str, str] = {}
+    for file in files:
+        try:
+            nb = nbformat.read(str(file), as_version=4)
+        except Exception as error:
+            raise GradeSetupError(f"cannot read released notebook {file}: {error}; re-run the release") from None
+        graded = graded_cells(nb)
+        if not graded:
+            continue
+        if wanted and not any(file.name.lower() == w or file.stem.lower() == w or file.stem.lower().startswith(w) for w in wanted):
+            continue
+        for cell in graded:
+            if cell.checksum and cell.checksum != source_checksum(cell.source):
+                print(
+                    f"warning: graded cell {cell.grade_id!r} in {file} does not match its checksum: "
+                    "the release was edited by hand; re-run the release",
+                    file=sys.stderr,
+                )
+            if cell.grade_id in owners:
+                raise GradeSetupError(f"grade_id {cell.grade_id!r} appears in {owners[cell.grade_id]} and {file.name}")
+            owners[cell.grade_id] = file.name
+        assignments.append(Assignment(file.name, nb, graded))
+    if not assignments:
+        what = f" matching {', '.join(only)}" if wanted else ""
+        raise GradeSetupError(f"no released notebook with graded cells{what} in {root}")
+    return assignments
+
+
+# --------------------------------------------------------------------------- reading submissions
+
+
+@dataclass
+class _Found:
+    display: str  # path inside the submission, for messages
+    data: bytes | None
+    error: str = ""
+
+
+@dataclass
+class _Submission:
+    student: str
+    path: Path
+    also: list[Path] = field(default_factory=list)  # the student's other files in an LMS download
+
+
+def _discover(paths: Iterable[str | Path]) -> list[_Submission]:
+    submissions: list[_Submission] = []
+    downloaded: dict[str, _Submission] = {}
+    for raw in paths:
+        path = Path(raw)
+        if not os.path.lexists(path):  # a dangling link is refused later, with a row
+            raise GradeSetupError(f"submission {str(path)!r} does not exist")
+        # Canvas and Moodle name every file (or folder) of a download after its student:
+        # those files are one student, known by name and LMS id (memlib.course.export)
+        lms_student = export.download_student(path.name)
+        if lms_student in downloaded:
+            downloaded[lms_student].also.append(path)
+            continue
+        name = lms_student or (path.name if path.is_dir() else path.stem)
+        submissions.append(_Submission(name or str(path), path))
+        if lms_student:
+            downloaded[lms_student] = submissions[-1]
+    # two submissions with the same name (alice/ and alice.zip) keep their extension
+    counts = collections.Counter(s.student for s in submissions)
+    for submission in submissions:
+        if counts[submission.student] > 1:
+            submission.student = submission.path.name
+    return submissions
+
+
+def _skip_part(part: str) -> bool:
+    return part.startswith(".") or part == "__MACOSX"
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _read_regular(path: Path, display: str) -> _Found:
+    """The bytes of a regular file, opened without following a link (a link swapped in meanwhile fails too)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        return _Found(display, None, f"cannot be read ({error.strerror})")
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return _Found(display, None, f"refused: {_kind_of(info.st_mode)}")
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            return _Found(display, None, f"file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
+        return _Found(display, handle.read(MAX_NOTEBOOK_BYTES + 1))
+
+
+def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
+    """The notebooks of one submission. Symbolic links and special files are refused with a note,
+    never followed: a link could name the instructor's solutions or any file the grader can read."""
+    path = submission.path
+    notes: list[str] = []
+    found: list[_Found] = []
+    top = path.lstat()
+    if not (stat.S_ISDIR(top.st_mode) or stat.S_ISREG(top.st_mode)):
+        notes.append(f"refused {path.name}: {_kind_of(top.st_mode)}")
+    elif stat.S_ISDIR(top.st_mode):
+        refused: list[str] = []
+        for folder, dirs, files in os.walk(path, followlinks=False):
+            here = Path(folder)
+            for name in sorted(dirs):
+                if (here / name).is_symlink():
+                    refused.append(f"{(here / name).relative_to(path)} ({_kind_of(stat.S_IFLNK)})")
+            dirs[:] = sorted(d for d in dirs if not _skip_part(d) and not (here / d).is_symlink())
+            for name in sorted(files):
+                file = here / name
+                relative = file.relative_to(path)
+                mode = file.lstat().st_mode
+                if not stat.S_ISREG(mode):
+                    if not _skip_part(name):
+                        refused.append(f"{relative} ({_kind_of(mode)})")
+                    continue
+                if name.lower().endswith(".ipynb") and not _skip_part(name):
+                    found.append(_read_regular(file, str(relative)))
+        found.sort(key=lambda f: f.display)
+        if refused:
+            notes.append(f"refused {', '.join(refused)}: only regular files are graded")
+        if not found:
+            notes.append(f"no notebook found in {path.name}/")
+    elif path.suffix.lower() == ".zip":
+        try:
+            with zipfile.ZipFile(path) as archive:
+                total = 0
+                for info in sorted(archive.infolist(), key=lambda i: i.filename):
+                    parts = Path(info.filename).parts
+                    if info.is_dir() or not info.filename.lower().endswith(".ipynb") or any(_skip_part(p) for p in parts):
+                        continue
+                    if stat.S_ISLNK(info.external_attr >> 16):
+                        notes.append(f"refused {info.filename}: a symbolic link")
+                        continue
+                    total += info.file_size
+                    if info.file_size > MAX_NOTEBOOK_BYTES or total > MAX_ZIP_TOTAL_BYTES:
+                        found.append(_Found(info.filename, None, "file too large after unzipping"))
+                        continue
+                    found.append(_Found(info.filename, archive.read(info)))
+        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
+            notes.append(f"{path.name} is not a readable zip file ({error})")
+        else:
+            if not found:
+                notes.append(f"no notebook found in {path.name}")
+    elif path.suffix.lower() == ".ipynb":
+        found.append(_read_regular(path, path.name))
+    else:
+        notes.append(f"{path.name} is not a folder, a .zip or a .ipynb file")
+    return found, notes
+
+
+def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None, str, list[str]]:
+    """Parse a submitted notebook leniently: ``(notebook or None, error, notes)``.
+
+    Invalid JSON, a truncated file and unsupported nbformat versions give an
+    error; bytes that are not UTF-8 are replaced (noted) and nbformat 3 is
+    converted (noted), because the code inside is usually fine.
+    """
+    notes: list[str] = []
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        text = data.decode("utf-8", errors="replace")
+        notes.append(f"file is not valid UTF-8 (first bad byte at offset {error.start}); bad bytes replaced by U+FFFD")
+    if not text.strip():
+        return None, "file is empty; ask for a fresh download", notes
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        # A notebook's JSON always ends with "}"; a file that stops anywhere
+        # else was cut off (interrupted upload or save), which is worth saying.
+        if not text.rstrip().endswith("}"):
+            lines = text.count("\n") + 1
+            return None, f"file is truncated (the JSON ends early at line {lines}); ask for a fresh download", notes
+        return None, f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})", notes
+    except RecursionError:
+        return None, "not valid JSON (nested too deeply)", notes
+    if not isinstance(raw, dict) or not ("cells" in raw or "worksheets" in raw):
+        return None, "not a Jupyter notebook (the JSON has no cells)", notes
+    major = raw.get("nbformat")
+    try:
+        if major == 3:
+            nb = nbformat.reads(json.dumps(raw), as_version=4)
+            notes.append("nbformat 3 notebook converted to nbformat 4")
+        elif major == 4:
+            nb = nbformat.from_dict(raw)
+        else:
+            return None, f"nbformat {major!r} is not supported (expected 4); open and save it in a current Jupyter", notes
+        cells = [_clean_cell(cell) for cell in nb.get("cells", []) if isinstance(cell, dict)]
+    except Exception as error:  # a notebook broken in a way nbformat cannot convert
+        return None, f"notebook structure is broken ({type(error).__name__}: {error})", notes
+    nb["cells"] = [c for c in cells if c is not None]
+    return nb, "", notes
+
+
+def _clean_cell(cell: dict) -> nbformat.NotebookNode | None:
+    cell_type = cell.get("cell_type")
+    if cell_type not in ("code", "markdown", "raw"):
+        return None
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(str(s) for s in source)
+    metadata = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+    clean = {"cell_type": cell_type, "metadata": copy.deepcopy(metadata), "source": str(source)}
+    if isinstance(cell.get("id"), str):
+        clean["id"] = cell["id"]
+    if cell_type == "code":
+        clean["outputs"] = []
+        clean["execution_count"] = None
+    return nbformat.from_dict(clean)
+
+
+def _identify(nb: dict | None, display: str, assignments: list[Assignment]) -> tuple[Assignment | None, str]:
+    """Which assignment a submitted file is, and how we know (for messages)."""
+    by_stem = {a.stem: a for a in assignments}
+    if nb is not None:
+        meta = nb.get("metadata", {}).get("memlib", {})
+        claimed = meta.get("assignment") if isinstance(meta, dict) else None
+        if isinstance(claimed, str) and claimed:
+            return by_stem.get(claimed), f"its metadata says assignment {claimed!r}"
+        owner = {g.grade_id: a for a in assignments for g in a.graded}
+        votes = collections.Counter(owner[gid].stem for gid in map(_cell_grade_id, nb.get("cells", [])) if gid in owner)
+        if votes:
+            stem = votes.most_common(1)[0][0]
+            return by_stem[stem], f"its graded cells belong to {stem!r}"
+    stem = Path(display).stem.lower()
+    for assignment in assignments:
+        if stem == assignment.stem.lower() or stem.startswith(assignment.stem.lower()):
+            return assignment, "its file name"
+    number = NAME_PREFIX_RE.match(stem)
+    if number:
+        same = [a for a in assignments if (NAME_PREFIX_RE.match(a.stem) or [None, None])[1] == number.group(1)]
+        if len(same) == 1:
+            return same[0], "its number"
+    return None, "neither its metadata nor its name matches a graded assignment"
+
+
+# --------------------------------------------------------------------------- planning the jobs
+
+
+@dataclass
+class _Job:
+    """One student x one assignment: the notebook to grade, or why it cannot be run."""
+
+    student: str
+    assignment: Assignment
+    chosen: _Found | None
+    nb: nbformat.NotebookNode | None = None
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+    status_if_not_run: str = ""
+
+
+def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
+    found, notes = _collect(submission)
+    for path in submission.also:
+        more, more_notes = _collect(_Submission(submission.student, path))
+        found, notes = found + more, notes + more_notes
+    for item in found:  # "lovelaceada_12345_67890_03_topic.ipynb" was handed in as "03_topic.ipynb"
+        item.display = export.original_name(item.display)
+    parsed = []
+    unmatched: list[str] = []
+    for item in found:
+        nb, error, read_notes = (None, item.error, []) if item.data is None else read_submission_notebook(item.data)
+        assignment, how = _identify(nb, item.display, assignments)
+        if assignment is None:
+            unmatched.append(f"{item.display} ({how})")
+            continue
+        parsed.append((assignment, item, nb, error, read_notes, how))
+    jobs = []
+    for assignment in assignments:
+        candidates = [p for p in parsed if p[0] is assignment]
+        job_notes = list(notes)
+        if not candidates:
+            reason = f"no notebook for {assignment.name} in the submission"
+            extra = ([f"ignored {', '.join(unmatched)}"] if unmatched else []) + job_notes
+            if extra:
+                reason += " (" + "; ".join(extra) + ")"
+            jobs.append(_Job(submission.student, assignment, None, error=reason, status_if_not_run=MISSING))
+            continue
+        chosen = candidates[0]
+        if len(candidates) > 1:
+            exact = [c for c in candidates if Path(c[1].display).name == assignment.name]
+            names = ", ".join(c[1].display for c in candidates)
+            if len(exact) != 1:
+                reason = (
+                    f"ambiguous: {len(candidates)} notebooks look like {assignment.name} ({names}); "
+                    "keep exactly one and grade again"
+                )
+                jobs.append(_Job(submission.student, assignment, None, error=reason, status_if_not_run=ERROR))
+                continue
+            chosen = exact[0]
+            others = ", ".join(c[1].display for c in candidates if c is not chosen)
+            job_notes.append(f"graded {chosen[1].display}; ignored {others}")
+        _, item, nb, error, read_notes, how = chosen
+        job_notes += read_notes
+        if Path(item.display).name != assignment.name and not any("graded " in n for n in job_notes):
+            job_notes.append(f"graded {item.display} as {assignment.name} ({how})")
+        if nb is None:
+            jobs.append(_Job(submission.student, assignment, item, error=f"{item.display}: {error}",
+                             notes=job_notes, status_if_not_run=ERROR))
+        else:
+            jobs.append(_Job(submission.student, assignment, item, nb=nb, notes=job_notes))
+    return jobs

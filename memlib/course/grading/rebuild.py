@@ -1,0 +1,224 @@
+"""Rebuilding: the notebook the grader runs, made from the student's copy.
+
+Outputs dropped, every copy of a graded cell removed, the release's graded
+cells put back in place (with a line that undoes patches of the checks they
+import), and the grader's first cell that caps printed output. It works on a
+copy and does not run anything or judge the student's code.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import copy
+import re
+
+import nbformat
+
+from memlib.course import tamper
+from memlib.course.grading.model import Assignment, _cell_grade_id
+from memlib.course.release import TAG_GRADED, GradedCell, source_checksum
+
+
+# --------------------------------------------------------------------------- restoring graded cells
+
+
+def _fresh_import_prefix(source: str) -> str:
+    """A first line for a graded cell that undoes patches of the checks it imports.
+
+    The cell's own ``from ... import check_x`` already defeats a student who
+    defines ``check_x`` earlier. `memlib.course.checks.ensure_unpatched`
+    also reloads the module when ``module.check_x`` was replaced from a
+    notebook cell; untouched modules are not reloaded, so classes the
+    notebook got from them keep their identity.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    calls = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = tuple(alias.name for alias in node.names if alias.name.startswith("check"))
+            if names:
+                calls.append(f"_grader_ensure({node.module!r}, {', '.join(map(repr, names))})")
+    if not calls:
+        return ""
+    return (
+        "from memlib.course.checks import ensure_unpatched as _grader_ensure; "
+        + "; ".join(calls)
+        + "  # added by the grader\n"
+    )
+
+
+def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbformat.NotebookNode, dict[str, list[str]]]:
+    """A gradable copy of `submission`: its own cells plus the release's graded cells.
+
+    Returns the new notebook and, per grade_id, what had to be repaired
+    (edited / deleted / duplicated). The submission object is not changed.
+    """
+    release_cells = assignment.nb.cells
+    release_graded = {g.grade_id: g for g in assignment.graded}
+    graded_sources = {g.source.strip(): g.grade_id for g in assignment.graded}
+    seen: collections.Counter[str] = collections.Counter()
+    edited: set[str] = set()
+    kept: list[dict] = []
+    for original in submission.get("cells", []):
+        cell = copy.deepcopy(original)
+        source = cell.get("source", "")
+        tags = cell.get("metadata", {}).get("tags", [])
+        tags = tags if isinstance(tags, list) else []
+        # A copy of a graded cell is known by the release's metadata or by its
+        # exact source, never by its cell id: an honest solution cell may carry
+        # any id (a student who pasted it there), and must not be dropped.
+        grade_id = _cell_grade_id(cell)
+        if grade_id not in release_graded:
+            grade_id = graded_sources.get(source.strip())
+        if grade_id is not None or TAG_GRADED in tags:
+            if grade_id is not None:
+                seen[grade_id] += 1
+                if source_checksum(source) != source_checksum(release_graded[grade_id].source):
+                    edited.add(grade_id)
+            continue  # every claimed graded cell goes; the release's copy comes back below
+        # a student cell cannot carry grading metadata (its exercise name stays)
+        metadata = {k: v for k, v in cell.get("metadata", {}).items() if k != "memlib"}
+        exercise = tamper.exercise_key(cell)
+        if exercise:
+            metadata["memlib"] = {"exercise": exercise}
+        if tags:
+            metadata["tags"] = [t for t in tags if isinstance(t, str) and t != TAG_GRADED]
+        cell["metadata"] = metadata
+        kept.append(cell)
+
+    result: list[dict] = list(kept)
+    floor = 0  # graded cells stay in release order
+    for graded in assignment.graded:
+        position = _position_for(graded, release_cells, result, floor)
+        restored = copy.deepcopy(graded.cell)
+        restored["source"] = _fresh_import_prefix(graded.source) + graded.source
+        restored["outputs"] = []
+        restored["execution_count"] = None
+        result.insert(position, restored)
+        floor = position + 1
+
+    repairs: dict[str, list[str]] = {}
+    for grade_id in release_graded:
+        notes = []
+        if seen[grade_id] == 0:
+            notes.append("graded cell was deleted; re-inserted from the release")
+        elif seen[grade_id] > 1:
+            notes.append(f"graded cell was duplicated ({seen[grade_id]} copies); extra copies removed")
+        if grade_id in edited:
+            notes.append("graded cell was edited; restored from the release")
+        if notes:
+            repairs[grade_id] = notes
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "memlib": {"assignment": assignment.stem},
+    }
+    _unique_ids(result)
+    nb.cells = [nbformat.from_dict(c) for c in result]
+    return nb, repairs
+
+
+def _same_cell(a: dict, b: dict) -> bool:
+    if a.get("id") and a.get("id") == b.get("id"):
+        return True
+    source = a.get("source", "").strip()
+    return bool(source) and a.get("cell_type") == b.get("cell_type") and source == b.get("source", "").strip()
+
+
+def _position_for(graded: GradedCell, release_cells: list[dict], cells: list[dict], floor: int) -> int:
+    def find(anchor: dict) -> int | None:
+        for index in range(floor, len(cells)):
+            if _same_cell(anchor, cells[index]):
+                return index
+        return None
+
+    def is_graded(cell: dict) -> bool:
+        return _cell_grade_id(cell) is not None
+
+    # Prefer "just before the release cell that follows": the check then runs
+    # after every cell the student added for this exercise (a duplicated and
+    # solved exercise cell included).
+    for index in range(graded.index + 1, len(release_cells)):
+        if not is_graded(release_cells[index]):
+            found = find(release_cells[index])
+            if found is not None:
+                return found
+    for index in range(graded.index - 1, -1, -1):
+        if not is_graded(release_cells[index]):
+            found = find(release_cells[index])
+            if found is not None:
+                return found + 1
+    return len(cells)
+
+
+def _unique_ids(cells: list[dict]) -> None:
+    seen: set[str] = set()
+    for index, cell in enumerate(cells):
+        cell_id = cell.get("id")
+        if not isinstance(cell_id, str) or not re.match(r"^[a-zA-Z0-9_-]{1,64}$", cell_id) or cell_id in seen:
+            cell_id = f"grader-{index}"
+            while cell_id in seen:
+                cell_id += "x"
+        cell["id"] = cell_id
+        seen.add(cell_id)
+
+
+# --------------------------------------------------------------------------- the grader's first cell
+
+#: Characters of stdout / stderr kept per cell; the rest is dropped in the kernel.
+OUTPUT_CAP_CHARS = 1_000_000
+
+# The first cell of every graded notebook. It caps what each cell prints inside
+# the kernel, so an honest runaway print loop sends little over the socket. It
+# is a courtesy, not the limit: a cell can write around it (the underlying
+# stream, its file descriptors), and the grader enforces its own cap on what
+# it receives (kernel_run.OUTPUT_CAP_CHARS).
+PRELUDE_SOURCE = f"""\
+# Added by the grader: cap what each cell can print ({OUTPUT_CAP_CHARS:,} characters per stream).
+def _grader_cap_output(limit={OUTPUT_CAP_CHARS}):
+    import sys
+
+    class CappedStream:
+        def __init__(self, stream):
+            self._stream, self._written, self._warned = stream, 0, False
+
+        def write(self, text):
+            room = limit - self._written
+            self._written += len(text)
+            if room > 0:
+                self._stream.write(text[:room])
+            if self._written > limit and not self._warned:
+                self._warned = True
+                self._stream.write(f"\\n[grader: output of this cell cut after {{limit}} characters]\\n")
+            return len(text)
+
+        def reset(self, *args):
+            self._written, self._warned = 0, False
+
+        def __getattr__(self, name):
+            return getattr(self._stream, name)
+
+    sys.stdout, sys.stderr = CappedStream(sys.stdout), CappedStream(sys.stderr)
+    try:
+        shell = get_ipython()  # noqa: F821 - defined inside IPython kernels
+    except NameError:
+        return
+    shell.events.register("pre_run_cell", sys.stdout.reset)
+    shell.events.register("pre_run_cell", sys.stderr.reset)
+
+
+_grader_cap_output()
+del _grader_cap_output"""
+
+
+def _prelude_cell() -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(PRELUDE_SOURCE)
+    cell.id = "grader-prelude"
+    cell.metadata = {"memlib": {"grader": "prelude"}}
+    return cell

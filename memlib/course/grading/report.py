@@ -1,0 +1,256 @@
+"""Reporting: gradebook rows, the CSV, feedback files, the class summary, progress.
+
+Turns each graded cell's outcome into a row (points, status, reason and its
+notes) and writes what people read: the gradebook, one feedback file per
+student, the summary printed at the end and the progress line. It runs
+nothing and decides no outcome.
+"""
+
+from __future__ import annotations
+
+import collections
+import csv
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memlib.course import shards
+from memlib.course.checking import REFERENCE_NOTE
+from memlib.course.grading.model import (
+    CSV_COLUMNS,
+    ERROR,
+    MISSING,
+    PASSED,
+    REASON_CHARS,
+    Assignment,
+    CheckDetail,
+    NotebookResult,
+    Row,
+    _num,
+    _one_line,
+    _Outcome,
+    _safe_filename,
+)
+from memlib.course.release import GradedCell
+
+
+# --------------------------------------------------------------------------- gradebook rows
+
+
+def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dict[str, list[str]]) -> None:
+    for graded in result.assignment.graded:
+        outcome = outcomes[graded.grade_id]
+        points = graded.points if outcome.status == PASSED else 0
+        row_notes = notes.get(graded.grade_id, []) + result.notes + _reference_note(outcome.stdout)
+        result.rows.append(_row(result, graded, points, outcome.status, _join(outcome.reason, row_notes)))
+        result.details.append(CheckDetail(graded.grade_id, outcome.status, outcome.message, outcome.traceback,
+                                          outcome.stdout))
+
+
+def _reference_note(stdout: str) -> list[str]:
+    """The check's own line saying the answer used memlib's reference implementation (see checking.graded)."""
+    for line in stdout.splitlines():
+        if line.startswith(REFERENCE_NOTE):
+            names = line[len(REFERENCE_NOTE):].split(" (the gradebook notes it)")[0]
+            return [f"the answer uses memlib's reference implementation: {names}"]
+    return []
+
+
+def _row(result: NotebookResult, graded: GradedCell, points: float, status: str, reason: str) -> Row:
+    return Row(result.student, result.assignment.name, graded.grade_id, points, graded.points, status, reason)
+
+
+def _join(reason: str, notes: list[str]) -> str:
+    parts = [reason] if reason else []
+    parts += [n if n.startswith("review:") else f"note: {n}" for n in notes]
+    return _one_line("; ".join(parts), limit=REASON_CHARS + 200 * len(notes))
+
+
+def _rows_for_all(result: NotebookResult, status: str, reason: str) -> None:
+    for graded in result.assignment.graded:
+        result.rows.append(_row(result, graded, 0, status, _join(reason, result.notes)))
+        result.details.append(CheckDetail(graded.grade_id, status, reason))
+
+
+# --------------------------------------------------------------------------- the class
+
+
+@dataclass
+class GradeReport:
+    """The result of grading a class: rows, per-notebook details, timing."""
+
+    results: list[NotebookResult]
+    assignments: list[Assignment]
+    seconds: float = 0.0
+    jobs: int = 1
+    notebooks_run: int = 0
+    shard: shards.Shard | None = None
+    not_handed_in: list[str] = field(default_factory=list)  # released, but nobody handed them in
+    sandbox: str = ""
+
+    @property
+    def reruns(self) -> int:
+        return sum(1 for r in self.results if r.reran)
+
+    @property
+    def rows(self) -> list[Row]:
+        return [row for result in self.results for row in result.rows]
+
+    @property
+    def students(self) -> list[str]:
+        return sorted({r.student for r in self.results})
+
+    @property
+    def grader_errors(self) -> int:
+        return sum(1 for r in self.results if r.grader_error)
+
+    def write_csv(self, path: str | Path) -> None:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+            writer.writeheader()
+            for row in self.rows:
+                writer.writerow(row.as_csv())
+
+    def write_feedback(self, folder: str | Path) -> list[Path]:
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        by_student: dict[str, list[NotebookResult]] = collections.defaultdict(list)
+        for result in self.results:
+            by_student[result.student].append(result)
+        used: set[str] = set()
+        for student, results in sorted(by_student.items()):
+            stem = _safe_filename(student)
+            while stem.lower() in used:  # "a b" and "a_b" must not share a file
+                stem += "_"
+            used.add(stem.lower())
+            path = out / f"{stem}.md"
+            path.write_text(_feedback_text(student, results), encoding="utf-8")
+            written.append(path)
+        return written
+
+    def summary(self) -> str:
+        return _summary_text(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"GradeReport(students={len(self.students)}, rows={len(self.rows)}, "
+            f"notebooks_run={self.notebooks_run}, seconds={self.seconds:.1f})"
+        )
+
+
+# --------------------------------------------------------------------------- text output
+
+
+def _feedback_text(student: str, results: list[NotebookResult]) -> str:
+    lines = [f"# Feedback for {student}", ""]
+    total = sum(r.points for r in results)
+    most = sum(r.assignment.max_points for r in results)
+    lines += [f"Total: {_num(total)} / {_num(most)} points", ""]
+    for result in results:
+        lines.append(f"## {result.assignment.name}: {_num(result.points)} / {_num(result.assignment.max_points)} points")
+        lines.append("")
+        if result.submitted_as:
+            lines.append(f"Graded file: `{result.submitted_as}`")
+        for note in result.notes:
+            lines.append(f"Note: {note}")
+        lines.append("")
+        rows = {r.grade_id: r for r in result.rows}
+        for detail in result.details:
+            row = rows[detail.grade_id]
+            lines.append(f"### {detail.grade_id}: {detail.status} ({_num(row.points)} / {_num(row.max_points)})")
+            lines.append("")
+            if detail.status != PASSED:
+                lines += _fenced(detail.message or row.reason)
+            if detail.traceback:
+                lines.append("Where it failed in your code:")
+                lines += _fenced(detail.traceback)
+            if detail.stdout.strip():
+                lines.append("Output of the check:")
+                lines += _fenced(detail.stdout.strip())
+            extra = [n for n in row.reason.split("; ") if n.startswith("note: graded cell")]
+            for note in extra:
+                lines.append(f"- {note[6:]}")
+            lines.append("")
+        if result.other_errors:
+            lines.append("Other cells that raised an error (not graded, but worth fixing):")
+            lines += [f"- {e}" for e in result.other_errors]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _fenced(text: str) -> list[str]:
+    return ["```", text.rstrip(), "```", ""]
+
+
+def _summary_text(report: GradeReport) -> str:
+    per_notebook = report.seconds / max(1, report.notebooks_run)
+    lines = [
+        f"Graded {len(report.students)} student(s): {report.notebooks_run} notebook run(s) in {report.seconds:.1f} s "
+        f"with -j {report.jobs} ({per_notebook:.1f} s per notebook)"
+        + (f", shard {report.shard}" if report.shard else "")
+        + f"; {report.reruns} needed the clean re-run",
+        f"Kernels ran in: {report.sandbox or 'no sandbox'}",
+        "",
+    ]
+    if report.not_handed_in:
+        lines += [f"Nobody handed in {', '.join(report.not_handed_in)}: no rows in the gradebook "
+                  "(--all-assignments grades every released notebook)", ""]
+    lines.append("Mean points per check:")
+    for assignment in report.assignments:
+        for graded in assignment.graded:
+            rows = [r for r in report.rows if r.grade_id == graded.grade_id]
+            if not rows:
+                continue
+            mean = sum(r.points for r in rows) / len(rows)
+            passed = sum(1 for r in rows if r.status == PASSED)
+            lines.append(
+                f"  {assignment.name:<28} {graded.grade_id:<24} {mean:6.2f} / {_num(graded.points):<4} "
+                f"({passed} of {len(rows)} passed)"
+            )
+    problems = [r for r in report.results if r.rows and all(row.status in (ERROR, MISSING) for row in r.rows)]
+    if problems:
+        lines += ["", "Could not grade:"]
+        for result in problems:
+            row = result.rows[0]
+            lines.append(f"  {result.student:<20} {result.assignment.name:<28} {row.status}: {row.reason}")
+    review = [row for result in report.results for row in result.review]
+    if review:
+        lines += ["", f"Review ({len(review)} check(s) where the notebook may have tampered with grading):"]
+        for row in review:
+            flags = "; ".join(part for part in row.reason.split("; ") if part.startswith("review:"))
+            lines.append(f"  {row.student:<20} {row.grade_id:<24} {_num(row.points)}/{_num(row.max_points)} {flags}")
+    if report.grader_errors:
+        lines += ["", f"{report.grader_errors} notebook(s) hit a grader error: see the reasons above"]
+    return "\n".join(lines)
+
+
+class _Progress:
+    """A one-line progress bar on a terminal, one line per notebook otherwise."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.started = time.monotonic()
+
+    def __call__(self, done: int, total: int, result: NotebookResult) -> None:
+        self.show(done, total, f"{result.student} {result.assignment.name} "
+                               f"{_num(result.points)}/{_num(result.assignment.max_points)}")
+
+    def show(self, done: int, total: int, status: str) -> None:
+        """Draw `done` of `total` with a status (also what `python -m memlib.course.mutation` shows)."""
+        width = 30
+        filled = int(width * done / max(1, total))
+        bar = "#" * filled + "-" * (width - filled)
+        elapsed = time.monotonic() - self.started
+        line = f"[{bar}] {done}/{total} {elapsed:5.1f}s  {status}"
+        if self.tty:
+            end = "\n" if done == total else ""
+            self.stream.write("\r" + line[:120].ljust(120) + end)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()

@@ -1,0 +1,203 @@
+"""Running: one grading job, the notebook as handed in and its clean re-run.
+
+Runs the rebuilt notebook in a new kernel (`memlib.course.kernel_run`, in the
+sandbox), reads each graded cell's outcome back from the kernel's replies, and
+runs the release with only the student's exercise and added cells when that
+is a different notebook. Nothing the kernel writes is read back. Confinement
+is `memlib.course.sandbox`'s; the gradebook text is `report`'s.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from memlib.course import kernel_run, tamper
+from memlib.course.grading.collect import _Job
+from memlib.course.grading.model import (
+    ERROR,
+    FAILED,
+    PASSED,
+    STDOUT_TAIL_CHARS,
+    Assignment,
+    NotebookResult,
+    _cell_grade_id,
+    _first_line,
+    _one_line,
+    _Outcome,
+    _safe_filename,
+    _strip_ansi,
+)
+from memlib.course.grading.rebuild import _prelude_cell, restore_graded_cells
+from memlib.course.grading.report import _fill_rows, _rows_for_all
+from memlib.course.grading.review import _rerun_notes, _review_notes
+from memlib.course.kernel_run import CellRun, NotebookRun
+from memlib.course.sandbox import Sandbox
+
+
+# --------------------------------------------------------------------------- reading a run back
+
+
+def _heads(nb: dict) -> dict[int, str]:
+    return {i: _first_line(c.get("source", "")) for i, c in enumerate(nb.get("cells", []))}
+
+
+def _failure_reason(cell: CellRun, cell_timeout: float) -> tuple[str, str, str]:
+    """(gradebook reason, feedback message, trimmed traceback) for a cell that failed."""
+    trace = _trim_traceback([_strip_ansi(line) for line in cell.traceback])
+    ename, evalue = cell.ename, _strip_ansi(cell.evalue)
+    if cell.status == kernel_run.DIED:
+        text = "the kernel died while this cell ran (os._exit, a crash or running out of memory)"
+        return text, text, ""
+    if cell.status == kernel_run.TIMEOUT:
+        text = f"timed out after {cell_timeout:g} s (an infinite loop or a very slow solution?)"
+        return text, text, trace
+    if ename == "SystemExit":
+        text = "SystemExit: the code called sys.exit() or exit()"
+        return text, text, trace
+    if ename == "CheckFailed" or ename.endswith(".CheckFailed"):
+        detail = re.sub(r"^\[[^\]]+\]\s*", "", evalue)
+        # the gradebook gets what is wrong; the hint goes to the feedback file
+        return _one_line(detail.split("\nHint:")[0]), detail, ""
+    return _one_line(f"{ename}: {evalue}"), f"{ename}: {evalue}", trace
+
+
+def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: float,
+              timeout: float) -> tuple[dict[str, _Outcome], list[str], bool]:
+    """Per grade_id outcome of `run` over `nb`, the other cells that failed, and whether the grader failed."""
+    heads = _heads(nb)
+    where = {_cell_grade_id(c): i for i, c in enumerate(nb.get("cells", [])) if _cell_grade_id(c)}
+    grader_cells = {i for i, c in enumerate(nb.get("cells", [])) if _is_grader_cell(c)}
+    finished = [c for c in run.cells if c.status not in (kernel_run.NOT_RUN, kernel_run.SKIPPED)]
+    outcomes: dict[str, _Outcome] = {}
+    grader_failed = False
+    for graded in assignment.graded:
+        index = where.get(graded.grade_id)
+        cell = run.cell(index) if index is not None else None
+        if run.start_error or cell is None:
+            why = run.start_error or "the graded cell was not in the notebook"
+            tail = run.log_tail.strip().splitlines()[-1:] if run.log_tail.strip() else []
+            reason = f"grader error: {why}" + (f" ({tail[0][:200]})" if tail else "")
+            outcomes[graded.grade_id] = _Outcome(ERROR, reason, reason)
+            grader_failed = True
+        elif cell.status == kernel_run.OK:
+            outcomes[graded.grade_id] = _Outcome(PASSED, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
+        elif cell.status == kernel_run.NOT_RUN and run.notebook_timed_out:
+            last = heads.get(finished[-1].index, "") if finished else ""
+            after = f"; the last cell that finished starts {last!r}" if last else ""
+            reason = f"not run: the notebook exceeded its time limit of {timeout:g} s before this check{after}"
+            outcomes[graded.grade_id] = _Outcome(FAILED, reason, reason)
+        elif cell.status == kernel_run.NOT_RUN:
+            head = heads.get(run.died_in, "") if run.died_in is not None else ""
+            where_text = f" in the cell starting {head!r}" if head else ""
+            reason = (f"not run: the kernel died earlier{where_text} (os._exit, a crash, running out of memory "
+                      "or a cell that could not be interrupted)")
+            outcomes[graded.grade_id] = _Outcome(FAILED, reason, reason)
+        else:
+            reason, message, trace = _failure_reason(cell, cell_timeout)
+            outcomes[graded.grade_id] = _Outcome(FAILED, reason, message, trace, cell.stdout[-STDOUT_TAIL_CHARS:])
+    others = []
+    graded_at = set(where.values())
+    for cell in run.cells:
+        if cell.failed and cell.status != kernel_run.NOT_RUN and cell.index not in graded_at | grader_cells:
+            reason, _, _ = _failure_reason(cell, cell_timeout)
+            others.append(f"cell starting {heads.get(cell.index, '')!r}: {reason}")
+    return outcomes, others, grader_failed
+
+
+def _trim_traceback(lines: list[str]) -> str:
+    """Keep the frames from notebook cells (the student's code) and the final error line."""
+    if not lines:
+        return ""
+    kept = [chunk.rstrip() for chunk in lines[1:-1] if chunk.lstrip().startswith(("Cell In[", "Input In[", "<ipython-input"))]
+    return "\n".join(kept + [lines[-1].rstrip()])
+
+
+# --------------------------------------------------------------------------- one notebook
+
+
+@dataclass
+class _Settings:
+    sandbox: Sandbox
+    support: list[Path]
+    cell_timeout: float
+    timeout: float
+
+
+def _is_grader_cell(cell: dict) -> bool:
+    meta = cell.get("metadata", {}).get("memlib", {})
+    return isinstance(meta, dict) and "grader" in meta
+
+
+def _executed_sources(nb: dict) -> list[str]:
+    return [c.get("source", "") for c in nb.get("cells", [])
+            if c.get("cell_type") == "code" and not kernel_run.is_skipped(c)]
+
+
+def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings) -> NotebookRun:
+    run = kernel_run.run_notebook(nb, settings.sandbox, folder, settings.support,
+                                  cell_timeout=settings.cell_timeout, timeout=settings.timeout)
+    # what was run, with what the grader saw, for --keep-work
+    kept = copy.deepcopy(nb)
+    for cell_run in run.cells:
+        cell = kept.cells[cell_run.index]
+        cell.outputs = [nbformat.from_dict(o) for o in cell_run.outputs]
+        cell.metadata["grader_run"] = {"status": cell_run.status, "seconds": round(cell_run.seconds, 3)}
+    (folder / "executed.ipynb").write_text(json.dumps(kept, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    (folder / "kernel.log").write_text(run.log_tail, encoding="utf-8")
+    return run
+
+
+def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
+    started = time.monotonic()
+    result = NotebookResult(job.student, job.assignment, job.chosen.display if job.chosen else "", notes=list(job.notes))
+    try:
+        if job.status_if_not_run:
+            _rows_for_all(result, job.status_if_not_run, job.error)
+            return result
+        assert job.nb is not None
+        assignment = job.assignment
+        prepared, repairs = restore_graded_cells(job.nb, assignment)
+        prepared.cells.insert(0, _prelude_cell())
+        folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
+        full_run = _run(prepared, folder / "as-handed-in", settings)
+        full, others, full_failed = _outcomes(assignment, prepared, full_run, settings.cell_timeout, settings.timeout)
+        result.other_errors = others
+        result.handed_in = {grade_id: outcome.status for grade_id, outcome in full.items()}
+
+        # The clean re-run: the release with only the student's exercise cells and added cells.
+        clean_nb, missing, used = tamper.clean_notebook(
+            assignment.nb, job.nb, tamper.check_modules(g.source for g in assignment.graded))
+        clean_prepared, _ = restore_graded_cells(clean_nb, assignment)
+        clean_prepared.cells.insert(0, _prelude_cell())
+        notes = {gid: list(n) for gid, n in repairs.items()}
+        if _executed_sources(clean_prepared) == _executed_sources(prepared):
+            clean, clean_failed = full, full_failed  # the same cells: the first run was already clean
+        else:
+            result.reran = True
+            clean_run = _run(clean_prepared, folder / "clean", settings)
+            clean, _, clean_failed = _outcomes(assignment, clean_prepared, clean_run, settings.cell_timeout,
+                                               settings.timeout)
+            for grade_id, extra in _rerun_notes(assignment, full, clean, missing).items():
+                notes.setdefault(grade_id, []).extend(extra)
+        for grade_id, extra in _review_notes(assignment, used, tamper.added_cells(assignment.nb, job.nb)).items():
+            notes.setdefault(grade_id, []).extend(extra)
+        _fill_rows(result, clean, notes)
+        result.grader_error = clean_failed
+        if full_run.notebook_timed_out:
+            result.notes.append(f"notebook stopped after its time limit of {settings.timeout:g} s")
+    except Exception as error:  # a bug in the grader must not stop the class
+        result.rows = []
+        result.details = []
+        result.grader_error = True
+        _rows_for_all(result, ERROR, f"grader error: {type(error).__name__}: {error}")
+    finally:
+        result.seconds = time.monotonic() - started
+    return result
