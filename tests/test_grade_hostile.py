@@ -25,7 +25,6 @@ import nbformat
 import pytest
 
 from memlib.course import sandbox as sandboxing
-from memlib.course import tamper
 from memlib.course.grade import Row, _collect, _Submission, load_release, restore_graded_cells
 from memlib.course.release import release
 
@@ -354,13 +353,9 @@ def _rows(hostile, student: str) -> list[tuple]:
     return [(r["grade_id"], r["points"], r["status"], r["reason"]) for r in hostile["rows"] if r["student"] == student]
 
 
-def _blank_and_flagged(hostile, student: str, label: str) -> None:
-    """The blank student's points and reasons, each followed by the review of the added attack cell."""
-    rows = _rows(hostile, student)
-    assert [r[:3] for r in rows] == [r[:3] for r in _rows(hostile, "blank")]
-    for (_, _, _, reason), (_, _, _, blank) in zip(rows, _rows(hostile, "blank")):
-        assert reason.startswith(blank + "; review: a cell the student added reaches into the checking machinery ("), reason
-        assert label in reason, reason
+def _like_blank(hostile, student: str) -> None:
+    """The attack scored exactly what handing in the blank release scores."""
+    assert _rows(hostile, student) == _rows(hostile, "blank")
 
 
 def _outputs(hostile, student: str) -> str:
@@ -410,7 +405,7 @@ def test_a_forged_results_file_scores_nothing(hostile) -> None:
 def test_a_kill_request_reaches_no_process(hostile) -> None:
     assert hostile["victim_alive"]
     assert "KILL-FAILED ProcessLookupError" in _outputs(hostile, "kill_request")  # not even visible
-    _blank_and_flagged(hostile, "kill_request", "signals")
+    _like_blank(hostile, "kill_request")
 
 
 @pytest.mark.slow
@@ -420,29 +415,19 @@ def test_an_honest_helper_in_a_cell_of_its_own_keeps_its_points(hostile) -> None
 
 @pytest.mark.slow
 def test_a_background_process_dies_with_its_kernel(hostile) -> None:
-    _blank_and_flagged(hostile, "background", "subprocesses")
+    _like_blank(hostile, "background")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("student", sorted(PATCHES))
 def test_a_patched_check_scores_nothing(hostile, student: str) -> None:
-    rows = _rows(hostile, student)
-    assert [(g, p, s) for g, p, s, _ in rows] == [("fixture-add", "0", "failed"), ("fixture-words", "0", "failed")]
-    for _, _, _, reason in rows:
-        assert reason.startswith("not solved yet: Exercise"), reason
-        # the patch fooled the run of the notebook as handed in, or was already caught there
-        fooled = "review: as handed in this check passed" in reason
-        assert fooled == (student not in ("patch_custom_exc", "patch_showtraceback")), reason
+    # the checks run in the grader's checker process: a patch reaches only the kernel's copy
+    _like_blank(hostile, student)
 
 
 @pytest.mark.slow
-def test_a_patch_inside_the_exercise_cell_is_flagged_for_review(hostile) -> None:
-    rows = _rows(hostile, "patch_in_exercise")
-    assert [(g, p, s) for g, p, s, _ in rows] == [("fixture-add", "2", "passed"), ("fixture-words", "3", "passed")]
-    for _, _, _, reason in rows:
-        assert reason == "review: the cell of exercise 1 reaches into the checking machinery (fixture_checks, __code__, __wrapped__)"
-    summary = hostile["done"].stdout.split("Review (")[1]
-    assert sum(line.startswith("  patch_in_exercise ") for line in summary.splitlines()) == 2
+def test_a_patch_inside_a_solved_exercise_cell_changes_nothing(hostile) -> None:
+    assert _rows(hostile, "patch_in_exercise") == _rows(hostile, "complete")
 
 
 @pytest.mark.slow
@@ -533,75 +518,6 @@ def test_a_reused_cell_id_does_not_make_a_cell_graded(tmp_path: Path) -> None:
     restored, repairs = restore_graded_cells(nb, assignment)
     assert repairs == {}
     assert any(c.source.startswith("def add(a, b):") and "return a + b" in c.source for c in restored.cells)
-
-
-def test_clean_notebook_takes_exercise_cells_by_metadata_not_position_or_id(tmp_path: Path) -> None:
-    released = tmp_path / "released"
-    release(SOLUTIONS, released)
-    blank = _blank(released)
-    student = _solved(released)
-    at = _at(student, "def add")
-    solved_add = student.cells.pop(at)
-    solved_add.id = "renamed-by-jupyter"
-    student.cells.append(solved_add)  # moved to the end, with a new id
-    student.cells.insert(0, nbformat.v4.new_code_cell("scratch = 1"))  # an added cell: taken, above everything
-    clean, missing, used = tamper.clean_notebook(blank, student)
-    assert missing == [] and sorted(used) == ["1", "2"]
-    assert clean["cells"][0]["source"] == "scratch = 1"
-    assert len(clean["cells"]) == len(blank.cells) + 1
-    assert "return a + b" in clean["cells"][_at(blank, "def add") + 1]["source"]  # after the added cell
-    # a notebook from a release without the metadata: found by the '### EXERCISE N:' line
-    for cell in student.cells:
-        cell.metadata.pop("memlib", None)
-    clean, missing, used = tamper.clean_notebook(blank, student)
-    assert missing == [] and "return a + b" in used["1"][0]
-
-
-def test_added_cells_keep_their_place_and_a_patch_among_them_is_left_out(tmp_path: Path) -> None:
-    released = tmp_path / "released"
-    release(SOLUTIONS, released)
-    blank = _blank(released)
-    student = _solved(released)
-    student.cells.insert(_at(student, "def add"), nbformat.v4.new_code_cell("def plus(a, b):\n    return a + b"))
-    student.cells.insert(_at(student, "print('done')"), nbformat.v4.new_code_cell("assert add(1, 2) == 3"))
-    student.cells.insert(0, nbformat.v4.new_code_cell(PATCHES["patch_sys_modules"]))
-    copy_of_release = nbformat.v4.new_code_cell(blank.cells[_at(blank, "total = 1 + 1")].source)
-    copy_of_check = nbformat.v4.new_code_cell(blank.cells[_at(blank, "from fixture_checks import check_add")].source)
-    student.cells += [copy_of_release, copy_of_check, nbformat.v4.new_code_cell("   ")]
-    edited = _at(student, "total = 1 + 1")
-    student.cells[edited].source = "total = 3"  # an edited release cell (same id) runs as released
-    added = tamper.added_cells(blank, student)
-    assert [source for _, source in added] == [PATCHES["patch_sys_modules"], "def plus(a, b):\n    return a + b",
-                                               "assert add(1, 2) == 3"]
-    index_of = {c.id: i for i, c in enumerate(blank.cells)}
-    above = [student.cells[_at(student, start) - 1].id for start in ("def plus", "assert add(1, 2)")]
-    assert [anchor for anchor, _ in added] == [-1] + [index_of[cell_id] for cell_id in above]
-    clean, _, _ = tamper.clean_notebook(blank, student, ["fixture_checks"])
-    sources = [c["source"] for c in clean["cells"]]
-    assert PATCHES["patch_sys_modules"] not in sources  # it reaches into the checks: left out
-    assert sources.index("def plus(a, b):\n    return a + b") == sources.index(
-        next(s for s in sources if s.startswith("def add"))) - 1
-    assert sources.index("assert add(1, 2) == 3") == sources.index("print('done')") - 1
-    assert "total = 1 + 1\nprint(total)" in sources and "total = 3" not in sources
-    assert len(clean["cells"]) == len(blank.cells) + 2
-
-
-def test_reaches_in_flags_the_machinery_and_not_the_course_solutions() -> None:
-    for source in PATCHES.values():
-        assert tamper.reaches_in(source), source
-    assert tamper.reaches_in("import fixture_checks", ["fixture_checks"]) == ["fixture_checks"]
-    assert set(tamper.reaches_in("!ls /")) == {"get_ipython", "subprocesses"}
-    assert tamper.reaches_in("getattr(f, '__code' + '__')") == []  # the limits of a static look...
-    assert tamper.reaches_in("x = getattr(f, '__code__')") == ["__code__"]
-    assert tamper.reaches_in("import os\nos.system('sh')") == ["subprocesses"]
-    assert tamper.reaches_in("from memlib import course") == ["memlib.course"]
-    clean = []
-    for path in sorted((REPO / "solutions").glob("*.ipynb")) + [SOLUTIONS / NAME]:
-        nb = nbformat.read(str(path), as_version=4)
-        for cell in nb.cells:
-            if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source:
-                clean.append((path.name, tamper.reaches_in(cell.source)))
-    assert clean and all(flags == [] for _, flags in clean), [c for c in clean if c[1]]
 
 
 def test_without_bwrap_the_grader_says_how_to_install_it_and_what_is_missing(monkeypatch) -> None:

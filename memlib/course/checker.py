@@ -230,8 +230,16 @@ def _send(process: subprocess.Popen, message: dict) -> None:
 # --------------------------------------------------------------------------- the checker process
 
 
-class KernelLost(RuntimeError):
-    """The student's kernel stopped answering (a timeout, or it died)."""
+class KernelLost(BaseException):
+    """The student's kernel stopped answering (a timeout, or it died).
+
+    A BaseException, so that a check's ``except Exception`` (which turns the
+    answer's own errors into "your answer crashed") lets it through to `main`,
+    which reports the timeout or the death as such."""
+
+    def __init__(self, message: str, status: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _Link:
@@ -242,10 +250,11 @@ class _Link:
         self.references: list[str] = []  # reference implementations the kernel saw the answer call
         self.watch_for: list[str] = []  # the check's own list of them ("module:qualname")
         self.lost = ""
+        self.status = ""
 
     def request(self, request: dict, args: tuple = ()) -> Any:
         if self.lost:
-            raise KernelLost(self.lost)
+            raise KernelLost(self.lost, self.status)
         if "attribute" not in request:
             request = {**request, "references": self.watch_for}
         self.outbox.write(json.dumps({"request": request}) + "\n")
@@ -255,10 +264,11 @@ class _Link:
         if not isinstance(reply, dict):
             raise wire.WireError("a reply that is not an object")
         if "fatal" in reply:
+            self.status = reply["fatal"] if reply["fatal"] in ("timeout", "died") else "failed"
             self.lost = {"timeout": "your answer did not return in time (the kernel was stopped)",
                          "died": "the kernel died while running your answer"}.get(
                 reply["fatal"], "the kernel stopped answering the grader")
-            raise KernelLost(self.lost)
+            raise KernelLost(self.lost, self.status)
         for name in reply.get("references", []) or []:
             if isinstance(name, str) and name not in self.references:
                 self.references.append(name)
@@ -390,7 +400,7 @@ def main() -> int:
         except CheckFailed as failure:
             outcome = {"status": "failed", "message": str(failure)}
         except KernelLost as lost:
-            outcome = {"status": "failed", "message": str(lost)}
+            outcome = {"status": lost.status, "message": str(lost)}
     except Exception as error:  # the grader's problem (a missing check, a bug): say so, never a score
         outcome = {"status": "error", "message": f"{type(error).__name__}: {error}"}
     if link.references:

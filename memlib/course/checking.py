@@ -50,12 +50,10 @@ What a student can and cannot do with it. Running the setup cell, or calling
 patches this module (``checking.failures_raise = ...``) or the kernel can
 make a graded cell pass under a runner that does nothing against it
 (nbgrader, papermill): the student's code runs in the kernel that runs the
-checks, and no check can stop that from inside. The course grader stays
-strict regardless: it restores every graded cell with `ensure_unpatched` at
-its top (strict mode back on), sets ``MEMLIB_STRICT_CHECKS=1``, awards
-points from a clean re-run of the released notebook with only the exercise
-cells put in, and flags for review any cell that reaches into
-``memlib.course`` (see `memlib.course.tamper`).
+checks, and no check can stop that from inside. The course grader does not
+run checks in the student's kernel at all: it runs each check in a checker
+process of its own, which calls the answer in the kernel through plain data
+(`memlib.course.checker`).
 
 A failure that is raised renders short too: `CheckFailed._render_traceback_`
 gives IPython three lines (what, hint, how to see more) instead of a
@@ -105,7 +103,6 @@ __all__ = [
     "RUNNER_ENVS",
     "FULL_TRACEBACK_ENV",
     "graded",
-    "ensure_unpatched",
     "expect",
     "expect_equal",
     "passed",
@@ -490,27 +487,3 @@ def _report_references(grade_id: str, used: list[str]) -> None:
 
 def _qualified(function: Callable[..., Any]) -> str:
     return f"{function.__module__}.{function.__qualname__}"
-
-
-def ensure_unpatched(module: str, *names: str) -> None:
-    """Undo a notebook's tampering before a graded cell the grader restored: strict mode, unpatched checks.
-
-    The grader puts a call to this at the top of every graded cell it
-    restores. It turns strict mode back on (a failed check raises, whatever
-    an earlier cell switched) and reloads `module` when one of its check
-    functions `names` was replaced from a notebook. A check whose
-    ``__module__`` is a real module file is left alone (reloading would give
-    that module's classes new identities); one that a student cell assigned
-    (``module.check_x = lambda f: None``) comes from ``__main__`` or from a
-    module without a file, and triggers a reload.
-    """
-    strict_checks()
-    loaded = sys.modules.get(module)
-    if loaded is None:
-        return
-    for name in names:
-        function = getattr(loaded, name, None)
-        owner = sys.modules.get(str(getattr(function, "__module__", None) or "__main__"))
-        if not callable(function) or owner is None or owner.__name__ == "__main__" or not getattr(owner, "__file__", None):
-            importlib.reload(loaded)
-            return

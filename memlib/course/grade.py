@@ -15,19 +15,18 @@ notebook that has graded cells, the grader
 3. rebuilds the notebook: outputs dropped, every cell that is a copy of a
    graded cell (by its grade_id metadata or its exact source, never its cell
    id) removed, and every graded cell of the release put back just before the
-   release cell that follows it;
+   release cell that follows it (or just after the first cell that defines the
+   answer, when the student moved it further down);
 4. runs its code cells in a new kernel (`memlib.course.kernel_run`), confined
    by bubblewrap when available (`memlib.course.sandbox`), with a per-cell and
-   a per-notebook time limit. The outcome of a graded cell is what the grader
-   itself reads back from the kernel: the cell's ``execute_reply`` and its
-   error output. Nothing the kernel can write (a file, a variable, a module)
-   is ever read back, and the only process the grader signals is the one it
-   started;
-5. runs the release once more with only the student's exercise cells and the
-   cells they added put in (`memlib.course.tamper`), unless that is exactly the
-   notebook it just ran: points follow this clean run, a check whose outcome
-   differs is flagged ``review:``, and so is an exercise or added cell that
-   reaches into the checking machinery;
+   a per-notebook time limit. Graded cells are not run in the kernel: at each
+   one, a checker process of the grader's (`memlib.course.checker`) runs the
+   release's check and calls the student's answer in the kernel through plain
+   data, so the student's code never shares a process with the check.
+   Nothing the kernel can write (a file, a variable, a module) decides a
+   point, and the only process the grader signals is the one it started;
+5. notes for review what a person should read: repaired graded cells, and
+   calls from the answer into reference code that the kernel noticed;
 6. writes one gradebook row per student x graded cell: student, notebook,
    grade_id, points, max_points, status (passed / failed / error / missing),
    reason; text cells that a spreadsheet would read as a formula are quoted.
@@ -38,12 +37,12 @@ naming the cell where it died.
 
 What this does not protect against: without the sandbox, student code runs
 with the grader's permissions (files, network, environment, processes). With
-it, a student can still patch the interpreter inside their own kernel; the
-clean re-run and the review flags make that visible, they cannot make it
-impossible. See the README, "What the grader protects against".
+it, an answer may still call correct code the kernel can import (memlib's own
+implementations, rank_bm25): that is noticed in the kernel and flagged for
+review, not made impossible. See the README, "What the grader protects against".
 
 Each stage is a module of `memlib.course.grading` (collect, rebuild, run,
-review, report); this module ties them together and re-exports their names.
+check, review, report); this module ties them together and re-exports their names.
 """
 
 from __future__ import annotations
@@ -106,7 +105,6 @@ from memlib.course.grading.model import (  # noqa: F401
 from memlib.course.grading.rebuild import (  # noqa: F401
     OUTPUT_CAP_CHARS,
     PRELUDE_SOURCE,
-    _fresh_import_prefix,
     _position_for,
     _prelude_cell,
     _same_cell,
@@ -120,14 +118,12 @@ from memlib.course.grading.report import (  # noqa: F401
     _fill_rows,
     _join,
     _Progress,
-    _reference_note,
     _row,
     _rows_for_all,
     _summary_text,
 )
-from memlib.course.grading.review import _rerun_notes, _review_notes  # noqa: F401
+from memlib.course.grading.review import reference_notes, review_notes  # noqa: F401
 from memlib.course.grading.run import (  # noqa: F401
-    _executed_sources,
     _failure_reason,
     _grade_job,
     _heads,

@@ -241,7 +241,10 @@ def run_notebook(
 
                 run = instead[index](execute)
                 result.cells.append(run)
-                if run.status == TIMEOUT and process.poll() is None:
+                if process.poll() is not None:  # the answer killed its kernel: nothing after this runs
+                    dead_since = result.died_in = index
+                    continue
+                if run.status == TIMEOUT:
                     continue  # the check gave up on a slow answer; the kernel was interrupted, not killed
             else:
                 run = _execute(client, process, cell, index, cell_timeout, notebook_deadline, output_cap)

@@ -19,7 +19,7 @@ Conventions for notebook authors (solutions/ is the source of truth):
   top level of a cell raises when the cell runs and is reported as a warning.
   In a markdown cell a region becomes ``*Your answer here.*``. A released
   exercise cell carries ``{"memlib": {"exercise": "N"}}`` (its exercise
-  numbers), which the grader uses to find the student's answer.
+  numbers), which nbgrader's metadata (its solution cells) is written from.
 * Cells tagged ``solution-only`` are dropped.
 * Graded cells are tagged ``graded`` and carry the metadata
   ``{"memlib": {"grade_id": "<id>", "points": <number>}}``. They must import
@@ -399,7 +399,7 @@ def release_notebook(
             new_source, notes = stub_source(source, cell_type=cell["cell_type"], where=where)
             if new_source != source and cell["cell_type"] == "code":
                 _assert_stub_parses(source, new_source, where)
-                # names the exercise for the grader's clean re-run (Jupyter keeps cell metadata)
+                # names the exercise cell (nbgrader marks it a solution cell; Jupyter keeps cell metadata)
                 numbers = [m.group("number") for m in map(EXERCISE_RE.match, source.splitlines()) if m]
                 metadata["memlib"] = {**metadata.get("memlib", {}), "exercise": ",".join(numbers)}
             if warn:

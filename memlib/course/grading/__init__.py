@@ -6,9 +6,10 @@
   refusing links and special files, reading them leniently, planning the jobs;
 - `rebuild`: the gradable copy of a notebook (graded cells restored from the
   release) and the grader's first cell;
-- `run`: one job: the notebook run in a kernel, the clean re-run, the outcome of
-  each graded cell as the grader reads it back;
-- `review`: the notes that flag a check for review (tamper evidence);
+- `run`: one job: the notebook run once in a kernel, the outcome of each cell;
+- `check`: each graded cell's check, run by a checker process against the
+  answer in the kernel (`memlib.course.checker`);
+- `review`: the notes beside a row's points (repairs, reference code used);
 - `report`: gradebook rows, the CSV, feedback files, the class summary, progress.
 
 `memlib.course.grade` ties them together (`grade()`, the command line) and

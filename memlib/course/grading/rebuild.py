@@ -1,9 +1,12 @@
 """Rebuilding: the notebook the grader runs, made from the student's copy.
 
 Outputs dropped, every copy of a graded cell removed, the release's graded
-cells put back in place (with a line that undoes patches of the checks they
-import), and the grader's first cell that caps printed output. It works on a
-copy and does not run anything or judge the student's code.
+cells put back in place, and the grader's first cell that caps printed
+output. A graded cell goes back just before the release cell that follows it,
+or, when the student moved their answer into a cell further down (and deleted
+the exercise cell), just after the first cell that defines it: an answer is
+found by what it defines, not by where it sits. It works on a copy and does
+not run anything or judge the student's code.
 """
 
 from __future__ import annotations
@@ -15,40 +18,11 @@ import re
 
 import nbformat
 
-from memlib.course import tamper
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.release import TAG_GRADED, GradedCell, source_checksum
 
 
 # --------------------------------------------------------------------------- restoring graded cells
-
-
-def _fresh_import_prefix(source: str) -> str:
-    """A first line for a graded cell that undoes patches of the checks it imports.
-
-    The cell's own ``from ... import check_x`` already defeats a student who
-    defines ``check_x`` earlier. `memlib.course.checks.ensure_unpatched`
-    also reloads the module when ``module.check_x`` was replaced from a
-    notebook cell; untouched modules are not reloaded, so classes the
-    notebook got from them keep their identity.
-    """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return ""
-    calls = []
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = tuple(alias.name for alias in node.names if alias.name.startswith("check"))
-            if names:
-                calls.append(f"_grader_ensure({node.module!r}, {', '.join(map(repr, names))})")
-    if not calls:
-        return ""
-    return (
-        "from memlib.course.checks import ensure_unpatched as _grader_ensure; "
-        + "; ".join(calls)
-        + "  # added by the grader\n"
-    )
 
 
 def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbformat.NotebookNode, dict[str, list[str]]]:
@@ -80,11 +54,8 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
                 if source_checksum(source) != source_checksum(release_graded[grade_id].source):
                     edited.add(grade_id)
             continue  # every claimed graded cell goes; the release's copy comes back below
-        # a student cell cannot carry grading metadata (its exercise name stays)
+        # a student cell cannot carry grading metadata
         metadata = {k: v for k, v in cell.get("metadata", {}).items() if k != "memlib"}
-        exercise = tamper.exercise_key(cell)
-        if exercise:
-            metadata["memlib"] = {"exercise": exercise}
         if tags:
             metadata["tags"] = [t for t in tags if isinstance(t, str) and t != TAG_GRADED]
         cell["metadata"] = metadata
@@ -93,13 +64,13 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
     result: list[dict] = list(kept)
     floor = 0  # graded cells stay in release order
     for graded in assignment.graded:
-        position = _position_for(graded, release_cells, result, floor)
+        usual = _position_for(graded, release_cells, result, floor)
+        position = _after_definition(graded, result, usual)
         restored = copy.deepcopy(graded.cell)
-        restored["source"] = _fresh_import_prefix(graded.source) + graded.source
         restored["outputs"] = []
         restored["execution_count"] = None
         result.insert(position, restored)
-        floor = position + 1
+        floor = usual + 1 if position == usual else usual  # a moved check does not push the next ones down
 
     repairs: dict[str, list[str]] = {}
     for grade_id in release_graded:
@@ -122,6 +93,48 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
     _unique_ids(result)
     nb.cells = [nbformat.from_dict(c) for c in result]
     return nb, repairs
+
+
+def _answer_names(graded: GradedCell) -> set[str]:
+    """The names the graded cell's answer expression reads (``MySummarizer()`` -> {"MySummarizer"})."""
+    from memlib.course.checker import graded_call
+
+    try:
+        expression = ast.parse(graded_call(graded.source).answer, mode="eval")
+    except (ValueError, SyntaxError):
+        return set()
+    return {node.id for node in ast.walk(expression) if isinstance(node, ast.Name)}
+
+
+def _defines(cell: dict, names: set[str]) -> bool:
+    """True when the code cell binds one of `names` at its top level (def, class, assignment, import)."""
+    if cell.get("cell_type") != "code" or _cell_grade_id(cell):
+        return False
+    try:
+        tree = ast.parse(cell.get("source", ""))
+    except SyntaxError:
+        return False
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((alias.asname or alias.name.split(".")[0]) in names for alias in node.names):
+                return True
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+        for target in targets:
+            if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(target)):
+                return True
+    return False
+
+
+def _after_definition(graded: GradedCell, cells: list[dict], position: int) -> int:
+    """`position`, unless no cell before it defines the answer and one after it does: then just after that one."""
+    names = _answer_names(graded)
+    if not names or any(_defines(cell, names) for cell in cells[:position]):
+        return position
+    later = [i for i in range(position, len(cells)) if _defines(cells[i], names)]
+    return later[0] + 1 if later else position
 
 
 def _same_cell(a: dict, b: dict) -> bool:

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from memlib.course import shards
-from memlib.course.checking import REFERENCE_NOTE
 from memlib.course.grading.model import (
     CSV_COLUMNS,
     ERROR,
@@ -43,19 +42,10 @@ def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dic
     for graded in result.assignment.graded:
         outcome = outcomes[graded.grade_id]
         points = graded.points if outcome.status == PASSED else 0
-        row_notes = notes.get(graded.grade_id, []) + result.notes + _reference_note(outcome.stdout)
+        row_notes = notes.get(graded.grade_id, []) + result.notes
         result.rows.append(_row(result, graded, points, outcome.status, _join(outcome.reason, row_notes)))
         result.details.append(CheckDetail(graded.grade_id, outcome.status, outcome.message, outcome.traceback,
                                           outcome.stdout))
-
-
-def _reference_note(stdout: str) -> list[str]:
-    """The check's own line saying the answer used memlib's reference implementation (see checking.graded)."""
-    for line in stdout.splitlines():
-        if line.startswith(REFERENCE_NOTE):
-            names = line[len(REFERENCE_NOTE):].split(" (the gradebook notes it)")[0]
-            return [f"the answer uses memlib's reference implementation: {names}"]
-    return []
 
 
 def _row(result: NotebookResult, graded: GradedCell, points: float, status: str, reason: str) -> Row:
@@ -89,10 +79,6 @@ class GradeReport:
     shard: shards.Shard | None = None
     not_handed_in: list[str] = field(default_factory=list)  # released, but nobody handed them in
     sandbox: str = ""
-
-    @property
-    def reruns(self) -> int:
-        return sum(1 for r in self.results if r.reran)
 
     @property
     def rows(self) -> list[Row]:
@@ -192,8 +178,7 @@ def _summary_text(report: GradeReport) -> str:
     lines = [
         f"Graded {len(report.students)} student(s): {report.notebooks_run} notebook run(s) in {report.seconds:.1f} s "
         f"with -j {report.jobs} ({per_notebook:.1f} s per notebook)"
-        + (f", shard {report.shard}" if report.shard else "")
-        + f"; {report.reruns} needed the clean re-run",
+        + (f", shard {report.shard}" if report.shard else ""),
         f"Kernels ran in: {report.sandbox or 'no sandbox'}",
         "",
     ]
@@ -220,7 +205,7 @@ def _summary_text(report: GradeReport) -> str:
             lines.append(f"  {result.student:<20} {result.assignment.name:<28} {row.status}: {row.reason}")
     review = [row for result in report.results for row in result.review]
     if review:
-        lines += ["", f"Review ({len(review)} check(s) where the notebook may have tampered with grading):"]
+        lines += ["", f"Review ({len(review)} check(s) with a note a person should read):"]
         for row in review:
             flags = "; ".join(part for part in row.reason.split("; ") if part.startswith("review:"))
             lines.append(f"  {row.student:<20} {row.grade_id:<24} {_num(row.points)}/{_num(row.max_points)} {flags}")

@@ -1,10 +1,10 @@
-"""Running: one grading job, the notebook as handed in and its clean re-run.
+"""Running: one grading job, the rebuilt notebook run once in a new kernel.
 
 Runs the rebuilt notebook in a new kernel (`memlib.course.kernel_run`, in the
-sandbox), reads each graded cell's outcome back from the kernel's replies, and
-runs the release with only the student's exercise and added cells when that
-is a different notebook. Nothing the kernel writes is read back. Confinement
-is `memlib.course.sandbox`'s; the gradebook text is `report`'s.
+sandbox); at each graded cell the `check` stage stands in for the cell, so a
+graded cell's outcome is the checker's verdict, and every other cell's is the
+kernel's reply. Nothing the kernel writes is read back. Confinement is
+`memlib.course.sandbox`'s; the gradebook text is `report`'s.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 
 import nbformat
 
-from memlib.course import kernel_run, tamper
+from memlib.course import kernel_run
+from memlib.course.grading.check import GRADER_ERROR, stand_ins
 from memlib.course.grading.collect import _Job
 from memlib.course.grading.model import (
     ERROR,
@@ -37,7 +38,7 @@ from memlib.course.grading.model import (
 )
 from memlib.course.grading.rebuild import _prelude_cell, restore_graded_cells
 from memlib.course.grading.report import _fill_rows, _rows_for_all
-from memlib.course.grading.review import _rerun_notes, _review_notes
+from memlib.course.grading.review import review_notes
 from memlib.course.kernel_run import CellRun, NotebookRun
 from memlib.course.sandbox import Sandbox
 
@@ -86,6 +87,10 @@ def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: 
             tail = run.log_tail.strip().splitlines()[-1:] if run.log_tail.strip() else []
             reason = f"grader error: {why}" + (f" ({tail[0][:200]})" if tail else "")
             outcomes[graded.grade_id] = _Outcome(ERROR, reason, reason)
+            grader_failed = True
+        elif cell.ename == GRADER_ERROR:
+            reason = f"grader error: {_one_line(cell.evalue)}"
+            outcomes[graded.grade_id] = _Outcome(ERROR, reason, reason, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
             grader_failed = True
         elif cell.status == kernel_run.OK:
             outcomes[graded.grade_id] = _Outcome(PASSED, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
@@ -136,14 +141,13 @@ def _is_grader_cell(cell: dict) -> bool:
     return isinstance(meta, dict) and "grader" in meta
 
 
-def _executed_sources(nb: dict) -> list[str]:
-    return [c.get("source", "") for c in nb.get("cells", [])
-            if c.get("cell_type") == "code" and not kernel_run.is_skipped(c)]
-
-
-def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings) -> NotebookRun:
+def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings, assignment: Assignment | None = None
+         ) -> NotebookRun:
+    """Run `nb`; with `assignment`, its graded cells are checked by the checker (`check.stand_ins`)."""
+    instead = (stand_ins(nb, assignment, settings.support, folder / "checker", settings.cell_timeout)
+               if assignment is not None else None)
     run = kernel_run.run_notebook(nb, settings.sandbox, folder, settings.support,
-                                  cell_timeout=settings.cell_timeout, timeout=settings.timeout)
+                                  cell_timeout=settings.cell_timeout, timeout=settings.timeout, instead=instead)
     # what was run, with what the grader saw, for --keep-work
     kept = copy.deepcopy(nb)
     for cell_run in run.cells:
@@ -167,31 +171,12 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         prepared, repairs = restore_graded_cells(job.nb, assignment)
         prepared.cells.insert(0, _prelude_cell())
         folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
-        full_run = _run(prepared, folder / "as-handed-in", settings)
-        full, others, full_failed = _outcomes(assignment, prepared, full_run, settings.cell_timeout, settings.timeout)
+        run = _run(prepared, folder / "as-handed-in", settings, assignment)
+        outcomes, others, failed = _outcomes(assignment, prepared, run, settings.cell_timeout, settings.timeout)
         result.other_errors = others
-        result.handed_in = {grade_id: outcome.status for grade_id, outcome in full.items()}
-
-        # The clean re-run: the release with only the student's exercise cells and added cells.
-        clean_nb, missing, used = tamper.clean_notebook(
-            assignment.nb, job.nb, tamper.check_modules(g.source for g in assignment.graded))
-        clean_prepared, _ = restore_graded_cells(clean_nb, assignment)
-        clean_prepared.cells.insert(0, _prelude_cell())
-        notes = {gid: list(n) for gid, n in repairs.items()}
-        if _executed_sources(clean_prepared) == _executed_sources(prepared):
-            clean, clean_failed = full, full_failed  # the same cells: the first run was already clean
-        else:
-            result.reran = True
-            clean_run = _run(clean_prepared, folder / "clean", settings)
-            clean, _, clean_failed = _outcomes(assignment, clean_prepared, clean_run, settings.cell_timeout,
-                                               settings.timeout)
-            for grade_id, extra in _rerun_notes(assignment, full, clean, missing).items():
-                notes.setdefault(grade_id, []).extend(extra)
-        for grade_id, extra in _review_notes(assignment, used, tamper.added_cells(assignment.nb, job.nb)).items():
-            notes.setdefault(grade_id, []).extend(extra)
-        _fill_rows(result, clean, notes)
-        result.grader_error = clean_failed
-        if full_run.notebook_timed_out:
+        _fill_rows(result, outcomes, review_notes(assignment, repairs, outcomes))
+        result.grader_error = failed
+        if run.notebook_timed_out:
             result.notes.append(f"notebook stopped after its time limit of {settings.timeout:g} s")
     except Exception as error:  # a bug in the grader must not stop the class
         result.rows = []

@@ -1,0 +1,69 @@
+"""Checking: every graded cell's check, run in a checker process against the answer in the kernel.
+
+The rebuilt notebook runs in the student's kernel up to each graded cell.
+There the grader does not run the cell: `memlib.course.checker` reads the
+release's copy of it (``from <module> import <check>`` then
+``<check>(<answer>)``), starts a checker process that imports the check, and
+lets the check call the answer in the kernel through plain data. The cell's
+outcome is what the checker says; the kernel's own output for the cell is
+only the answer's. Points never depend on anything the kernel can change
+about the check, because the check is not there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from memlib.course import checker, kernel_run
+from memlib.course.grading.model import Assignment, _cell_grade_id
+from memlib.course.kernel_run import CellRun, Execute
+
+#: The ename of a graded cell whose check could not run for a reason that is not the student's.
+GRADER_ERROR = "GraderError"
+
+
+def graded_calls(assignment: Assignment) -> dict[str, checker.GradedCall]:
+    """grade_id -> the check and answer of each graded cell (ValueError names a cell of another shape)."""
+    calls = {}
+    for graded in assignment.graded:
+        try:
+            calls[graded.grade_id] = checker.graded_call(graded.source)
+        except ValueError as error:
+            raise ValueError(f"{assignment.name}, graded cell {graded.grade_id!r}: {error}") from None
+    return calls
+
+
+def stand_ins(nb: dict, assignment: Assignment, support: list[Path], scratch: Path,
+              cell_timeout: float) -> dict[int, Callable[[Execute], CellRun]]:
+    """cell index -> what the grader does in place of that graded cell of `nb` (for `kernel_run.run_notebook`)."""
+    calls = graded_calls(assignment)
+    found: dict[int, Callable[[Execute], CellRun]] = {}
+    for index, cell in enumerate(nb.get("cells", [])):
+        grade_id = _cell_grade_id(cell)
+        if grade_id in calls:
+            found[index] = _stand_in(index, calls[grade_id], support, scratch / f"check-{index}", cell_timeout)
+    return found
+
+
+def _stand_in(index: int, call: checker.GradedCall, support: list[Path], scratch: Path,
+              seconds: float) -> Callable[[Execute], CellRun]:
+    def check(execute: Execute) -> CellRun:
+        outcome = checker.run_check(call, execute, support=support, scratch=scratch, seconds=seconds)
+        return cell_run(index, outcome)
+
+    return check
+
+
+def cell_run(index: int, outcome: checker.CheckOutcome) -> CellRun:
+    """The graded cell's `CellRun`, as the rest of the grader reads any cell's."""
+    run = CellRun(index, kernel_run.OK, stdout=outcome.output)
+    if outcome.status == "passed":
+        return run
+    if outcome.status in ("timeout", "died", "notebook-timeout"):
+        run.status = {"timeout": kernel_run.TIMEOUT, "died": kernel_run.DIED}.get(outcome.status, outcome.status)
+        return run
+    run.status = kernel_run.ERROR
+    run.ename = "CheckFailed" if outcome.status == "failed" else GRADER_ERROR
+    run.evalue = outcome.message
+    return run
