@@ -322,7 +322,7 @@ def test_feedback_per_student(graded_class) -> None:
 
 
 def test_notebook_time_limit_kills_the_run(course, tmp_path: Path) -> None:
-    nb = _solved(course)  # the sleep sits in the exercise cell, so the clean re-run is the same notebook
+    nb = _solved(course)
     at = _cell_index(nb, "def add")
     nb.cells[at].source = "import time\ntime.sleep(600)\n" + nb.cells[at].source
     _write(tmp_path / "sleeper", nb)

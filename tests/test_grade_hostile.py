@@ -239,7 +239,7 @@ def _build(paths: dict[str, Path], victim: int) -> None:
     _write(sub / "background", _with_cell(_blank(released), _background_attack(paths)))
     for name, source in PATCHES.items():
         _write(sub / name, _with_cell(_blank(released), source))
-    # a patch inside the exercise cell itself: the clean re-run runs it too, so it must be flagged
+    # a patch inside a solved exercise cell: it reaches no check, and the answer is right anyway
     inside = _solved(released)
     at = _at(inside, "def add")
     inside.cells[at].source += "\n\n" + PATCHES["patch_wrapped_code"]

@@ -35,7 +35,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty, Queue
 from typing import Any, Callable
@@ -98,10 +98,11 @@ class CheckOutcome:
     output: str = ""  # what the check printed
     references: tuple[str, ...] = ()
     calls: int = 0
+    traceback: list[str] = field(default_factory=list)  # where the kernel was when it was stopped (a timeout)
 
 
-#: ``execute(code, seconds, respond=None) -> (status, stdout)``: see `memlib.course.kernel_run.run_notebook`.
-Execute = Callable[..., tuple[str, str]]
+#: ``execute(code, seconds, respond=None) -> (status, stdout, traceback)``: `memlib.course.kernel_run.run_notebook`.
+Execute = Callable[..., tuple[str, str, list[str]]]
 _SERVE = "import memlib.course.serve as _memlib_serve\n_memlib_serve.{}"
 
 
@@ -118,9 +119,9 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
     nonce = "\x1eMEMLIB-" + secrets.token_hex(12) + ":"
     left = lambda: max(0.5, deadline - time.monotonic())  # noqa: E731
 
-    status, stdout = execute(_SERVE.format(f"answer({nonce!r}, {call.answer!r})"), left())
+    status, stdout, trace = execute(_SERVE.format(f"answer({nonce!r}, {call.answer!r})"), left())
     if status in ("timeout", "died", "notebook-timeout"):
-        return _lost(status)
+        return _lost(status, trace)
     at = stdout.rfind(nonce)
     first = _parsed(stdout[at + len(nonce):].split("\n", 1)[0]) if at >= 0 else {"fatal": "no-reply"}
     if "fatal" in first:
@@ -133,6 +134,7 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
     done: dict = {}
     calls = 0
     pending: str | None = None  # the checker's first request, sent when the kernel's loop first asks
+    trace = []  # (the answer step went well: only the loop's traceback matters from here)
 
     def next_request() -> str:
         """The checker's next request, as the line the kernel reads; '' once the check is done."""
@@ -167,13 +169,14 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
         _send(checker, {"module": call.module, "function": call.function, "answer": first})
         pending = next_request()
         if pending:
-            status, _ = execute(_SERVE.format(f"loop({nonce!r})"), left(), respond)
+            status, _, trace = execute(_SERVE.format(f"loop({nonce!r})"), left(), respond)
             lost = {"fatal": status if status in ("timeout", "died") else "no-reply"}
             while not done:  # the kernel stopped before the check finished: the checker fails what is left
                 _send(checker, lost)
                 next_request()
         return CheckOutcome(done.get("status", "error"), done.get("message", ""), done.get("output", ""),
-                            tuple(done.get("references", ())), calls)
+                            tuple(done.get("references", ())), calls,
+                            trace if done.get("status") in ("timeout", "died") else [])
     finally:
         if checker.poll() is None:
             checker.kill()
@@ -202,11 +205,11 @@ def _parsed(text: str) -> dict:
     return reply if isinstance(reply, dict) else {"fatal": "no-reply"}
 
 
-def _lost(reason: str) -> CheckOutcome:
+def _lost(reason: str, trace: list[str] | None = None) -> CheckOutcome:
     if reason == "notebook-timeout":
         return CheckOutcome(reason, "the notebook ran out of time")
     if reason == "timeout":
-        return CheckOutcome("timeout", "your answer did not return in time")
+        return CheckOutcome("timeout", "your answer did not return in time", traceback=list(trace or []))
     if reason == "died":
         return CheckOutcome("died", "the kernel died while running your answer")
     return CheckOutcome("failed", "the kernel did not answer the grader (a cell may have changed its output)")
@@ -249,6 +252,7 @@ class _Link:
         self.inbox, self.outbox = inbox, outbox
         self.references: list[str] = []  # reference implementations the kernel saw the answer call
         self.watch_for: list[str] = []  # the check's own list of them ("module:qualname")
+        self.check_modules: list[str] = []  # modules whose code an answer has no business calling
         self.lost = ""
         self.status = ""
 
@@ -256,7 +260,7 @@ class _Link:
         if self.lost:
             raise KernelLost(self.lost, self.status)
         if "attribute" not in request:
-            request = {**request, "references": self.watch_for}
+            request = {**request, "references": self.watch_for, "modules": self.check_modules}
         self.outbox.write(json.dumps({"request": request}) + "\n")
         self.outbox.flush()
         line = self.inbox.readline()
@@ -387,6 +391,7 @@ def main() -> int:
         if not callable(check) or not getattr(check, "grade_id", None):
             raise TypeError(f"{start['module']}.{start['function']} is not a check (no @graded)")
         link.watch_for = [str(r) for r in getattr(check, "references", ())]
+        link.check_modules = sorted({"memlib.course.checks", str(getattr(check, "__module__", start["module"]))})
         first = start["answer"]
         if "error" in first:
             answer: Any = _Unavailable(wire.decode_error(first["error"]))

@@ -53,8 +53,9 @@ OK, ERROR, TIMEOUT, DIED, NOT_RUN, SKIPPED = "ok", "error", "timeout", "died", "
 
 #: Answers the kernel's ``input(prompt)`` calls during one execution: prompt -> the line to send back.
 Respond = Callable[[str], str]
-#: ``execute(code, seconds, respond=None) -> (status, stdout)``: run code in the notebook's kernel (`run_notebook`).
-Execute = Callable[..., tuple[str, str]]
+#: ``execute(code, seconds, respond=None) -> (status, stdout, traceback)``: run code in the notebook's kernel
+#: (`run_notebook`).
+Execute = Callable[..., tuple[str, str, list[str]]]
 
 
 @dataclass
@@ -185,8 +186,9 @@ def run_notebook(
 
     `instead` maps a cell's index to what the grader does there in place of
     running the cell (a graded cell's check, `memlib.course.checker`): it gets
-    an ``execute(code, seconds) -> (status, stdout)`` that runs code in this
-    kernel under this notebook's limits, and returns the cell's `CellRun`.
+    an ``execute(code, seconds, respond=None) -> (status, stdout, traceback)``
+    that runs code in this kernel under this notebook's limits (`respond`
+    answers the code's ``input()`` calls), and returns the cell's `CellRun`.
     """
     from jupyter_client.blocking import BlockingKernelClient
     from jupyter_client.connect import write_connection_file
@@ -234,10 +236,10 @@ def run_notebook(
                 continue
             if instead and index in instead:
                 def execute(code: str, seconds: float, respond: Respond | None = None,
-                            index: int = index) -> tuple[str, str]:
+                            index: int = index) -> tuple[str, str, list[str]]:
                     done = _execute(client, process, {"source": code}, index, seconds, notebook_deadline, output_cap,
                                     store_history=False, respond=respond)
-                    return done.status, done.stdout
+                    return done.status, done.stdout, done.traceback
 
                 run = instead[index](execute)
                 result.cells.append(run)

@@ -19,7 +19,6 @@ code in this kernel can turn the note off).
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from typing import Any
@@ -29,7 +28,6 @@ from memlib.course import wire
 __all__ = ["answer", "loop", "handle"]
 
 _OBJECTS: dict[int, Any] = {}
-_CHECKS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "checks")
 
 
 def _handle(value: Any) -> dict:
@@ -72,24 +70,41 @@ def _reply(nonce: str, message: dict) -> None:
 _WATCHED: dict[tuple[str, ...], dict] = {}
 
 
-def _watch(references: list[str]) -> Any:
-    """A watch for calls into `references` and into any function of a check module (built once per list)."""
-    from memlib.course.checking import _ReferenceWatch
+def _watch(references: list[str], modules: list[str]) -> Any:
+    """A watch for calls from the student's code into `references` or into any code of the `modules`
+    (the check's own module and memlib's check package)."""
+    from memlib.course.checking import _ReferenceWatch, _is_library_file
+
+    class Watch(_ReferenceWatch):
+        def _profile(self, frame: Any, event: str, arg: Any) -> None:
+            if event != "call":
+                return
+            code = frame.f_code
+            # any code of a check module counts: a private helper there, or a function it returns, may be correct
+            module = str(frame.f_globals.get("__name__", ""))
+            name = self.codes.get(code) or (f"{module}.{code.co_name} (the checks' own code)"
+                                            if any(module == m or module.startswith(m + ".") for m in modules)
+                                            else None)
+            caller = frame.f_back
+            if name and caller is not None and not _is_library_file(caller.f_code.co_filename):
+                self._note(name)
+
+        def __enter__(self) -> "Watch":
+            self._previous = sys.getprofile()
+            if self._previous is None:
+                sys.setprofile(self._profile)
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            if self._previous is None:
+                sys.setprofile(None)
 
     key = tuple(references)
     if key not in _WATCHED:
-        watch = _ReferenceWatch(references)
-        watch._resolve()
-        # Any function of a check module counts too: a private helper there may hold correct code.
-        for name, module in list(sys.modules.items()):
-            path = getattr(module, "__file__", None) or ""
-            if name.startswith("memlib.course.checks") and os.path.abspath(path).startswith(_CHECKS_DIR):
-                for value in list(vars(module).values()):
-                    code = getattr(getattr(value, "__func__", value), "__code__", None)
-                    if code is not None and code.co_filename == path:
-                        watch.codes.setdefault(code, f"{name}.{getattr(value, '__qualname__', '?')}")
-        _WATCHED[key] = watch.codes
-    watch = _ReferenceWatch(())
+        found = _ReferenceWatch(references)
+        found._resolve()
+        _WATCHED[key] = found.codes
+    watch = Watch(())
     watch.codes = _WATCHED[key]
     return watch
 
@@ -128,6 +143,7 @@ def handle(request: str) -> dict:
         data = wire.loads(request)
         target = _object({"id": data["target"]})
         references = [str(r) for r in data.get("references", [])]
+        modules = [str(m) for m in data.get("modules", [])]
     except (wire.WireError, KeyError, TypeError) as error:
         return {"error": wire.encode_error(error)}
     used: list[str] = []
@@ -139,7 +155,7 @@ def handle(request: str) -> dict:
             args = wire.decode(data.get("args", []), _object)
             kwargs = wire.decode(data.get("kwargs", {}), _object)
             function = target if data.get("method") is None else getattr(target, str(data["method"]))
-            watch = _watch(references)
+            watch = _watch(references, modules)
             with watch:
                 value = function(*args, **kwargs)
             used = watch.used

@@ -62,6 +62,7 @@ def cell_run(index: int, outcome: checker.CheckOutcome) -> CellRun:
         return run
     if outcome.status in ("timeout", "died", "notebook-timeout"):
         run.status = {"timeout": kernel_run.TIMEOUT, "died": kernel_run.DIED}.get(outcome.status, outcome.status)
+        run.traceback = outcome.traceback  # where the answer was when it was stopped
         return run
     run.status = kernel_run.ERROR
     run.ename = "CheckFailed" if outcome.status == "failed" else GRADER_ERROR
