@@ -43,10 +43,9 @@ def test_a_check_that_accepts_everything_lets_every_mutant_survive(monkeypatch):
     def check_lenient(answer):
         return None
 
-    import memlib.course.checks as checks
-
-    monkeypatch.setattr(checks, "check_lenient", check_lenient, raising=False)
-    exercise = mutation.Exercise("test-lenient", "01_context_window", "check_lenient", lambda ns: ns["how_many_fit"])
+    exercise = mutation.Exercise("test-lenient", "01_context_window", "check_lenient", "how_many_fit", 1,
+                                 module=__name__)
+    monkeypatch.setitem(globals(), "check_lenient", check_lenient)
     monkeypatch.setitem(mutation.EXERCISES, "test-lenient", exercise)
     report = mutation.run("test-lenient")
     assert report.reference_passes and not report.killed and len(report.survived) > 10
@@ -72,7 +71,7 @@ def test_the_check_kills_every_non_equivalent_mutant_of_its_reference(grade_id):
 def test_setup_cells_run_before_the_exercise_and_a_missing_one_is_named():
     exercise = mutation.EXERCISES["07-guard"]
     assert "def decoded_payloads" in mutation.setup_source(exercise)  # the notebook's toolbox cell
-    broken = mutation.Exercise("07-guard", "07_memory_poisoning", "check_guard", lambda ns: ns["my_scan"],
+    broken = mutation.Exercise("07-guard", "07_memory_poisoning", "check_guard", "my_scan", 4,
                                setup_cells=("no-such-cell",))
     with pytest.raises(LookupError, match="no-such-cell"):
         mutation.setup_source(broken)

@@ -5,7 +5,7 @@ notebook (the ``### BEGIN SOLUTION`` regions of the exercise cell), mutated
 one small change at a time at the AST level, and handed to the exercise's
 check. A mutant the check accepts "survives"; a surviving mutant is either a
 leak in the check (fix the check) or *equivalent* (it computes the same
-thing, listed in `EQUIVALENT` with the reason). Operators:
+thing, listed with the reason in the exercise's record, next to its check). Operators:
 
 * ``compare``: a comparison flipped (``<`` to ``<=``, ``==`` to ``!=``, ``in`` to ``not in`` ...)
 * ``constant``: an integer or float constant off by one
@@ -31,6 +31,7 @@ import argparse
 import ast
 import contextlib
 import copy
+import importlib
 import io
 import json
 import signal
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from memlib.course.checking import CheckFailed
+from memlib.course.exercise import Exercise, exercises
 from memlib.course.release import BEGIN_RE, END_RE
 
 __all__ = ["Exercise", "Mutant", "Report", "EXERCISES", "EQUIVALENT", "mutants", "run", "main"]
@@ -49,174 +51,12 @@ ROOT = Path(__file__).resolve().parents[2]
 MUTANT_TIMEOUT_S = 20
 
 
-@dataclass(frozen=True)
-class Exercise:
-    """Where an exercise's reference lives and how its check is called."""
-
-    grade_id: str
-    notebook: str  # solutions/<notebook>.ipynb
-    check: str  # name in memlib.course.checks
-    answer: Callable[[dict], Any]  # namespace of the executed cell -> what the graded cell passes
-    setup: str = ""  # what earlier cells of the notebook define that the exercise cell uses
-    setup_cells: tuple[str, ...] = ()  # ids of earlier solution cells to run first (after `setup`)
-
-
-EXERCISES: dict[str, Exercise] = {e.grade_id: e for e in (
-    Exercise("01-token-budget", "01_context_window", "check_token_budget", lambda ns: ns["how_many_fit"]),
-    Exercise("02-summarizer", "02_eviction_summaries", "check_summarizer", lambda ns: ns["MySummarizer"]()),
-    Exercise("03-bm25", "03_archival_bm25", "check_bm25", lambda ns: ns["bm25_scores"]),
-    Exercise("04-page-fault", "04_memory_tools", "check_page_fault", lambda ns: ns["page_fault_calls"]),
-    Exercise("05-policy", "05_who_decides", "check_policy", lambda ns: ns["MyDecider"],
-             setup_cells=("05-24-solution-helpers",)),
-    Exercise("06-citations", "06_citations", "check_citation_contract", lambda ns: ns["answer_with_citations"],
-             setup="from memlib.citations import CitedAnswer, cite"),
-    Exercise("07-guard", "07_memory_poisoning", "check_guard", lambda ns: ns["my_scan"],
-             setup="from memlib import datasets\nfrom memlib.guard import Verdict, reveal\nnotes = datasets.load('poisoning')",
-             setup_cells=("07-20-toolbox-code",)),
-    Exercise("08-typed-core-memory", "08_typed_core_memory", "check_typed_core_memory",
-             lambda ns: ns["TypedCoreMemory"],
-             setup="import json\nimport jsonschema\nfrom memlib.datasets import load\nexamples = load('core_memory')"),
-    Exercise("09-consolidation", "09_governed_memory", "check_consolidation", lambda ns: ns["consolidation_pass"]),
-)}
-
-_UNEXERCISED_RESERVE = ('not exercised, rather than equivalent: no scenario of the check holds more unsaved '
-                        'statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes '
-                        'the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust '
-                        'the cap')
-_EMPTY_CORPUS = ('not exercised, rather than equivalent: the stub does not say what an empty corpus gives '
-                 '(rank-bm25 itself raises), so the check does not ask')
-_FAILED_RESULT_FREE = ('what follows a Failed result is free within the stub (a reply, not a loop or an exception): '
-                       'without the branch the solution tries conversation_search after the failed archival search '
-                       'and answers with the message that holds the answer, and replies to the failed core edit '
-                       'as to any statement; independently written correct deciders do both')
-_EXCERPT_LENGTH = ('how many characters of the matched words a reason quotes is free: the stub asks for a '
-                   'readable reason, not its length')
-
-#: (grade_id, mutant description) -> why the mutant computes the same thing as the reference.
-#: Each was read and judged by hand; a new survivor is either a leak to fix in the check or a new entry here.
+#: grade_id -> the exercise's record, kept next to its check (`memlib.course.exercise`).
+EXERCISES: dict[str, Exercise] = exercises()
+#: (grade_id, mutant description) -> why the mutant computes the same thing as the reference, from the records.
+#: Each was read and judged by hand; a new survivor is either a leak to fix in the check or a new entry there.
 EQUIVALENT: dict[tuple[str, str], str] = {
-    ('02-summarizer', 'drop: if score(candidates[i]) <= 0:     continue -> pass'):
-        'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
-    ('02-summarizer', "negate: line[2:] if line.startswith('- ') else line -> line[2:] if not line.startswith('- ') else line"):
-        "the line format of a summary is free; the previous summary's facts survive with or without the '- ' prefix stripped",
-    ('02-summarizer', 'compare: score(candidates[i]) <= 0 -> score(candidates[i]) < 0'):
-        'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
-    ('02-summarizer', 'drop: continue -> pass'):
-        'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
-    ('02-summarizer', "compare: count('\\n'.join(('- ' + candidates[j] for j in trial))) <= max_tokens -> count('\\n'.join(('- ' + candidates[j] for j in trial))) < max_tokens"):
-        'the contract is count(summary) <= max_tokens: a summary one token shorter than allowed also keeps it',
-    ('02-summarizer', 'constant: 2 -> 3'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 2 -> 1'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 0 -> 1'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 0 -> -1'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 3 -> 4'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 3 -> 2'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 2 -> 3 (#2)'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 2 -> 1 (#2)'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 1 -> 2'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('02-summarizer', 'constant: 1 -> 0'):
-        "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    ('03-bm25', 'drop: if n_docs == 0:     return [] -> pass'): _EMPTY_CORPUS,
-    ('03-bm25', 'return: return [] -> return None'): _EMPTY_CORPUS,
-    ('03-bm25', 'drop: return [] -> pass'): _EMPTY_CORPUS,
-    ('03-bm25', 'constant: 0 -> -1'): _EMPTY_CORPUS,
-    ('03-bm25', 'constant: 0.0 -> 1.0'):
-        'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
-    ('03-bm25', 'constant: 0.0 -> -1.0'):
-        'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
-    ('06-citations', 'negate: terms - common or terms -> terms - common or not terms'):
-        'differs only when every content word of the question is in more than a quarter of the records (then it crashes on len(False)); no question of the check, nor of the course, is like that',
-    ('06-citations', 'swap-args: max(1, math.ceil(0.6 * len(informative))) -> max(math.ceil(0.6 * len(informative)), 1)'):
-        'max is symmetric',
-    ('06-citations', 'constant: 1 -> 0'):
-        'the minimum of 1 needed word matters only when the question has no informative word, and then no record overlaps either (overlap > best_overlap = 0 is required anyway)',
-    ('06-citations', 'constant: 0 -> -1'):
-        'best_overlap starts the search; the required overlap is at least 1, so starting from 0 or -1 selects the same hit',
-    ('06-citations', 'compare: sum((t in w for w in words_of.values())) > 0.25 * len(records) -> sum((t in w for w in words_of.values())) >= 0.25 * len(records)'):
-        'a count of records is an integer and 0.25 x 10 records is 2.5: > and >= agree',
-    ('06-citations', 'constant: 5 -> 6'):
-        'how many search hits to consider is free: the supporting record is the first hit for every question of the check',
-    ('06-citations', 'constant: 5 -> 4'):
-        'how many search hits to consider is free: the supporting record is the first hit for every question of the check',
-    ('06-citations', 'compare: overlap > best_overlap -> overlap >= best_overlap'):
-        'which of two equally supported records to cite is free; no question of the check has a tie',
-    ('06-citations', 'compare: len(t) > 1 -> len(t) >= 1'):
-        "one-letter tokens are the possessive 's', in more than a quarter of the records, so they are excluded as common anyway",
-    ('06-citations', 'constant: 1 -> 2 (#2)'):
-        "the threshold is free within the contract: a question whose only informative word is the answer's ('Where is the allotment?') is covered; two-letter words are never the only evidence in the check's questions",
-    ('06-citations', 'constant: 1 -> 0 (#2)'):
-        'the minimum of 1 needed word matters only when the question has no informative word, and then no record overlaps either (overlap > best_overlap = 0 is required anyway)',
-    ('08-typed-core-memory', "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass"):
-        'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-    ('08-typed-core-memory', "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass (#2)"):
-        'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-    ('08-typed-core-memory', "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass (#3)"):
-        'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-    ('08-typed-core-memory', 'negate: if block[\'description\']:     attributes += f\'\'\' description="{block... -> if not block[\'description\']:     attributes += f\'\'\' description="{b...'):
-        "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
-    ('08-typed-core-memory', 'drop: if block[\'description\']:     attributes += f\'\'\' description="{block... -> pass'):
-        "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
-    ('08-typed-core-memory', "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass"):
-        'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-    ('08-typed-core-memory', "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass (#2)"):
-        'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-    ('08-typed-core-memory', "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass (#3)"):
-        'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-    ('08-typed-core-memory', 'drop: attributes += f\'\'\' description="{block[\'description\']}"\'\'\' -> pass'):
-        "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
-    ('08-typed-core-memory', "swap-args: DESCRIPTIONS.get(label, f'The {label} section.') -> DESCRIPTIONS.get(f'The {label} section.', label)"):
-        'any non-empty description is accepted: the stub fixes that persona and human have one, not its wording',
-
-    ('09-consolidation', 'swap-args: overlap(record.id, best.id) -> overlap(best.id, record.id)'):
-        'overlap is symmetric: shared words and union of two sets',
-    ('09-consolidation', 'swap-args: overlap(record.id, old.id) -> overlap(old.id, record.id)'):
-        'overlap is symmetric: shared words and union of two sets',
-    ('09-consolidation', 'constant: 0.0 -> 1.0'):
-        'the value for two records without a single word; every record the check uses has words',
-    ('09-consolidation', 'constant: 0.0 -> -1.0'):
-        'the value for two records without a single word; every record the check uses has words',
-    ('09-consolidation', 'compare: score >= 0.1 -> score > 0.1'):
-        'the thresholds are free (the check grades the decisions against the links on precision and recall); no pair of records scores exactly the threshold',
-    ('09-consolidation', 'compare: score >= 0.2 -> score > 0.2'):
-        'the thresholds are free (the check grades the decisions against the links on precision and recall); no pair of records scores exactly the threshold',
-    ('09-consolidation', 'constant: 1 -> 2'):
-        'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
-    ('09-consolidation', 'constant: 1 -> 2 (#2)'):
-        'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
-    ('09-consolidation', 'constant: 1 -> 0 (#2)'):
-        'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
-    ('09-consolidation', 'constant: 0 -> 1'):
-        'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
-    ('09-consolidation', 'compare: end < record.valid_to -> end <= record.valid_to'):
-        'expiring a record at the instant it already ends leaves valid_to as it was; the extra expire transition is true (its stated end came too)',
-    ('05-policy', 'compare: view.calls_left >= 4 -> view.calls_left > 4'):
-        _UNEXERCISED_RESERVE,
-    ('05-policy', 'constant: 4 -> 5'):
-        _UNEXERCISED_RESERVE,
-    ('05-policy', 'constant: 4 -> 3'):
-        _UNEXERCISED_RESERVE,
-    ('05-policy', "drop: if last is not None and (not last.ok):     return reply(f'Sorry, a ... -> pass"):
-        _FAILED_RESULT_FREE,
-    ('05-policy', "drop: return reply(f'Sorry, a memory operation failed: {last.message}') -> pass"):
-        _FAILED_RESULT_FREE,
-    ('07-guard', 'constant: 40 -> 41'):
-        _EXCERPT_LENGTH,
-    ('07-guard', 'constant: 40 -> 39'):
-        _EXCERPT_LENGTH,
-    ('07-guard', 'constant: 40 -> 41 (#2)'):
-        _EXCERPT_LENGTH,
-    ('07-guard', 'constant: 40 -> 39 (#2)'):
-        _EXCERPT_LENGTH,
-}
+    (e.grade_id, description): why for e in EXERCISES.values() for description, why in e.equivalent.items()}
 
 
 @dataclass(frozen=True)
@@ -257,9 +97,9 @@ class Report:
         return "\n".join(lines)
 
 
-def _solution_cells(exercise: Exercise, root: Path) -> list[tuple[str | None, str, str]]:
+def _solution_cells(exercise: Exercise, root: Path | None) -> list[tuple[str | None, str, str]]:
     """(id, cell type, source) of every cell of the exercise's solution notebook."""
-    path = root / "solutions" / f"{exercise.notebook}.ipynb"
+    path = (root or ROOT) / "solutions" / f"{exercise.notebook}.ipynb"
     if not path.exists():
         raise FileNotFoundError(f"{path} not found: mutation testing reads the solution notebooks of a "
                                 "checkout; run it from one (python -m memlib.course.mutation)")
@@ -268,7 +108,7 @@ def _solution_cells(exercise: Exercise, root: Path) -> list[tuple[str | None, st
              "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]) for cell in nb["cells"]]
 
 
-def exercise_cell(exercise: Exercise, root: Path = ROOT) -> str:
+def exercise_cell(exercise: Exercise, root: Path | None = None) -> str:
     """The source of the exercise cell (the one with solution regions) of the solution notebook
     in the checkout at `root` (default: the one memlib runs from)."""
     for _, kind, source in _solution_cells(exercise, root):
@@ -277,7 +117,7 @@ def exercise_cell(exercise: Exercise, root: Path = ROOT) -> str:
     raise LookupError(f"solutions/{exercise.notebook}.ipynb has no exercise cell")
 
 
-def setup_source(exercise: Exercise, root: Path = ROOT) -> str:
+def setup_source(exercise: Exercise, root: Path | None = None) -> str:
     """`exercise.setup`, then the source of each of its `setup_cells`, in order."""
     if not exercise.setup_cells:
         return exercise.setup
@@ -453,18 +293,16 @@ def _changed_an_input(exercise: Exercise, mutant: Mutant) -> bool:
 
 def verdict(exercise: Exercise, source: str, namespace: dict | None = None) -> str | None:
     """None when the check accepts `source` as the exercise answer, else why it was rejected."""
-    import memlib.course.checks as checks
-
     namespace = {} if namespace is None else namespace
     namespace.update({"__name__": "__mutant__", "_mut_state": {}})
     with contextlib.redirect_stdout(io.StringIO()):  # a setup cell's own printout is not the report's
         exec(compile(_HELPERS + setup_source(exercise), "<setup>", "exec"), namespace)
-    check = getattr(checks, exercise.check)
+    check = getattr(importlib.import_module(exercise.module or "memlib.course.checks"), exercise.check)
     out = io.StringIO()
     try:
         with _time_limit(MUTANT_TIMEOUT_S), contextlib.redirect_stdout(out):
             exec(compile(source, "<mutant>", "exec"), namespace)
-            check(exercise.answer(namespace))
+            check(exercise.answer_of(namespace))
     except CheckFailed as failure:
         return failure.what
     except Exception as error:  # the mutant does not even build (or the check broke)
@@ -489,8 +327,8 @@ def run(grade_id: str, progress: Callable[[int, int, Mutant], None] | None = Non
             report.killed.append((mutant, reason))
         elif mutant.operator == "mutate-input" and not _changed_an_input(exercise, mutant):
             report.equivalent.append((mutant, "the check never passes a list or dict there: nothing to change"))
-        elif (grade_id, mutant.description) in EQUIVALENT:
-            report.equivalent.append((mutant, EQUIVALENT[(grade_id, mutant.description)]))
+        elif mutant.description in exercise.equivalent:
+            report.equivalent.append((mutant, exercise.equivalent[mutant.description]))
         else:
             report.survived.append(mutant)
     return report

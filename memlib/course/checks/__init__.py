@@ -7,28 +7,21 @@ check_bm25(bm25_scores)``. The kit (`CheckFailed`, `@graded`, `expect`) is
 scenarios live in ``nbNN_<topic>.py`` beside this file. This package only
 gathers them, so a graded cell imports from one place.
 
-Adding a check: write ``nbNN_<topic>.py`` with the check decorated
-``@graded("NN-<topic>")`` (the graded cell's grade_id), list it in that
-module's ``__all__``, and add the module to `_MODULES` below.
+Adding a graded exercise is two files: the solution notebook, and
+``nbNN_<topic>.py`` here with the check decorated ``@graded("NN-<topic>")``
+(the graded cell's grade_id), listed in that module's ``__all__``, and the
+exercise's record ``EXERCISE = Exercise(...)`` (`memlib.course.exercise`).
+Every ``nb*`` module of this folder is gathered below.
 """
 
+import pkgutil
 from importlib import import_module
 
 from memlib.course.checking import *  # noqa: F401,F403
 from memlib.course.checking import __all__ as _kit
 from memlib.course.checks._common import ordinal
 
-_MODULES = (
-    "nb01_token_budget",
-    "nb02_summarizer",
-    "nb03_bm25",
-    "nb04_page_fault",
-    "nb05_policy",
-    "nb06_citations",
-    "nb07_guard",
-    "nb08_typed_core_memory",
-    "nb09_consolidation",
-)
+_MODULES = sorted(info.name for info in pkgutil.iter_modules(__path__) if info.name.startswith("nb"))
 
 __all__ = [*_kit, "ordinal"]
 for _name in _MODULES:

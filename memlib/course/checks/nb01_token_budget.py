@@ -6,6 +6,7 @@ from typing import Any, Callable, Sequence
 
 from memlib._util import is_int
 from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short
 
 __all__ = ["check_token_budget", "reference_how_many_fit", "BUDGET_MISTAKES"]
@@ -196,3 +197,11 @@ def check_token_budget(how_many_fit: Callable) -> None:
         "used = count(system_prompt) + reserve, then for each message from the newest: "
         "used += count(text) + MESSAGE_OVERHEAD; stop at the first that makes used > window",
     )
+
+EXERCISE = Exercise(
+    grade_id='01-token-budget',
+    notebook='01_context_window',
+    check='check_token_budget',
+    answer='how_many_fit',
+    points=2,
+)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short, ordinal
 
 __all__ = ["check_bm25", "reference_bm25_scores", "BM25_MISTAKES"]
@@ -259,3 +260,25 @@ def check_bm25(bm25_scores: Callable) -> None:
         "score(q, d) = sum over query tokens t of idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)); "
         "compare your idf and avgdl with the reference on the 3-document example",
     )
+
+EXERCISE = Exercise(
+    grade_id='03-bm25',
+    notebook='03_archival_bm25',
+    check='check_bm25',
+    answer='bm25_scores',
+    points=4,
+    equivalent={
+        'drop: if n_docs == 0:     return [] -> pass':
+            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
+        'return: return [] -> return None':
+            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
+        'drop: return [] -> pass':
+            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
+        'constant: 0 -> -1':
+            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
+        'constant: 0.0 -> 1.0':
+            'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
+        'constant: 0.0 -> -1.0':
+            'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
+    },
+)

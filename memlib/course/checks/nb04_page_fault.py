@@ -9,6 +9,7 @@ from typing import Any
 
 from memlib._util import TickClock
 from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _short
 
 __all__ = ["check_page_fault", "reference_page_fault_calls", "page_fault_scenario", "PageFaultScenario"]
@@ -220,3 +221,11 @@ def check_page_fault(page_fault_calls: Any) -> None:
     expect(not extra, f"the reply also cites {', '.join(extra)}, which says nothing about Biscuit's food",
            "cite only the record the answer comes from, not every record you have seen")
     passed(f"the reply answers and cites {scenario.record_id}: {_short(reply, 100)}")
+
+EXERCISE = Exercise(
+    grade_id='04-page-fault',
+    notebook='04_memory_tools',
+    check='check_page_fault',
+    answer='page_fault_calls',
+    points=3,
+)

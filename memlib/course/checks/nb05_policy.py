@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from memlib._util import TickClock
 from memlib.course.checking import CheckFailed, graded, is_class, passed
+from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _short, _short_text
 
 __all__ = [
@@ -651,3 +652,24 @@ def check_policy(decider_class: Any) -> None:
     _scenario_failures(make)
     _scenario_malformed(make)
     _multi_session(make)
+
+EXERCISE = Exercise(
+    grade_id='05-policy',
+    notebook='05_who_decides',
+    check='check_policy',
+    answer='MyDecider',
+    points=4,
+    setup_cells=('05-24-solution-helpers',),
+    equivalent={
+        'compare: view.calls_left >= 4 -> view.calls_left > 4':
+            'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+        'constant: 4 -> 5':
+            'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+        'constant: 4 -> 3':
+            'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+        "drop: if last is not None and (not last.ok):     return reply(f'Sorry, a ... -> pass":
+            'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
+        "drop: return reply(f'Sorry, a memory operation failed: {last.message}') -> pass":
+            'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
+    },
+)

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any, Callable
 
 from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _short_text as _short
 
 __all__ = ["check_guard", "guard_report", "GuardReport", "GUARD_THRESHOLDS"]
@@ -246,3 +247,23 @@ def _check_guard_in_agent(scanner: Callable[[str], Any]) -> None:
            f"the agent's reply does not quote the poisoned page as data: {_short(trace.reply)}",
            "your guard must mark the poisoned Lisbon page untrusted")
     passed("in the agent: the poisoned page is quoted as data and core memory is unchanged")
+
+EXERCISE = Exercise(
+    grade_id='07-guard',
+    notebook='07_memory_poisoning',
+    check='check_guard',
+    answer='my_scan',
+    points=4,
+    setup="from memlib import datasets\nfrom memlib.guard import Verdict, reveal\nnotes = datasets.load('poisoning')",
+    setup_cells=('07-20-toolbox-code',),
+    equivalent={
+        'constant: 40 -> 41':
+            'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+        'constant: 40 -> 39':
+            'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+        'constant: 40 -> 41 (#2)':
+            'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+        'constant: 40 -> 39 (#2)':
+            'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',
+    },
+)

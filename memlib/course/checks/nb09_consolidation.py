@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short_text
 
 __all__ = ["check_consolidation", "consolidation_world", "DEV_ENDS", "THRESHOLDS", "grade_pass", "PassGrade"]
@@ -293,3 +294,35 @@ def check_consolidation(pass_fn: Any) -> None:
                f"merges P {s['pair precision']:.2f} R {s['pair recall']:.2f} "
                f"(supersede {s['supersede precision']:.2f}/{s['supersede recall']:.2f}, "
                f"duplicate {s['duplicate precision']:.2f}/{s['duplicate recall']:.2f}); stated ends honoured")
+
+EXERCISE = Exercise(
+    grade_id='09-consolidation',
+    notebook='09_governed_memory',
+    check='check_consolidation',
+    answer='consolidation_pass',
+    points=4,
+    equivalent={
+        'swap-args: overlap(record.id, best.id) -> overlap(best.id, record.id)':
+            'overlap is symmetric: shared words and union of two sets',
+        'swap-args: overlap(record.id, old.id) -> overlap(old.id, record.id)':
+            'overlap is symmetric: shared words and union of two sets',
+        'constant: 0.0 -> 1.0':
+            'the value for two records without a single word; every record the check uses has words',
+        'constant: 0.0 -> -1.0':
+            'the value for two records without a single word; every record the check uses has words',
+        'compare: score >= 0.1 -> score > 0.1':
+            'the thresholds are free (the check grades the decisions against the links on precision and recall); no pair of records scores exactly the threshold',
+        'compare: score >= 0.2 -> score > 0.2':
+            'the thresholds are free (the check grades the decisions against the links on precision and recall); no pair of records scores exactly the threshold',
+        'constant: 1 -> 2':
+            'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
+        'constant: 1 -> 2 (#2)':
+            'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
+        'constant: 1 -> 0 (#2)':
+            'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
+        'constant: 0 -> 1':
+            'a weight of the idf-weighted overlap: how similarity is computed is free; the check grades the decisions against the links on thresholds, not this formula',
+        'compare: end < record.valid_to -> end <= record.valid_to':
+            'expiring a record at the instant it already ends leaves valid_to as it was; the extra expire transition is true (its stated end came too)',
+    },
+)

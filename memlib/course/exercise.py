@@ -1,0 +1,59 @@
+"""The record of one graded exercise, kept next to its check.
+
+Each check module of `memlib.course.checks` (``nbNN_<topic>.py``) ends with
+an ``EXERCISE = Exercise(...)``: which graded cell it checks (grade id,
+notebook, points), how that cell hands the answer to the check (the answer
+expression of ``check(<answer>)``), what mutation testing must run before
+the exercise cell, and which mutants of the reference are equivalent and
+why. So a new graded exercise is two files: its solution notebook and its
+check module. `exercises()` finds every record; `tests/test_exercises.py`
+ties each graded cell of the solution notebooks to exactly one of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+__all__ = ["Exercise", "exercises"]
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One graded exercise: its graded cell, and what mutation testing needs to know."""
+
+    grade_id: str
+    notebook: str  # solutions/<notebook>.ipynb
+    check: str  # the check function's name in its module
+    answer: str  # the graded cell's answer expression: ``check_summarizer(MySummarizer())`` -> "MySummarizer()"
+    points: float
+    setup: str = ""  # what earlier cells of the notebook define that the exercise cell uses
+    setup_cells: tuple[str, ...] = ()  # ids of earlier solution cells to run first (after `setup`)
+    #: mutant description -> why it computes the same thing as the reference (read and judged by hand)
+    equivalent: Mapping[str, str] = field(default_factory=dict)
+    module: str = ""  # the check module (filled in by `exercises`)
+
+    def answer_of(self, namespace: dict) -> Any:
+        """What the graded cell passes to the check, in the namespace of the executed notebook cells."""
+        return eval(compile(self.answer, "<graded cell>", "eval"), namespace)
+
+
+def exercises(packages: Iterable[str] = ("memlib.course.checks",)) -> dict[str, Exercise]:
+    """grade_id -> Exercise, from every ``nb*`` module of `packages` that defines ``EXERCISE``."""
+    found: dict[str, Exercise] = {}
+    for package in packages:
+        root = importlib.import_module(package)
+        for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda i: i.name):
+            if not info.name.startswith("nb"):
+                continue
+            name = f"{package}.{info.name}"
+            record = getattr(importlib.import_module(name), "EXERCISE", None)
+            if not isinstance(record, Exercise):
+                raise TypeError(f"{name} defines no EXERCISE = Exercise(...) record")
+            if record.grade_id in found:
+                raise ValueError(f"grade_id {record.grade_id!r} has two records: {found[record.grade_id].module} "
+                                 f"and {name}")
+            found[record.grade_id] = Exercise(**{**record.__dict__, "module": name})
+    return found

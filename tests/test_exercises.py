@@ -1,0 +1,117 @@
+"""Exercise records (memlib.course.exercise): one per graded cell, and a new exercise is two files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import memlib.course.checks as checks
+from memlib.course import mutation
+from memlib.course.checker import graded_call
+from memlib.course.exercise import exercises
+from memlib.course.release import graded_cells, release
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
+
+
+def _graded_cells() -> list[tuple[str, dict]]:
+    found = []
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell.get("metadata", {}).get("memlib", {}).get("grade_id"):
+                found.append((path.stem, cell))
+    return found
+
+
+def test_every_graded_cell_has_exactly_one_record_and_every_record_a_cell() -> None:
+    records = exercises()
+    cells = _graded_cells()
+    assert len(cells) == len(records) >= 9
+    for notebook, cell in cells:
+        meta = cell["metadata"]["memlib"]
+        record = records.get(meta["grade_id"])
+        assert record is not None, f"{notebook}: graded cell {meta['grade_id']!r} has no EXERCISE record"
+        call = graded_call("".join(cell["source"]))
+        assert (record.notebook, record.points, record.check, record.answer) == (
+            notebook, meta["points"], call.function, call.answer), record
+        check = getattr(checks, record.check)
+        assert check.grade_id == record.grade_id and check.__module__ == record.module
+
+
+THROWAWAY_CHECK = '''"""A throwaway exercise's check (written by tests/test_exercises.py)."""
+
+from memlib.course.checking import expect_equal, graded, passed
+from memlib.course.exercise import Exercise
+
+__all__ = ["check_triple"]
+
+
+@graded("99-triple")
+def check_triple(triple):
+    """triple(x) returns 3 * x."""
+    for x in (0, 1, -4, 7):
+        expect_equal(triple(x), 3 * x, f"triple({x})", "return 3 * x")
+    passed("triple(x) == 3 * x")
+
+
+EXERCISE = Exercise(grade_id="99-triple", notebook="99_throwaway", check="check_triple", answer="triple", points=1,
+                    equivalent={"keep-state: triple -> remembers its result per len(x)":
+                                "an int is its own key: remembering 3 * x per x still returns 3 * x"})
+'''
+
+
+def _throwaway_notebook() -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    exercise = nbformat.v4.new_code_cell("def triple(x):\n    ### EXERCISE 1: return three times x\n"
+                                         "    ### BEGIN SOLUTION\n    return 3 * x\n    ### END SOLUTION")
+    check = nbformat.v4.new_code_cell("from memlib.course.checks import check_triple\n\ncheck_triple(triple)")
+    check.metadata = {"memlib": {"grade_id": "99-triple", "points": 1}, "tags": ["graded"]}
+    nb.cells = [nbformat.v4.new_markdown_cell("# 99 A throwaway exercise"), exercise, check]
+    return nb
+
+
+def test_a_new_exercise_is_two_files(tmp_path: Path, monkeypatch) -> None:
+    # file 1: the check module with its record, in a folder the checks package searches
+    folder = tmp_path / "more_checks"
+    folder.mkdir()
+    (folder / "nb99_throwaway.py").write_text(THROWAWAY_CHECK, encoding="utf-8")
+    monkeypatch.setattr(checks, "__path__", [*checks.__path__, str(folder)])
+    # file 2: the solution notebook
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    nbformat.write(_throwaway_notebook(), str(solutions / "99_throwaway.ipynb"))
+
+    record = exercises()["99-triple"]  # found, nothing registered by hand
+    assert record.module == "memlib.course.checks.nb99_throwaway"
+    released = tmp_path / "released"
+    release(solutions, released)
+    (graded,) = graded_cells(nbformat.read(str(released / "99_throwaway.ipynb"), as_version=4))
+    assert graded.grade_id == "99-triple" and graded_call(graded.source).answer == record.answer
+    # mutation testing runs on it as on any exercise
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setitem(mutation.EXERCISES, "99-triple", record)
+    report = mutation.run("99-triple")
+    assert report.reference_passes and len(report.killed) == 5 and not report.survived, report.render()
+    assert [why for _, why in report.equivalent][-1].startswith("an int is its own key")  # the record's own list
+    from memlib.course.checking import CHECKS
+
+    CHECKS.pop("99-triple", None)
+
+
+def test_records_refuse_two_claims_on_one_grade_id(tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "twice"
+    folder.mkdir()
+    for name in ("nb98_a", "nb98_b"):
+        (folder / f"{name}.py").write_text(
+            "from memlib.course.exercise import Exercise\n"
+            "EXERCISE = Exercise(grade_id='98-twice', notebook='98', check='c', answer='a', points=1)\n")
+    monkeypatch.setattr(checks, "__path__", [str(folder)])
+    with pytest.raises(ValueError, match="'98-twice' has two records"):
+        exercises()
+    (folder / "nb98_b.py").write_text("X = 1\n")
+    monkeypatch.delitem(__import__("sys").modules, "memlib.course.checks.nb98_b", raising=False)
+    with pytest.raises(TypeError, match="nb98_b defines no EXERCISE"):
+        exercises()
