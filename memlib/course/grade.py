@@ -80,6 +80,7 @@ from memlib.course.grading.collect import (  # noqa: F401
     load_release,
     read_submission_notebook,
 )
+from memlib.course.grading.inert import terminal_text
 from memlib.course.grading.model import (  # noqa: F401
     ANSI_RE,
     CSV_COLUMNS,
@@ -116,7 +117,6 @@ from memlib.course.grading.rebuild import (  # noqa: F401
 from memlib.course.grading.report import (  # noqa: F401
     GradeReport,
     _feedback_text,
-    _fenced,
     _fill_rows,
     _join,
     _Progress,
@@ -307,10 +307,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.feedback:
             report.write_feedback(args.feedback)
     except GradeSetupError as error:
-        print(f"grading could not run: {error}", file=sys.stderr)
+        print(f"grading could not run: {terminal_text(str(error))}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"grading could not run: {error}", file=sys.stderr)
+        print(f"grading could not run: {terminal_text(str(error))}", file=sys.stderr)
         return 2
     print(report.summary())
     print(f"\nGradebook: {out}" + (f"; feedback: {Path(args.feedback)}{os.sep}" if args.feedback else ""))
