@@ -4,7 +4,9 @@
 [-j N] [--timeout S] [--cell-timeout S] [--feedback DIR] [--sandbox auto|bwrap|none]``
 
 Each SUBMISSION is one student: a folder, a ``.zip`` or a single ``.ipynb``
-(the student's name is the folder / zip / file name). For every released
+(the student's name is the folder / zip / file name; two submissions with one
+name, ``sec1/alice`` and ``sec2/alice``, are shown by the shortest ends of their
+paths that differ). For every released
 notebook that has graded cells, the grader
 
 1. finds the student's copy (by the release's ``memlib.assignment`` notebook
@@ -76,6 +78,7 @@ from memlib.course.grading.collect import (  # noqa: F401
     _plan,
     _read_regular,
     _skip_part,
+    _tell_apart,
     _Submission,
     load_release,
     read_submission_notebook,
@@ -116,6 +119,7 @@ from memlib.course.grading.rebuild import (  # noqa: F401
 )
 from memlib.course.grading.report import (  # noqa: F401
     GradeReport,
+    _feedback_stems,
     _feedback_text,
     _fill_rows,
     _join,
@@ -248,6 +252,7 @@ def grade(
         shard=shard,
         not_handed_in=not_handed_in,
         sandbox=confinement.describe(),
+        class_students=[s.student for s in students],
     )
 
 

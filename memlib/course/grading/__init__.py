@@ -9,7 +9,8 @@
 - `run`: one job: the notebook run in a kernel, the clean re-run, the outcome of
   each graded cell as the grader reads it back;
 - `review`: the notes that flag a check for review (tamper evidence);
-- `report`: gradebook rows, the CSV, feedback files, the class summary, progress.
+- `report`: gradebook rows, the CSV, feedback files, the class summary, progress;
+- `inert`: how student-controlled text is written to a CSV, a terminal, Markdown.
 
 `memlib.course.grade` ties them together (`grade()`, the command line) and
 re-exports their names; import from there. This package adds no behaviour of

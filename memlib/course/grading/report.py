@@ -90,6 +90,9 @@ class GradeReport:
     shard: shards.Shard | None = None
     not_handed_in: list[str] = field(default_factory=list)  # released, but nobody handed them in
     sandbox: str = ""
+    # every student of the class, graded in this shard or not: feedback file names are chosen
+    # over all of them, so shards name a student's file alike and their folders merge
+    class_students: list[str] = field(default_factory=list)
 
     @property
     def reruns(self) -> int:
@@ -123,13 +126,9 @@ class GradeReport:
         by_student: dict[str, list[NotebookResult]] = collections.defaultdict(list)
         for result in self.results:
             by_student[result.student].append(result)
-        used: set[str] = set()
+        stems = _feedback_stems(set(self.class_students) | set(by_student))
         for student, results in sorted(by_student.items()):
-            stem = _safe_filename(student)
-            while stem.lower() in used:  # "a b" and "a_b" must not share a file
-                stem += "_"
-            used.add(stem.lower())
-            path = out / f"{stem}.md"
+            path = out / f"{stems[student]}.md"
             path.write_text(_feedback_text(student, results), encoding="utf-8")
             written.append(path)
         return written
@@ -145,6 +144,19 @@ class GradeReport:
 
 
 # --------------------------------------------------------------------------- text output
+
+
+def _feedback_stems(students: set[str]) -> dict[str, str]:
+    """student -> feedback file name without ``.md``: distinct even where the file system ignores case."""
+    stems: dict[str, str] = {}
+    used: set[str] = set()
+    for student in sorted(students):
+        stem = _safe_filename(student)
+        while stem.lower() in used:  # "a b" and "a_b", "sec1/alice" and "sec1_alice" must not share a file
+            stem += "_"
+        used.add(stem.lower())
+        stems[student] = stem
+    return stems
 
 
 def _feedback_text(student: str, results: list[NotebookResult]) -> str:
