@@ -343,7 +343,7 @@ def test_csv_wide_with_and_without_a_roster(tmp_path: Path) -> None:
 
 
 def test_student_controlled_text_is_inert(tmp_path: Path) -> None:
-    # the gradebook already quotes a formula (grade uses shards.csv_text); the export uses the same rule
+    # the gradebook already quotes a formula (grade uses the same csv_text); control characters show as escapes
     assert export.csv_text is shards.csv_text and grading._csv_text is shards.csv_text
     book = _gradebook(tmp_path / "grades.csv", {
         "'=HYPERLINK(\"http://x\")": (2, 3, 1), "\x1b[31mred\x07": (0, 0, 0), "\r=1+1": (0, 0, 0),
@@ -352,12 +352,12 @@ def test_student_controlled_text_is_inert(tmp_path: Path) -> None:
     out = tmp_path / "wide.csv"
     assert _export(book, "--format", "csv-wide", "--out", out) == 0
     names = [row[0] for row in _read_csv(out)[1:]]
-    assert sorted(names) == sorted(["'=HYPERLINK(\"http://x\")", "[31mred", "'=1+1", "'@SUM(A1)", "'-2+3",
-                                    "'+cmd|' /C calc'!A0", "x"])
+    assert sorted(names) == sorted(["'=HYPERLINK(\"http://x\")", "\\x1b[31mred\\x07", "\\x0d=1+1",
+                                    "'@SUM(A1)\\u202e", "'-2+3", "'+cmd|' /C calc'!A0", "\\x09x"])
     roster = _write_csv(tmp_path / "roster.csv", [["student", "name", "id", "section"],
                                                    ["-2+3", "=Evil()", "5", "\x01@A"]])
     assert _export(book, "--format", "canvas", "--roster", roster, "--out", out) == 1
-    assert _read_csv(out)[2][:5] == ["'=Evil()", "5", "", "", "'@A"]
+    assert _read_csv(out)[2][:5] == ["'=Evil()", "5", "", "", "\\x01@A"]
 
 
 @pytest.mark.parametrize("case, argv, message", [

@@ -491,8 +491,9 @@ def test_csv_cells_that_would_be_formulas_are_quoted() -> None:
     cells = row.as_csv()
     assert cells["student"] == "'=cmd|' /C calc'!A0" and cells["reason"] == "'-2 points; note"
     assert cells["points"] == "1" and cells["notebook"] == "01.ipynb"
-    for start in "+@\t":
+    for start in "+@":
         assert Row(start + "x", "n", "g", 0, 1, "failed").as_csv()["student"] == "'" + start + "x"
+    assert Row("\tx", "n", "g", 0, 1, "failed").as_csv()["student"] == "\\x09x"  # a tab is shown, not kept
 
 
 def test_collect_refuses_links_and_pipes_without_opening_them(tmp_path: Path) -> None:

@@ -31,9 +31,9 @@ together. The export then matches a Canvas key to the roster's ``id`` and a
 Moodle key to the roster's ``name``: Moodle's number is a participant id of
 one assignment, not the user's id.
 
-Every text cell written is inert: control characters are stripped and a cell
-that would start a formula is quoted (`memlib.course.shards.csv_text`, the
-gradebook's own rule). This module reads and writes CSV only: it runs no
+Every text cell written is inert: control characters are shown as escapes and
+a cell that would start a formula is quoted (`memlib.course.grading.inert.csv_text`,
+the gradebook's own rule). This module reads and writes CSV only: it runs no
 notebook, needs no extra and talks to no LMS (the instructor uploads the file).
 """
 
@@ -46,7 +46,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memlib.course.shards import ShardError, csv_text, merge_gradebooks
+from memlib.course.grading.inert import csv_text, terminal_text
+from memlib.course.shards import ShardError, merge_gradebooks
 
 __all__ = [
     "DownloadName", "parse_download_name", "download_student", "original_name", "ExportError",
@@ -69,8 +70,6 @@ CANVAS_RE = re.compile(r"^(?P<name>\w+?)(?P<late>_late)?_(?P<id>\d+)_\d+_(?P<ori
 # the file name follows, or nothing when the download puts each student in a folder.
 MOODLE_RE = re.compile(r"^(?P<name>[^_/]+)_(?P<id>\d+)_assignsubmission_[a-z]+_(?P<original>.*)$")
 KEY_RE = re.compile(r"^(?P<name>.+) \((?P<lms>canvas|moodle) (?P<id>\d+)\)$")
-# C0 and C1 controls, and the invisible marks that reorder or hide text.
-CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 class ExportError(ValueError):
@@ -314,11 +313,6 @@ def _number(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _inert(text: str) -> str:
-    """A cell an LMS or spreadsheet shows as text: no control characters, never a formula."""
-    return csv_text(CONTROL_RE.sub("", text))
-
-
 def _title(notebook: str) -> str:
     return Path(notebook).stem
 
@@ -359,7 +353,7 @@ def export_table(book: Gradebook, fmt: str, roster: list[dict[str, str]] | None
             student = person.fields["student"] or "; ".join(person.students)
             rows.append([student, *(person.fields[c] for c in extra), *(_number(points[n]) for n in book.notebooks),
                          _number(sum(handed)) if handed else ""])
-    return [[_inert(cell) for cell in row] for row in rows], unmatched
+    return [[csv_text(cell) for cell in row] for row in rows], unmatched
 
 
 # --------------------------------------------------------------------------- command line
@@ -391,14 +385,14 @@ def main(argv: list[str] | None = None) -> int:
         with args.out.open("w", newline="", encoding="utf-8") as handle:
             csv.writer(handle).writerows(rows)
     except (ExportError, OSError) as error:
-        print(f"export failed: {error}", file=sys.stderr)
+        print(f"export failed: {terminal_text(str(error))}", file=sys.stderr)
         return 2
     students = len(rows) - (2 if args.format == "canvas" else 1)
     possible = ", ".join(f"{_title(n)} {_number(book.max_points[n])}" for n in book.notebooks)
     print(f"wrote {args.out}: {students} student(s), {len(book.notebooks)} notebook(s) (points possible: {possible})")
     for student, why in unmatched.items():
         points = ", ".join(f"{_title(n)} {_number(v) or '-'}" for n, v in book.points[student].items())
-        print(f"left out {student!r} ({points}): {why}", file=sys.stderr)
+        print(terminal_text(f"left out {student!r} ({points}): {why}"), file=sys.stderr)
     if unmatched:
         print(f"{len(unmatched)} gradebook student(s) are not in {args.out}: add them to the roster and export again",
               file=sys.stderr)

@@ -4,7 +4,9 @@
 [-j N] [--timeout S] [--cell-timeout S] [--feedback DIR] [--sandbox auto|bwrap|none]``
 
 Each SUBMISSION is one student: a folder, a ``.zip`` or a single ``.ipynb``
-(the student's name is the folder / zip / file name). For every released
+(the student's name is the folder / zip / file name; two submissions with one
+name, ``sec1/alice`` and ``sec2/alice``, are shown by the shortest ends of their
+paths that differ). For every released
 notebook that has graded cells, the grader
 
 1. finds the student's copy (by the release's ``memlib.assignment`` notebook
@@ -75,10 +77,12 @@ from memlib.course.grading.collect import (  # noqa: F401
     _plan,
     _read_regular,
     _skip_part,
+    _tell_apart,
     _Submission,
     load_release,
     read_submission_notebook,
 )
+from memlib.course.grading.inert import terminal_text
 from memlib.course.grading.model import (  # noqa: F401
     ANSI_RE,
     CSV_COLUMNS,
@@ -113,8 +117,8 @@ from memlib.course.grading.rebuild import (  # noqa: F401
 )
 from memlib.course.grading.report import (  # noqa: F401
     GradeReport,
+    _feedback_stems,
     _feedback_text,
-    _fenced,
     _fill_rows,
     _join,
     _Progress,
@@ -244,6 +248,7 @@ def grade(
         shard=shard,
         not_handed_in=not_handed_in,
         sandbox=confinement.describe(),
+        class_students=[s.student for s in students],
     )
 
 
@@ -303,10 +308,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.feedback:
             report.write_feedback(args.feedback)
     except GradeSetupError as error:
-        print(f"grading could not run: {error}", file=sys.stderr)
+        print(f"grading could not run: {terminal_text(str(error))}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"grading could not run: {error}", file=sys.stderr)
+        print(f"grading could not run: {terminal_text(str(error))}", file=sys.stderr)
         return 2
     print(report.summary())
     print(f"\nGradebook: {out}" + (f"; feedback: {Path(args.feedback)}{os.sep}" if args.feedback else ""))

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from memlib.course.grading.inert import csv_text, terminal_line, terminal_text
+
 __all__ = ["Item", "analyse", "read_gradebooks", "write_csv", "write_html", "failure_reason", "main"]
 
 TOP_REASONS = 3
@@ -116,7 +118,7 @@ def write_csv(items: list[Item], path: str | Path) -> None:
                    **{status: item.counts[status] for status in ("passed", "failed", "error", "missing")}}
             for n, (reason, count) in enumerate(item.reasons[:TOP_REASONS], start=1):
                 row[f"reason_{n}"], row[f"count_{n}"] = reason, count
-            writer.writerow(row)
+            writer.writerow({column: csv_text(str(value)) for column, value in row.items()})
 
 
 def figure(items: list[Item]):
@@ -187,12 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         write_csv(items, args.out / "items.csv")
         write_html(items, args.out)
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as error:
-        print(f"item analysis failed: {error}", file=sys.stderr)
+        print(f"item analysis failed: {terminal_text(str(error))}", file=sys.stderr)
         return 2
     for item in items:
         rate = "  n/a" if item.pass_rate is None else f"{100 * item.pass_rate:4.0f}%"
         top = f"  most common failure: {item.reasons[0][0]} ({item.reasons[0][1]})" if item.reasons else ""
-        print(f"{item.notebook:<28} {item.grade_id:<22} {rate} of {item.ran} passed{top}")
+        print(terminal_line(f"{item.notebook:<28} {item.grade_id:<22} {rate} of {item.ran} passed{top}"))
     print(f"wrote {args.out / 'items.csv'} and {args.out / 'items.html'}")
     return 0
 

@@ -29,11 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+# csv_text is the one rule for every CSV cell the grader writes; it stays importable from here
+from memlib.course.grading.inert import csv_text, terminal_text
+
 __all__ = ["Shard", "ShardError", "parse_shard", "shard_of", "merge_gradebooks", "merge_feedback", "csv_text", "main"]
 
 SHARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
-# A text cell starting with one of these is a formula to a spreadsheet.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class ShardError(ValueError):
@@ -70,15 +71,6 @@ def shard_of(student: str, count: int) -> int:
     """The shard (1..count) that grades `student`: a hash of the name, so it never depends on the others."""
     digest = hashlib.sha256(student.encode("utf-8", errors="surrogatepass")).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
-
-
-def csv_text(text: str) -> str:
-    """A text cell a spreadsheet will not run: one that would start a formula gets a leading quote.
-
-    The one rule for every CSV memlib writes (the gradebook, its LMS exports); it lives
-    here because this module needs no notebook tooling.
-    """
-    return "'" + text if text[:1] in FORMULA_STARTS else text
 
 
 def _read(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -171,9 +163,10 @@ def main(argv: list[str] | None = None) -> int:
         with args.out.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=columns)
             writer.writeheader()
-            writer.writerows(rows)
+            # the shards' cells are inert already; a gradebook edited by hand may not be
+            writer.writerows({column: csv_text(value or "") for column, value in row.items()} for row in rows)
     except (ShardError, OSError) as error:
-        print(f"merge failed: {error}", file=sys.stderr)
+        print(f"merge failed: {terminal_text(str(error))}", file=sys.stderr)
         return 2
     students = len({row["student"] for row in rows})
     print(f"merged {len(args.gradebooks)} gradebook(s): {students} student(s), {len(rows)} row(s) -> {args.out}"

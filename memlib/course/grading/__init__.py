@@ -10,7 +10,8 @@
 - `check`: each graded cell's check, run by a checker process against the
   answer in the kernel (`memlib.course.checker`);
 - `review`: the notes beside a row's points (repairs, reference code used);
-- `report`: gradebook rows, the CSV, feedback files, the class summary, progress.
+- `report`: gradebook rows, the CSV, feedback files, the class summary, progress;
+- `inert`: how student-controlled text is written to a CSV, a terminal, Markdown.
 
 `memlib.course.grade` ties them together (`grade()`, the command line) and
 re-exports their names; import from there. This package adds no behaviour of

@@ -97,10 +97,16 @@ class _Submission:
 def _discover(paths: Iterable[str | Path]) -> list[_Submission]:
     submissions: list[_Submission] = []
     downloaded: dict[str, _Submission] = {}
+    given: dict[str, str] = {}
     for raw in paths:
         path = Path(raw)
         if not os.path.lexists(path):  # a dangling link is refused later, with a row
             raise GradeSetupError(f"submission {str(path)!r} does not exist")
+        absolute = os.path.abspath(path)
+        if absolute in given:
+            raise GradeSetupError(f"submission {str(path)!r} is given twice (also as {given[absolute]!r}): "
+                                  "pass each submission once")
+        given[absolute] = str(path)
         # Canvas and Moodle name every file (or folder) of a download after its student:
         # those files are one student, known by name and LMS id (memlib.course.export)
         lms_student = export.download_student(path.name)
@@ -111,12 +117,38 @@ def _discover(paths: Iterable[str | Path]) -> list[_Submission]:
         submissions.append(_Submission(name or str(path), path))
         if lms_student:
             downloaded[lms_student] = submissions[-1]
-    # two submissions with the same name (alice/ and alice.zip) keep their extension
-    counts = collections.Counter(s.student for s in submissions)
-    for submission in submissions:
-        if counts[submission.student] > 1:
-            submission.student = submission.path.name
+    _tell_apart(submissions)
     return submissions
+
+
+def _tell_apart(submissions: list[_Submission]) -> None:
+    """A student is their submission's path: those that share a name are shown by their paths' shortest ends that differ.
+
+    ``alice/`` and ``alice.zip`` become ``alice`` and ``alice.zip``; ``sec1/alice`` and
+    ``sec2/alice`` become ``sec1/alice`` and ``sec2/alice``. A name no one else has stays
+    as it is, so a class without homonyms gets the gradebook it always got.
+    """
+    parts = {id(s): Path(os.path.abspath(s.path)).parts[1:] for s in submissions}
+    names = {id(s): s.student for s in submissions}
+    depth = {id(s): 0 for s in submissions}  # 0: the name; k: the last k parts of the path
+
+    def label(submission: _Submission) -> str:
+        k = depth[id(submission)]
+        return names[id(submission)] if k == 0 else "/".join(parts[id(submission)][-k:])
+
+    # the paths differ (no path is given twice), so their full lengths always tell them apart
+    for _ in range(1 + max((len(p) for p in parts.values()), default=0)):
+        groups: dict[str, list[_Submission]] = collections.defaultdict(list)
+        for submission in submissions:
+            groups[label(submission)].append(submission)
+        clashes = [same for same in groups.values() if len(same) > 1]
+        if not clashes:
+            break
+        for same in clashes:
+            for submission in same:
+                depth[id(submission)] += 1
+    for submission in submissions:
+        submission.student = label(submission)
 
 
 def _skip_part(part: str) -> bool:

@@ -15,7 +15,7 @@ import nbformat
 
 from memlib._util import one_line
 from memlib.course.release import GradedCell
-from memlib.course.shards import csv_text as _csv_text
+from memlib.course.grading.inert import csv_text as _csv_text
 
 CSV_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status", "reason")
 PASSED, FAILED, ERROR, MISSING = "passed", "failed", "error", "missing"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memlib.course import shards
+from memlib.course.grading.inert import markdown_code, markdown_fence, markdown_text, terminal_line
 from memlib.course.grading.model import (
     CSV_COLUMNS,
     ERROR,
@@ -79,6 +80,9 @@ class GradeReport:
     shard: shards.Shard | None = None
     not_handed_in: list[str] = field(default_factory=list)  # released, but nobody handed them in
     sandbox: str = ""
+    # every student of the class, graded in this shard or not: feedback file names are chosen
+    # over all of them, so shards name a student's file alike and their folders merge
+    class_students: list[str] = field(default_factory=list)
 
     @property
     def rows(self) -> list[Row]:
@@ -108,13 +112,9 @@ class GradeReport:
         by_student: dict[str, list[NotebookResult]] = collections.defaultdict(list)
         for result in self.results:
             by_student[result.student].append(result)
-        used: set[str] = set()
+        stems = _feedback_stems(set(self.class_students) | set(by_student))
         for student, results in sorted(by_student.items()):
-            stem = _safe_filename(student)
-            while stem.lower() in used:  # "a b" and "a_b" must not share a file
-                stem += "_"
-            used.add(stem.lower())
-            path = out / f"{stem}.md"
+            path = out / f"{stems[student]}.md"
             path.write_text(_feedback_text(student, results), encoding="utf-8")
             written.append(path)
         return written
@@ -132,8 +132,21 @@ class GradeReport:
 # --------------------------------------------------------------------------- text output
 
 
+def _feedback_stems(students: set[str]) -> dict[str, str]:
+    """student -> feedback file name without ``.md``: distinct even where the file system ignores case."""
+    stems: dict[str, str] = {}
+    used: set[str] = set()
+    for student in sorted(students):
+        stem = _safe_filename(student)
+        while stem.lower() in used:  # "a b" and "a_b", "sec1/alice" and "sec1_alice" must not share a file
+            stem += "_"
+        used.add(stem.lower())
+        stems[student] = stem
+    return stems
+
+
 def _feedback_text(student: str, results: list[NotebookResult]) -> str:
-    lines = [f"# Feedback for {student}", ""]
+    lines = [f"# Feedback for {markdown_text(student)}", ""]
     total = sum(r.points for r in results)
     most = sum(r.assignment.max_points for r in results)
     lines += [f"Total: {_num(total)} / {_num(most)} points", ""]
@@ -141,9 +154,9 @@ def _feedback_text(student: str, results: list[NotebookResult]) -> str:
         lines.append(f"## {result.assignment.name}: {_num(result.points)} / {_num(result.assignment.max_points)} points")
         lines.append("")
         if result.submitted_as:
-            lines.append(f"Graded file: `{result.submitted_as}`")
+            lines.append(f"Graded file: {markdown_code(result.submitted_as)}")
         for note in result.notes:
-            lines.append(f"Note: {note}")
+            lines.append(f"Note: {markdown_text(note)}")
         lines.append("")
         rows = {r.grade_id: r for r in result.rows}
         for detail in result.details:
@@ -151,26 +164,22 @@ def _feedback_text(student: str, results: list[NotebookResult]) -> str:
             lines.append(f"### {detail.grade_id}: {detail.status} ({_num(row.points)} / {_num(row.max_points)})")
             lines.append("")
             if detail.status != PASSED:
-                lines += _fenced(detail.message or row.reason)
+                lines += markdown_fence(detail.message or row.reason)
             if detail.traceback:
                 lines.append("Where it failed in your code:")
-                lines += _fenced(detail.traceback)
+                lines += markdown_fence(detail.traceback)
             if detail.stdout.strip():
                 lines.append("Output of the check:")
-                lines += _fenced(detail.stdout.strip())
+                lines += markdown_fence(detail.stdout.strip())
             extra = [n for n in row.reason.split("; ") if n.startswith("note: graded cell")]
             for note in extra:
-                lines.append(f"- {note[6:]}")
+                lines.append(f"- {markdown_text(note[6:])}")
             lines.append("")
         if result.other_errors:
             lines.append("Other cells that raised an error (not graded, but worth fixing):")
-            lines += [f"- {e}" for e in result.other_errors]
+            lines += [f"- {markdown_text(e)}" for e in result.other_errors]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
-
-
-def _fenced(text: str) -> list[str]:
-    return ["```", text.rstrip(), "```", ""]
 
 
 def _summary_text(report: GradeReport) -> str:
@@ -211,7 +220,8 @@ def _summary_text(report: GradeReport) -> str:
             lines.append(f"  {row.student:<20} {row.grade_id:<24} {_num(row.points)}/{_num(row.max_points)} {flags}")
     if report.grader_errors:
         lines += ["", f"{report.grader_errors} notebook(s) hit a grader error: see the reasons above"]
-    return "\n".join(lines)
+    # names and reasons are the students' text: one line each, no escape sequence
+    return "\n".join(terminal_line(line) for line in lines)
 
 
 class _Progress:
@@ -232,7 +242,7 @@ class _Progress:
         filled = int(width * done / max(1, total))
         bar = "#" * filled + "-" * (width - filled)
         elapsed = time.monotonic() - self.started
-        line = f"[{bar}] {done}/{total} {elapsed:5.1f}s  {status}"
+        line = f"[{bar}] {done}/{total} {elapsed:5.1f}s  {terminal_line(status)}"
         if self.tty:
             end = "\n" if done == total else ""
             self.stream.write("\r" + line[:120].ljust(120) + end)
