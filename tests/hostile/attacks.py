@@ -342,7 +342,7 @@ for _ in range(400):  # as many as the kernel may start: every one stays alive
     except OSError:
         break
 print("started", len(_alive))
-time.sleep(10)  # classmates are graded meanwhile
+time.sleep(25)  # classmates are graded meanwhile
 ''' + ADD_STUB_ZERO
 
 DISK_FILL = f'''import os
@@ -380,7 +380,7 @@ with open("/proc/self/mounts") as _mounts:
             _places.add(_parts[1])
 for _place in sorted(_places):
     if os.path.isdir(_place) and os.access(_place, os.W_OK):
-        print(_place, _fill(_place, 1 << 30) >> 20, "MB")
+        print(_place, _fill(_place, 2 << 30) >> 20, "MB")
 ''' + ADD_STUB_ZERO
 
 # 10. strings that are not inert
@@ -512,11 +512,11 @@ STUDENTS: list[Student] = [
     Student("alice", "b", "sec1/alice: solves everything", copy.deepcopy(HONEST_FIXTURE), folder="sec1"),
     Student("alice", "b", "sec2/alice: solves exercise 1 only", {FIXTURE: _fixture(ADD_OK)}, folder="sec2"),
     # harm last, so that honest classmates are graded while it runs (-j 2), and the attacks above before it
-    Student("disk_filler", "9", "writes 1 GB into every writable folder it finds: working folder, temp, home, "
+    Student("disk_filler", "9", "writes 2 GB into every writable folder it finds: working folder, temp, home, "
             "the kernel's connection-file folder, every read-write mount", {FIXTURE: _fixture(DISK_FILL)}),
     Student("honest_grace", "honest", "solves everything", copy.deepcopy(HONEST_FIXTURE)),
     Student("fork_bomb", "9", f"starts as many sleeping processes as it can ({MARKER} in their command line) "
-            "in new sessions, then holds its kernel 10 s", {FIXTURE: _fixture(FORK_BOMB)}),
+            "in new sessions, then holds its kernel 25 s", {FIXTURE: _fixture(FORK_BOMB)}),
     Student("honest_hopper", "honest", "solves everything, graded while the fork bomb holds", copy.deepcopy(HONEST_FIXTURE)),
     Student("honest_linus", "honest", "solves everything, graded while the fork bomb holds", copy.deepcopy(HONEST_FIXTURE)),
     Student("honest_zoe", "honest", "solves everything, graded last", copy.deepcopy(HONEST_FIXTURE)),
