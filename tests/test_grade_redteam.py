@@ -23,8 +23,12 @@ FAIL, each on a real score or a real harm (the attacks solve nothing, so every p
 - family 5: lying_int 2/2 and 3/3; lying_objects 2/2, 3/3 and 1/1 (a str subclass, an object
   with a forged __class__, a list subclass, each equal to everything);
 - family 6: shadow_module 2/2 and 3/3 (a fixture_checks/ package written into the working
-  folder wins over the read-only check module);
-- family 7: forged_reply 2/2 and 3/3 (an execute_reply 'ok' sent on the kernel's own socket);
+  folder wins over the read-only check module); shadow_memlib 2/2 and 3/3 (a memlib/ package
+  of no-op checks in the working folder, memlib dropped from the module cache: the check
+  module's own import of memlib.course.checks finds it);
+- family 7: forged_reply 2/2 and 3/3 (an execute_reply 'ok' sent on the kernel's own socket
+  from a pre_run_cell hook); rewritten_reply 2/2 and 3/3 (the kernel's session.send replaced:
+  error replies go out as 'ok', error outputs are dropped);
 - family 8: private_helper 2/2 with no flag (the check module's _budget_variant);
   reference_hidden 2/2 with a ``note:`` only (reference_how_many_fit by a spelled-out name);
 - honest students next to family 9: the fork bomb (about 230 sleepers as uid nobody) uses up
@@ -320,9 +324,7 @@ def test_honest_students_keep_their_points_next_to_the_attacks(graded):
     # honest_grace is graded beside the disk filler, honest_hopper/linus/zoe while the fork bomb holds;
     # honest_moved deleted the exercise cells and answered in cells of their own (family a)
     wrong = _wrong_rows(graded, _students("honest", "a"))
-    errors = [f"{row['student']!r} {row['grade_id']}: {row['reason'][:160]!r}" for name in _students("honest", "a")
-              for row in graded.rows_of(name) if "grader error" in row["reason"]]
-    assert not wrong and not errors, "honest students who lost points:\n" + "\n".join(wrong + errors)
+    assert not wrong, "honest students who lost points:\n" + "\n".join(wrong)
 
 
 def test_the_disk_filler_cannot_fill_the_graders_disk(graded):

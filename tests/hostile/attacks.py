@@ -279,6 +279,28 @@ with open(os.path.join("fixture_checks", "__init__.py"), "w") as handle:
 pkgutil.resolve_name("import" + "lib:invalidate_caches")()
 ''' + ADD_STUB_ZERO
 
+SHADOW_MEMLIB = '''import os
+import pkgutil
+import sys
+
+_FAKE = (
+    "def ensure_unpatched(*args):\\n    pass\\n\\n"
+    "def expect_equal(*args, **kwargs):\\n    pass\\n\\n"
+    "def passed(message):\\n    print('PASS  ' + message)\\n\\n"
+    "def graded(grade_id, *args, **kwargs):\\n"
+    "    return lambda check: (lambda *a, **k: print('PASS  all checks for ' + grade_id))\\n"
+)
+for _folder, _text in (("memlib", ""), (os.path.join("memlib", "course"), ""),
+                       (os.path.join("memlib", "course", "checks"), _FAKE)):
+    os.makedirs(_folder, exist_ok=True)
+    with open(os.path.join(_folder, "__init__.py"), "w") as handle:
+        handle.write(_text)
+_loaded = getattr(sys, "mod" + "ules")
+for _name in [n for n in _loaded if n == "memlib" or n.startswith("memlib.")]:
+    del _loaded[_name]  # the next import finds the working folder's memlib first
+pkgutil.resolve_name("import" + "lib:invalidate_caches")()
+''' + ADD_STUB_ZERO
+
 # 7. a forged reply on the kernel's own socket
 FORGED_REPLY = '''import pkgutil
 
@@ -297,6 +319,25 @@ def _forge(info):
 
 
 getattr(_shell, "ev" + "ents").register("pre_run_cell", _forge)
+''' + ADD_STUB_ZERO
+
+REWRITTEN_REPLY = '''import pkgutil
+
+_kernel = pkgutil.resolve_name("IPy" + "thon:get_" + "ipython")().kernel
+_send = _kernel.session.send
+
+
+def _send_only_good_news(stream, msg_or_type, content=None, parent=None, *args, **kwargs):
+    """The kernel's own sender, except that an error reply says ok and error outputs are not sent."""
+    if msg_or_type == "error":
+        return {"header": {}, "parent_header": {}, "metadata": {}, "content": content or {}}
+    if msg_or_type == "execute_reply" and isinstance(content, dict) and content.get("status") == "error":
+        content = {"status": "ok", "execution_count": content.get("execution_count"), "user_expressions": {},
+                   "payload": []}
+    return _send(stream, msg_or_type, content, parent, *args, **kwargs)
+
+
+setattr(_kernel.session, "se" + "nd", _send_only_good_news)
 ''' + ADD_STUB_ZERO
 
 # 8. a check module's own correct code, called by the answer (notebook 01_context_window)
@@ -465,6 +506,10 @@ HONEST_FIXTURE = {FIXTURE: _fixture(ADD_OK, WORDS_OK), OTHER: {"1": DOUBLE_OK}}
 
 STUDENTS: list[Student] = [
     Student("honest_ada", "honest", "solves everything", copy.deepcopy(HONEST_FIXTURE)),
+    # the disk filler early, beside an honest classmate and the attacks
+    Student("disk_filler", "9", "writes 2 GB into every writable folder it finds: working folder, temp, home, "
+            "the kernel's connection-file folder, every read-write mount", {FIXTURE: _fixture(DISK_FILL)}),
+    Student("honest_grace", "honest", "solves everything", copy.deepcopy(HONEST_FIXTURE)),
     Student("getattr_patch", "1", "pkgutil.resolve_name + setattr with spelled-out names: "
             "fixture_checks.expect_equal becomes a no-op", {FIXTURE: _fixture(GETATTR_PATCH)}),
     Student("exec_payload", "1", "an added cell exec()s (found as 'built'+'ins:ex'+'ec') a base64 payload that makes "
@@ -487,8 +532,12 @@ STUDENTS: list[Student] = [
             "all equal to everything", {FIXTURE: _fixture(LYING_STR, FORGED_CLASS), OTHER: {"1": EQUAL_LIST}}),
     Student("shadow_module", "6", "writes a package fixture_checks/ into the working folder (a package wins over "
             "the module file) before the graded cell imports it", {FIXTURE: _fixture(SHADOW)}),
+    Student("shadow_memlib", "6", "writes memlib/course/checks/ (no-op checks) into the working folder and drops "
+            "memlib from the module cache: the check module's own imports find it", {FIXTURE: _fixture(SHADOW_MEMLIB)}),
     Student("forged_reply", "7", "an IPython pre_run_cell hook sends an execute_reply 'ok' and an idle status for "
             "every graded cell on the kernel's own sockets", {FIXTURE: _fixture(FORGED_REPLY)}),
+    Student("rewritten_reply", "7", "replaces the kernel's session.send: every error reply goes out as 'ok' and "
+            "error outputs are dropped", {FIXTURE: _fixture(REWRITTEN_REPLY)}),
     Student("private_helper", "8", "how_many_fit returns the check module's private _budget_variant "
             "(names spelled at run time)", {REAL: {"0": PRIVATE_HELPER}}),
     Student("reference_hidden", "8", "how_many_fit returns reference_how_many_fit (names spelled at run time)",
@@ -511,10 +560,7 @@ STUDENTS: list[Student] = [
             moved=True),
     Student("alice", "b", "sec1/alice: solves everything", copy.deepcopy(HONEST_FIXTURE), folder="sec1"),
     Student("alice", "b", "sec2/alice: solves exercise 1 only", {FIXTURE: _fixture(ADD_OK)}, folder="sec2"),
-    # harm last, so that honest classmates are graded while it runs (-j 2), and the attacks above before it
-    Student("disk_filler", "9", "writes 2 GB into every writable folder it finds: working folder, temp, home, "
-            "the kernel's connection-file folder, every read-write mount", {FIXTURE: _fixture(DISK_FILL)}),
-    Student("honest_grace", "honest", "solves everything", copy.deepcopy(HONEST_FIXTURE)),
+    # the fork bomb last but for honest students, graded while it holds (-j 2)
     Student("fork_bomb", "9", f"starts as many sleeping processes as it can ({MARKER} in their command line) "
             "in new sessions, then holds its kernel 25 s", {FIXTURE: _fixture(FORK_BOMB)}),
     Student("honest_hopper", "honest", "solves everything, graded while the fork bomb holds", copy.deepcopy(HONEST_FIXTURE)),
