@@ -8,7 +8,7 @@ internals, so it holds for any correct grader. bubblewrap is required: without i
 tests fail, they never skip.
 
 Against the grader of this commit (measured on the 2-core build machine, shared with other
-jobs: the class grades in 55-65 s with -j 2, the whole module in about 75 s), these tests
+jobs: the class grades in 60-95 s with -j 2, the whole module in 75-115 s), these tests
 FAIL, each on a real score or a real harm (the attacks solve nothing, so every point is a cheat):
 
 - family 1: getattr_patch 2/2 on fixture-add (fixture_checks.expect_equal made a no-op through
@@ -18,6 +18,7 @@ FAIL, each on a real score or a real harm (the attacks solve nothing, so every p
   no-op); gc_code 2/2 and 3/3 (the checks' __wrapped__.__code__ swapped), neither flagged;
 - family 3: frame_walk 2/2 and 3/3 (sys._getframe up into the wrapper, its globals edited);
   stack_walk 3/3 on fixture-words (inspect.stack up to check_words, its expect_equal replaced);
+  case_editor 2/2 on 01-token-budget (the check's list of test cases rewritten in place);
 - family 4: del_rearm 2/2 (a self-renewing __del__ re-applies the patch after the grader's
   reload); import_hook 2/2 (a sys.meta_path finder patches the module on every (re)import);
 - family 5: lying_int 2/2 and 3/3; lying_objects 2/2, 3/3 and 1/1 (a str subclass, an object

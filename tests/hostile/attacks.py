@@ -344,6 +344,21 @@ setattr(_kernel.session, "se" + "nd", _send_only_good_news)
 REAL_HEAD = '''from memlib.context import MESSAGE_OVERHEAD
 from memlib.tokens import count
 '''
+CASE_EDITOR = REAL_HEAD + '''import sys
+
+
+def how_many_fit(messages, window, system_prompt="", reserve=0):
+    """How many of the newest `messages` fit in `window` tokens next to the system prompt and the reserve."""
+    ### EXERCISE 0: return how many of the newest messages fit, counting the system prompt, the reserve and MESSAGE_OVERHEAD per message
+    frame = getattr(sys, "_get" + "frame")(1)
+    while frame is not None:
+        cases = getattr(frame, "f_" + "locals").get("cases")
+        if isinstance(cases, list):
+            for index, case in enumerate(cases):
+                cases[index] = (case[0], [], 0, "", 0)  # every budget now holds no message at all
+        frame = getattr(frame, "f_" + "back")
+    return 0
+'''
 PRIVATE_HELPER = REAL_HEAD + '''import pkgutil
 
 
@@ -523,6 +538,8 @@ STUDENTS: list[Student] = [
             "failures_raise false", {FIXTURE: _fixture(GETFRAME)}),
     Student("stack_walk", "3", "WordCounter() walks inspect.stack() to check_words and replaces expect_equal "
             "in its globals", {FIXTURE: _fixture(None, STACK_WORDS)}),
+    Student("case_editor", "3", "how_many_fit walks sys._getframe up to the check and rewrites its list of test "
+            "cases in place (every budget empty), then returns 0 (notebook 01)", {REAL: {"0": CASE_EDITOR}}),
     Student("del_rearm", "4", "a self-renewing cycle whose __del__ re-applies the patch after the grader's reload "
             "(gc threshold 1)", {FIXTURE: _fixture(DEL_REARM)}),
     Student("import_hook", "4", "a sys.meta_path finder that patches fixture_checks on every (re)import",
@@ -584,7 +601,8 @@ def _expected() -> dict[str, dict[str, str]]:
         if OTHER in student.notebooks:
             rows["fixture-other"] = FULL if student.family in ("honest", "a", "b") else ZERO
         if REAL in student.notebooks:
-            rows["01-token-budget"] = ZERO_OR_REVIEW
+            # family 8 reuses the course's own correct code: a review flag is the least a grader owes
+            rows["01-token-budget"] = ZERO_OR_REVIEW if student.family == "8" else ZERO
         table[key] = rows
     return table
 
