@@ -81,7 +81,8 @@ EXEC_ENCODED = f'''# my scratch cell
 import base64
 import pkgutil
 
-pkgutil.resolve_name("built" + "ins:ex" + "ec")(base64.b64decode("{base64.b64encode(_EXEC_PAYLOAD.encode()).decode()}").decode())
+_payload = base64.b64decode("{base64.b64encode(_EXEC_PAYLOAD.encode()).decode()}").decode()
+pkgutil.resolve_name("built" + "ins:ex" + "ec")(_payload)
 '''
 
 # 2. closure cells and code objects found through gc
@@ -508,6 +509,11 @@ class Student:
     moved: bool = False  # exercise cells deleted, their answers in new cells without any marker
 
 
+def _without_marker(source: str) -> str:
+    """An answer as a student writes it in a cell of their own: no ``### EXERCISE`` line."""
+    return "".join(line for line in source.splitlines(keepends=True) if "### EXERCISE" not in line)
+
+
 def _fixture(add: str | None = None, words: str | None = None) -> dict[str, str]:
     answers = {}
     if add is not None:
@@ -544,7 +550,8 @@ STUDENTS: list[Student] = [
             "(gc threshold 1)", {FIXTURE: _fixture(DEL_REARM)}),
     Student("import_hook", "4", "a sys.meta_path finder that patches fixture_checks on every (re)import",
             {FIXTURE: _fixture(IMPORT_HOOK)}),
-    Student("lying_int", "5", "returns an int subclass equal to everything", {FIXTURE: _fixture(AGREEABLE_INT, AGREEABLE_WORDS)}),
+    Student("lying_int", "5", "returns an int subclass equal to everything",
+            {FIXTURE: _fixture(AGREEABLE_INT, AGREEABLE_WORDS)}),
     Student("lying_objects", "5", "a str subclass, an object with a forged __class__ (int) and a list subclass, "
             "all equal to everything", {FIXTURE: _fixture(LYING_STR, FORGED_CLASS), OTHER: {"1": EQUAL_LIST}}),
     Student("shadow_module", "6", "writes a package fixture_checks/ into the working folder (a package wins over "
@@ -572,16 +579,16 @@ STUDENTS: list[Student] = [
             "</pre>) and forge a 'passed' section, a feedback header and raw HTML",
             {FIXTURE: _fixture(FENCE_ANSWER, FENCE_WORDS)}),
     Student("honest_moved", "a", "deleted both exercise cells and wrote the answers in new cells of their own",
-            {FIXTURE: _fixture(ADD_OK.replace("    ### EXERCISE 1: return the sum of a and b\n", ""),
-                               WORDS_OK.replace("    ### EXERCISE 2: count the words of text (split on whitespace)\n", ""))},
-            moved=True),
+            {FIXTURE: _fixture(_without_marker(ADD_OK), _without_marker(WORDS_OK))}, moved=True),
     Student("alice", "b", "sec1/alice: solves everything", copy.deepcopy(HONEST_FIXTURE), folder="sec1"),
     Student("alice", "b", "sec2/alice: solves exercise 1 only", {FIXTURE: _fixture(ADD_OK)}, folder="sec2"),
     # the fork bomb last but for honest students, graded while it holds (-j 2)
     Student("fork_bomb", "9", f"starts as many sleeping processes as it can ({MARKER} in their command line) "
             "in new sessions, then holds its kernel 25 s", {FIXTURE: _fixture(FORK_BOMB)}),
-    Student("honest_hopper", "honest", "solves everything, graded while the fork bomb holds", copy.deepcopy(HONEST_FIXTURE)),
-    Student("honest_linus", "honest", "solves everything, graded while the fork bomb holds", copy.deepcopy(HONEST_FIXTURE)),
+    Student("honest_hopper", "honest", "solves everything, graded while the fork bomb holds",
+            copy.deepcopy(HONEST_FIXTURE)),
+    Student("honest_linus", "honest", "solves everything, graded while the fork bomb holds",
+            copy.deepcopy(HONEST_FIXTURE)),
     Student("honest_zoe", "honest", "solves everything, graded last", copy.deepcopy(HONEST_FIXTURE)),
 ]
 
@@ -613,13 +620,9 @@ EXPECTED: dict[str, dict[str, str]] = _expected()
 FAMILIES: dict[str, str] = {(f"{s.folder}/{s.name}" if s.folder else s.name): s.family for s in STUDENTS}
 
 
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
-
-
 def _code_cell(source: str, cell_id: str) -> dict:
-    return {"cell_type": "code", "execution_count": None, "id": cell_id, "metadata": {}, "outputs": [], "source": source}
+    return {"cell_type": "code", "execution_count": None, "id": cell_id, "metadata": {}, "outputs": [],
+            "source": source}
 
 
 def _hand_in(released: dict, student: Student, notebook: str) -> dict:
