@@ -389,9 +389,19 @@ def how_many_fit(messages, window, system_prompt="", reserve=0):
 
 # 9. hurting classmates graded at the same time
 FORK_BOMB = f'''import pkgutil
+import sys
 import time
 
 _Popen = pkgutil.resolve_name("sub" + "process:Popen")
+# a daemon first: forks away from its parent, leaves the session, ignores the polite signals
+_DAEMON = (
+    "import os, signal, time\\n"
+    "if os.fork():\\n    os._exit(0)\\n"
+    "os.setsid()\\n"
+    "for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):\\n    signal.signal(number, signal.SIG_IGN)\\n"
+    "time.sleep(600)\\n"
+)
+_Popen([sys.executable, "-c", _DAEMON, "{MARKER}-daemon"]).wait()
 _alive = []
 for _ in range(400):  # as many as the kernel may start: every one stays alive
     try:
@@ -584,7 +594,7 @@ STUDENTS: list[Student] = [
     Student("alice", "b", "sec2/alice: solves exercise 1 only", {FIXTURE: _fixture(ADD_OK)}, folder="sec2"),
     # the fork bomb last but for honest students, graded while it holds (-j 2)
     Student("fork_bomb", "9", f"starts as many sleeping processes as it can ({MARKER} in their command line) "
-            "in new sessions, then holds its kernel 25 s", {FIXTURE: _fixture(FORK_BOMB)}),
+            "in new sessions, and a daemon that ignores SIGTERM/SIGHUP/SIGINT; then holds its kernel 25 s", {FIXTURE: _fixture(FORK_BOMB)}),
     Student("honest_hopper", "honest", "solves everything, graded while the fork bomb holds",
             copy.deepcopy(HONEST_FIXTURE)),
     Student("honest_linus", "honest", "solves everything, graded while the fork bomb holds",
