@@ -8,7 +8,7 @@ internals, so it holds for any correct grader. bubblewrap is required: without i
 tests fail, they never skip.
 
 Against the grader of this commit (measured on the 2-core build machine, shared with other
-jobs: the class grades in 60-95 s with -j 2, the whole module in 75-115 s), these tests
+jobs: the class grades in 60-145 s with -j 2, the whole module in 75-160 s), these tests
 FAIL, each on a real score or a real harm (the attacks solve nothing, so every point is a cheat):
 
 - family 1: getattr_patch 2/2 on fixture-add (fixture_checks.expect_equal made a no-op through
@@ -33,8 +33,10 @@ FAIL, each on a real score or a real harm (the attacks solve nothing, so every p
 - family 8: private_helper 2/2 with no flag (the check module's _budget_variant);
   reference_hidden 2/2 with a ``note:`` only (reference_how_many_fit by a spelled-out name);
 - honest students next to family 9: the fork bomb (about 230 sleepers as uid nobody) uses up
-  the process limit that every sandboxed kernel shares, so honest_hopper, honest_linus and
-  honest_zoe, graded while it holds, get "grader error: ... can't start new thread" (0 points);
+  the process limit that every sandboxed kernel shares, so the honest students whose kernels
+  start while it holds (honest_hopper, honest_linus, honest_zoe: all of them in most runs, how
+  many depends on the machine's load) get "grader error: the kernel exited while starting ...
+  can't start new thread" or "Resource temporarily unavailable" (0 points);
 - family 9, disk: the disk filler writes 2 GB into the kernel's socket folder, which is on
   the grader's own disk (free space dropped by about 2.1 GB; the grader removes it at the end);
 - family 10: ESC, BEL, BS and DEL from the file name and the exception message reach the
@@ -49,7 +51,7 @@ are quoted; no process of the class survives the grader; the release, the submis
 decoy folder and the checkout's memlib/ are unchanged; plain_private_helper (the import in
 plain sight) is flagged for review.
 
-The fork bomb uses up uid nobody's process limit for every sandbox on the machine for 25 s:
+The fork bomb uses up uid nobody's process limit for every sandbox on the machine for 35 s:
 until the grader confines that, other sandboxed grading running at the same time (another
 test worker) can fail too; the module is one xdist group so its own tests never overlap.
 """
@@ -214,7 +216,7 @@ def _grade(submissions: list[Path], release: Path, out: Path,
            env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float]:
     command = [sys.executable, "-m", "memlib", "grade", *map(str, submissions), "--release", str(release),
                "--out", str(out / "grades.csv"), "--feedback", str(out / "feedback"), "--sandbox", "bwrap",
-               "-j", "2", "--timeout", "120", "--cell-timeout", "40", "--quiet"]
+               "-j", "2", "--timeout", "180", "--cell-timeout", "60", "--quiet"]
     started = time.monotonic()
     done = subprocess.run(command, capture_output=True, cwd=out.parent, env=env, timeout=900)
     return done, time.monotonic() - started

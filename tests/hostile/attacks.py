@@ -409,7 +409,7 @@ for _ in range(400):  # as many as the kernel may start: every one stays alive
     except OSError:
         break
 print("started", len(_alive))
-time.sleep(25)  # classmates are graded meanwhile
+time.sleep(35)  # classmates are graded meanwhile
 ''' + ADD_STUB_ZERO
 
 DISK_FILL = f'''import os
@@ -594,7 +594,8 @@ STUDENTS: list[Student] = [
     Student("alice", "b", "sec2/alice: solves exercise 1 only", {FIXTURE: _fixture(ADD_OK)}, folder="sec2"),
     # the fork bomb last but for honest students, graded while it holds (-j 2)
     Student("fork_bomb", "9", f"starts as many sleeping processes as it can ({MARKER} in their command line) "
-            "in new sessions, and a daemon that ignores SIGTERM/SIGHUP/SIGINT; then holds its kernel 25 s", {FIXTURE: _fixture(FORK_BOMB)}),
+            "in new sessions, and a daemon that ignores SIGTERM/SIGHUP/SIGINT; then holds its kernel 35 s",
+            {FIXTURE: _fixture(FORK_BOMB)}),
     Student("honest_hopper", "honest", "solves everything, graded while the fork bomb holds",
             copy.deepcopy(HONEST_FIXTURE)),
     Student("honest_linus", "honest", "solves everything, graded while the fork bomb holds",
