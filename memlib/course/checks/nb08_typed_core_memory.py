@@ -117,16 +117,26 @@ def check_typed_core_memory(cls: Any) -> None:
     marker inside the read-only blocks' sections only. Free: error wording, how
     descriptions and attributes are rendered, how blocks are stored.
     """
-    from memlib.core_memory import CoreMemory
     from memlib.datasets import load
 
     examples = load("core_memory")
-    schema = examples.schema
     expect(is_class(cls), f"pass the class itself, got {type(cls).__name__}",
            "check_typed_core_memory(TypedCoreMemory)")
 
-    # 1. the port of the flat legacy file
+    doc_after_port = _check_port(cls, examples)
+    _check_documents(cls, examples)
+    _check_refusals(cls, examples)
+    _check_render(cls, examples)
+    _check_edits(cls, examples)
+    _check_read_only(cls, examples)
+    _check_own_limit(cls, examples)
+    _check_no_shared_state(cls, examples, doc_after_port)
+
+
+def _check_port(cls: Any, examples: Any) -> dict:
+    """The port of the flat legacy file."""
     legacy = examples.legacy
+    schema = examples.schema
     given = copy.deepcopy(legacy)
     try:
         ported = cls.from_legacy(given)
@@ -156,10 +166,13 @@ def check_typed_core_memory(cls: Any) -> None:
                "typed blocks say what belongs in them: give persona and human a one-line description")
         expect(block.get("read_only") is False, f"block {label!r} has read_only={block.get('read_only')!r}",
                "the agent must be able to edit persona and human: read_only=False")
-    doc_after_port = doc
     passed("the legacy flat memory ports to persona + human blocks that validate against the schema")
+    return doc
 
-    # 2. valid documents load and round-trip through JSON, like memlib's CoreMemory
+
+def _check_documents(cls: Any, examples: Any) -> None:
+    """Valid documents load and round-trip through JSON, like memlib's CoreMemory."""
+    schema = examples.schema
     for name, valid in examples.valid.items():
         given = copy.deepcopy(valid)
         try:
@@ -190,7 +203,9 @@ def check_typed_core_memory(cls: Any) -> None:
                "write {'blocks': [...]} with exactly the schema's fields")
     passed(f"{len(examples.valid)} valid documents load and round-trip through JSON unchanged")
 
-    # 3. invalid documents are refused
+
+def _check_refusals(cls: Any, examples: Any) -> None:
+    """Invalid documents are refused."""
     # the ones the schema catches first, so a missing jsonschema call gets the jsonschema hint
     for name, invalid in sorted(examples.invalid.items(), key=lambda item: (item[0] in _CODE_CATCHES, item[0])):
         what = _SCHEMA_CATCHES.get(name) or _CODE_CATCHES.get(name, name)
@@ -212,8 +227,12 @@ def check_typed_core_memory(cls: Any) -> None:
     passed(f"{len(examples.invalid)} invalid documents are refused, including the two the schema cannot catch, "
            "and each schema rule is enforced on its own; a value of exactly its limit is accepted")
 
-    # 4. rendering
+
+def _check_render(cls: Any, examples: Any) -> None:
+    """Rendering."""
     letta = examples.valid["letta_blocks"]
+    from memlib.core_memory import CoreMemory
+
     memory = cls.from_document(copy.deepcopy(letta))
     prompt = memory.render()
     expect(isinstance(prompt, str), f"render() returned {type(prompt).__name__}, not str", "return the prompt text")
@@ -246,7 +265,13 @@ def check_typed_core_memory(cls: Any) -> None:
            "render the blocks in document order")
     passed("render() shows every block as a tagged section with its fill level and read-only flag")
 
-    # 5. edits: limits are enforced atomically
+
+def _check_edits(cls: Any, examples: Any) -> None:
+    """Edits: limits are enforced atomically."""
+    from memlib.core_memory import CoreMemory
+
+    legacy = examples.legacy
+    schema = examples.schema
     memory = cls.from_legacy(copy.deepcopy(legacy))
     human = legacy["human"]
     reference = CoreMemory.from_dict(copy.deepcopy(legacy))
@@ -299,7 +324,10 @@ def check_typed_core_memory(cls: Any) -> None:
            "keep every field when you edit a block")
     passed("over-limit edits are refused and change nothing; an edit up to exactly the limit is allowed")
 
-    # 6. read-only blocks
+
+def _check_read_only(cls: Any, examples: Any) -> None:
+    """Read-only blocks."""
+    letta = examples.valid["letta_blocks"]
     memory = cls.from_document(copy.deepcopy(letta))
     locked = next(b for b in _normalised(letta)["blocks"] if b["read_only"])
     before = _document(memory, "before editing a read-only block")
@@ -314,7 +342,10 @@ def check_typed_core_memory(cls: Any) -> None:
            "a refused edit of a read-only block still changed core memory", "check read_only first, then change nothing")
     passed(f"the read-only block {locked['label']!r} cannot be edited")
 
-    # 7. a block with its own, smaller limit
+
+def _check_own_limit(cls: Any, examples: Any) -> None:
+    """A block with its own, smaller limit."""
+    letta = examples.valid["letta_blocks"]
     memory = cls.from_document(copy.deepcopy(letta))
     small = next(b for b in _normalised(letta)["blocks"] if b["limit"] != 2000 and not b["read_only"])
     label, limit = small["label"], small["limit"]
@@ -330,7 +361,11 @@ def check_typed_core_memory(cls: Any) -> None:
                "a value of exactly the block's limit fits: refuse only when it is longer")
     passed("a block with a smaller limit of its own is filled exactly to it and not past it")
 
-    # 8. no state shared between instances or kept from earlier calls
+
+def _check_no_shared_state(cls: Any, examples: Any, doc_after_port: dict) -> None:
+    """No state shared between instances or kept from earlier calls."""
+    legacy = examples.legacy
+    letta = examples.valid["letta_blocks"]
     again = _document(cls.from_legacy(copy.deepcopy(legacy)), "from_legacy after other instances were edited")
     expect(again == doc_after_port,
            "from_legacy gave a different memory after other instances had been edited: "
