@@ -30,6 +30,7 @@ from memlib._util import shown as _describe  # a short, safe repr of any value f
 from memlib.archival import ArchivalRecord, ArchivalStore
 from memlib.context import MainContext
 from memlib.core_memory import CoreMemory, CoreMemoryError
+from memlib.governance import Retrieved
 from memlib.messages import Message
 from memlib.recall import RecallStore
 
@@ -190,8 +191,6 @@ class MemorySystem:
 
     def saw(self, items) -> None:
         """Remember what a search showed the agent this turn (for the write rule)."""
-        from memlib.governance import Retrieved
-
         for item in items:
             if isinstance(item, ArchivalRecord):
                 self.retrieved.append(Retrieved(item.id, item.text, item.trust))
