@@ -172,7 +172,6 @@ def test_the_cycle_finder_finds_a_cycle_and_names_the_import():
     assert cycles(edges[:2]) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the cycles are being taken apart")
 def test_no_import_cycles():
     edges = imports()
     found = cycles(edges)
