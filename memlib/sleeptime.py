@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memlib.archival import parse_when
+from memlib.consolidate import consolidate
 from memlib.procedures import BLOCK_LINE, PROCEDURE_TAG, ProceduralMemory, Rule, TimelineEvent, rule_of
 
 __all__ = ["SleepTimeAgent", "SleepRun", "BY", "text_merges", "next_session_view"]
@@ -156,8 +157,6 @@ def text_merges(procedures: ProceduralMemory, **options):
     Returns its Report; nothing is changed. Useful to see which restatements a
     text-only pass finds and which it misses or mislabels.
     """
-    from memlib.consolidate import consolidate
-
     records = [r for r in procedures.archival if PROCEDURE_TAG in r.tags and r.status(procedures.clock()) != "rejected"
                and r.state != "pending"]
     return consolidate(records, **options)
