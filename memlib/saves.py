@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator
 from memlib import __version__
 from memlib._util import shown, utcnow
 from memlib.archival import ArchivalRecord, ArchivalStore, Transition
-from memlib.context import PROFILES, MainContext
+from memlib.context import PROFILES, MainContext, PagingProfile
 from memlib.core_memory import CoreMemory
 from memlib.messages import Message
 from memlib.recall import RecallStore
@@ -103,6 +103,8 @@ def _context_dict(context) -> dict:
         "flush_at": context.flush_at,
         "evict_to": context.evict_to,
         "profile": getattr(context, "profile", None) and context.profile.name,
+        # The whole profile, so any profile loads again (older saves have only the lines above).
+        "paging_profile": context.profile.to_dict(),
         "summary_tokens": context.summary_tokens,
         "summarizer": f"{summarizer.__module__}:{summarizer.__qualname__}",
         "summary": context.summary,
@@ -111,7 +113,11 @@ def _context_dict(context) -> dict:
 
 
 def _paging_kwargs(state) -> dict:
-    """A named profile (memlib.context.PROFILES) comes back by name, anything else by its thresholds."""
+    """The saved profile (a named one of memlib.context.PROFILES comes back as that very object);
+    a save without one (format 2 before profiles were saved whole) by its name or its thresholds."""
+    if "paging_profile" in state:
+        profile = PagingProfile.from_dict(state["paging_profile"])
+        return {"profile": PROFILES[profile.name] if PROFILES.get(profile.name) == profile else profile}
     if state.get("profile") in PROFILES:
         return {"profile": state["profile"]}
     return {"warn_at": state["warn_at"], "flush_at": state["flush_at"], "evict_to": state["evict_to"]}
