@@ -65,6 +65,8 @@ _NOTABLE = {"pressure", "evict", "flush", "summarize", "core_edit"}
 
 def run_demo(write: Callable[[str], None] = print) -> int:
     """Play the lesson's scenario with a RulePolicy agent and write the trace line by line."""
+    # Loaded when the demo runs, as each command's module is when asked for: `--version`
+    # and the other commands' `--help` do not load the agent stack.
     from memlib._util import TickClock
     from memlib.agent import Agent
     from memlib.policies import RulePolicy

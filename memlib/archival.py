@@ -17,7 +17,8 @@ from typing import Callable, Iterable, Iterator
 
 from memlib._util import check_positive_int, is_int, shorten
 from memlib._util import check_page, parse_when, utcnow  # kept importable from here: tools and notebooks use them
-from memlib.tables import OnTable
+from memlib.retrieval import DEFAULT_ANALYZER, BM25Index, make_scorer, matching_docs, tokenize
+from memlib.tables import MemoryArchivalTable, OnTable, warn_bad_rows
 
 __all__ = ["ArchivalRecord", "ArchivalStore", "Hit", "Transition", "TRUST_LEVELS", "RECORD_STATES",
            "TRANSITIONS", "MAX_TEXT_CHARS"]
@@ -236,8 +237,6 @@ class _DenseIds:
         """Index many (id, text) pairs at once: what reopening a large store does. `tokens`
         ({id: tokens of the default analyzer}, e.g. kept by a table) are used instead of
         analysing the text again when the scorer analyses with that same default."""
-        from memlib.retrieval import DEFAULT_ANALYZER, BM25Index, tokenize
-
         start = self._next
         numbered = [(start + i, text) for i, (_, text) in enumerate(pairs)]
         inner = self.inner
@@ -268,8 +267,6 @@ class _DenseIds:
 
     def matching(self, query: str) -> set[str]:
         ext = self._ext
-        from memlib.retrieval import matching_docs
-
         return {ext[n] for n in matching_docs(self.inner, query)}
 
     def __len__(self) -> int:
@@ -299,9 +296,6 @@ class ArchivalStore(OnTable):
 
     def __init__(self, scorer: str | Callable = "bm25", page_size: int = 5,
                  clock: Callable[[], datetime] = utcnow, next_id: int = 1, *, table=None):
-        from memlib.retrieval import make_scorer
-        from memlib.tables import MemoryArchivalTable
-
         check_positive_int(page_size, "page_size")
         check_positive_int(next_id, "next_id")
         self.scorer_name = scorer if isinstance(scorer, str) else getattr(scorer, "__name__", repr(scorer))
@@ -340,8 +334,6 @@ class ArchivalStore(OnTable):
                 self._put(record)
         self._history.extend(changes.transitions)
         if changes.bad:
-            from memlib.tables import warn_bad_rows
-
             self.bad_rows.extend(changes.bad)
             self._taken.update(b.id for b in changes.bad if isinstance(b.id, str))
             warn_bad_rows(self._table.name, changes.bad)
@@ -562,8 +554,6 @@ class ArchivalStore(OnTable):
     def _ranked(self, query: str, k: int) -> list[tuple[str, float]]:
         if self.candidates == "index":
             return self._index.search(query, k)
-        from memlib.retrieval import tokenize
-
         found = self._table.candidates(tokenize(query))
         num, score = self._index.num, self._index.score
         # Same order as the index: best score first, then earliest insertion.

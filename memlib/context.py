@@ -9,7 +9,8 @@ oldest messages until the prompt is back near 50 %, folds them into the
 summary and leaves them in recall storage. `PROFILES` holds that policy and
 the two its authors actually shipped (MemGPT's research code and the last
 Letta server), each with the source of its numbers; `MainContext(window,
-profile="memgpt")` picks one.
+profile="memgpt")` picks one. The profiles and their eviction rules are
+`memlib.paging`, re-exported here.
 This module decides what is evicted; it does not decide what to remember
 (that is the agent's job when it sees the warning).
 
@@ -32,6 +33,9 @@ from typing import Callable
 
 from memlib._util import check_int_at_least
 from memlib.messages import Message
+# The paging profiles, re-exported: notebooks and the figures import them from here.
+from memlib.paging import (EVICTION_RULES, PROFILES, SLIDING_WINDOW_STEP, PagingProfile,  # noqa: F401
+                           select_eviction)
 from memlib.recall import RecallStore
 from memlib.summarize import NoSummarizer, Summarizer, fit_newest_lines
 from memlib.tokens import count
@@ -49,179 +53,6 @@ DEFAULT_SYSTEM_PROMPT = (
 MESSAGE_OVERHEAD = 3
 # Marks core memory as not counted yet (a version no core memory has).
 _UNCOUNTED = object()
-
-
-@dataclass(frozen=True)
-class PagingProfile:
-    """Whose paging policy: when the agent is warned, when eviction starts, how much goes.
-
-    - `warn_at`: share of the window at which the agent gets one memory-pressure
-      warning per period (a period ends with an eviction); None: never warned.
-    - `trigger`: "before_append" evicts when the next message would push the
-      prompt past `trigger_at` x window; "after_append" evicts once the prompt
-      has passed `trigger_at` x window.
-    - `evict`: "to_share" evicts the oldest messages until the prompt is at
-      `amount` x window; "token_share" evicts the oldest `amount` of the
-      message tokens; "count_share" evicts the oldest `amount` of the messages
-      by count; "sliding_window" (Letta's default compaction) evicts a share of
-      the messages by count that starts at `amount` + 10 % and grows by 10 %
-      per try, cuts where an assistant message begins what is kept, and stops
-      once what is kept fits under (1 - `amount`) x window (no such cut: every
-      message goes). `keep_last` newest messages are never chosen by the profile.
-    - `source`: where the numbers come from, so the course can say whose they are.
-
-    Whatever the profile, a tool call is never parted from its result, and if
-    the profile's share leaves no room for the next message, more of the
-    oldest messages go (memlib never overflows and never drops a message).
-    """
-
-    name: str
-    source: str
-    warn_at: float | None
-    trigger: str
-    trigger_at: float
-    evict: str
-    amount: float
-    keep_last: int = 0
-
-    def __post_init__(self):
-        if self.trigger not in ("before_append", "after_append"):
-            raise ValueError(f"trigger must be 'before_append' or 'after_append', got {self.trigger!r}")
-        if self.evict not in EVICTION_RULES:
-            raise ValueError(f"evict must be one of {', '.join(map(repr, EVICTION_RULES))}, got {self.evict!r}")
-        if not 0 < self.amount < 1 or not 0 < self.trigger_at <= 1:
-            raise ValueError(f"need 0 < amount < 1 and 0 < trigger_at <= 1, got {self.amount}, {self.trigger_at}")
-        if self.warn_at is not None and not 0 < self.warn_at <= 1:
-            raise ValueError(f"warn_at must be in (0, 1] or None, got {self.warn_at}")
-        check_int_at_least(self.keep_last, 0, "keep_last")
-
-    def __repr__(self) -> str:
-        warn = "no warning" if self.warn_at is None else f"warn {self.warn_at:.0%}"
-        how = {"to_share": f"evict to {self.amount:.0%} of the window",
-               "token_share": f"evict oldest {self.amount:.0%} of message tokens",
-               "count_share": f"evict oldest {self.amount:.0%} of messages by count",
-               "sliding_window": f"evict from {self.amount + SLIDING_WINDOW_STEP:.0%} of messages by count, "
-                                 f"cut at an assistant message, until under {1 - self.amount:.0%}"}[self.evict]
-        keep = f", keep last {self.keep_last}" if self.keep_last else ""
-        when = "next message would pass" if self.trigger == "before_append" else "usage passes"
-        return f"PagingProfile({self.name}: {warn}; when {when} {self.trigger_at:.0%}, {how}{keep})"
-
-
-#: How a profile chooses what to evict (see PagingProfile).
-EVICTION_RULES = ("to_share", "token_share", "count_share", "sliding_window")
-#: Letta's sliding window grows its share of messages by this much before each try
-#: (letta-ai/letta 56ba9c25, letta/services/summarizer/summarizer_sliding_window.py).
-SLIDING_WINDOW_STEP = 0.10
-
-#: The paging policies the course compares; `source` says whose numbers they are (the
-#: numbers themselves are registered in memlib.sources, which a test ties them to).
-PROFILES = {
-    "paper": PagingProfile(
-        "paper", "MemGPT paper, arXiv:2310.08560 v2, section 2 (example values, 'e.g.')",
-        warn_at=0.7, trigger="before_append", trigger_at=1.0, evict="to_share", amount=0.5),
-    "memgpt": PagingProfile(
-        "memgpt", "MemGPT research code 0.3.25, memgpt/constants.py: MESSAGE_SUMMARY_WARNING_FRAC, "
-        "MESSAGE_SUMMARY_TRUNC_TOKEN_FRAC, MESSAGE_SUMMARY_TRUNC_KEEP_N_LAST",
-        warn_at=0.75, trigger="before_append", trigger_at=1.0, evict="token_share", amount=0.75, keep_last=3),
-    "letta": PagingProfile(
-        "letta", "last Letta server's default agent, letta_v1_agent (letta-ai/letta 56ba9c25): "
-        "SUMMARIZATION_TRIGGER_MULTIPLIER, CompactionSettings mode 'sliding_window' with "
-        "sliding_window_percentage = partial_evict_summarizer_percentage, send_memory_warning_message=False",
-        warn_at=None, trigger="after_append", trigger_at=0.9, evict="sliding_window", amount=0.30),
-    "letta_v2": PagingProfile(
-        "letta_v2", "Letta's older v2 agent loop (letta-ai/letta 56ba9c25, letta_agent_v2.py): "
-        "SUMMARIZATION_TRIGGER_MULTIPLIER, summarizer mode 'partial evict', partial_evict_summarizer_percentage",
-        warn_at=None, trigger="after_append", trigger_at=0.9, evict="count_share", amount=0.30),
-}
-
-
-def select_eviction(profile: PagingProfile, group_sizes: list[tuple[int, int]], *, fixed: int,
-                    incoming: int, window: int, limit: int, assistant_first: list[bool] | None = None) -> int:
-    """How many of the oldest eviction units the profile evicts.
-
-    `group_sizes` lists each unit (a message, or a tool call with its results)
-    oldest first as (messages, tokens). `fixed` is what cannot be evicted
-    (system prompt, core memory, summary reserve), `incoming` the tokens of the
-    message about to be added, `limit` the hard ceiling the prompt must stay under.
-    `assistant_first[i]` says whether unit i begins with an assistant message
-    (the only cut the "sliding_window" rule makes; by default every unit does).
-
-    Example:
-        >>> units = [(1, 100)] * 10                       # ten messages of 100 tokens
-        >>> select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1100, limit=1100)
-        3
-        >>> select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1100, limit=1100)
-        7
-        >>> # Letta's share counts its system message too: round(0.4 x 11) = 4 is the first kept
-        >>> select_eviction(PROFILES["letta"], units, fixed=0, incoming=0, window=1100, limit=1100)
-        3
-    """
-    tokens = [t for _, t in group_sizes]
-    total = sum(tokens)
-    n = 0
-    if profile.evict == "to_share":
-        target, remaining = int(profile.amount * window), total
-        while n < len(tokens) and fixed + remaining + incoming > target:
-            remaining -= tokens[n]
-            n += 1
-    elif profile.evict == "sliding_window":
-        n = _sliding_window_cut(profile.amount, group_sizes, fixed, window, assistant_first)
-    else:
-        # Units holding one of the newest keep_last messages are not candidates.
-        candidates, kept = len(group_sizes), 0
-        while candidates and kept < profile.keep_last:
-            candidates -= 1
-            kept += group_sizes[candidates][0]
-        if profile.evict == "token_share":
-            goal, freed = profile.amount * total, 0
-            while n < candidates and freed < goal:
-                freed += tokens[n]
-                n += 1
-        else:
-            goal, gone = max(1, round(profile.amount * sum(c for c, _ in group_sizes))), 0
-            while n < candidates and gone < goal:
-                gone += group_sizes[n][0]
-                n += 1
-    # The profile's share may leave no room for the next message: take more, oldest first.
-    remaining = total - sum(tokens[:n])
-    while n < len(tokens) and fixed + remaining + incoming > limit:
-        remaining -= tokens[n]
-        n += 1
-    return n
-
-
-def _sliding_window_cut(keep_share: float, group_sizes: list[tuple[int, int]], fixed: int, window: int,
-                        assistant_first: list[bool] | None) -> int:
-    """Letta's sliding-window compaction, on memlib's units: how many of the oldest units go.
-
-    Letta counts its messages with the system message at index 0 and tries, share after
-    share, to keep everything from the last assistant message at or before index
-    round(share x count), until the system prompt plus what is kept comes under
-    keep_share x window; when no share works (or only the last message would stay) it
-    summarises every message ("all" mode). Same arithmetic here, floats included.
-    """
-    starts, n_messages = [], 0  # Letta's index of each unit's first message
-    for count, _ in group_sizes:
-        starts.append(n_messages + 1)
-        n_messages += count
-    total = n_messages + 1
-    suffix = [0] * (len(group_sizes) + 1)  # tokens of units i.. (what is kept when i units go)
-    for i in range(len(group_sizes) - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + group_sizes[i][1]
-    goal = (1 - keep_share) * window
-    share, cut, kept = keep_share, None, float(window)
-    while kept >= goal and share < 1.0:
-        share += SLIDING_WINDOW_STEP
-        index = round(share * total)
-        cuts = [u for u, start in enumerate(starts)
-                if start <= index and (assistant_first is None or assistant_first[u])]
-        if not cuts:
-            continue
-        cut = cuts[-1]
-        kept = fixed + suffix[cut]
-    if cut is None or share >= 1.0 or starts[cut] >= total - 1:
-        return len(group_sizes)
-    return cut
 
 
 class ContextOverflowError(ValueError):
@@ -296,8 +127,8 @@ class MainContext:
         self.recall = recall if recall is not None else RecallStore()
         # The profile's thresholds (a "custom" profile holds the explicit ones).
         self.warn_at: float | None = profile.warn_at
-        self.flush_at = profile.trigger_at if profile.trigger == "before_append" else 1.0
-        self.evict_to: float | None = profile.amount if profile.evict == "to_share" else None
+        self.flush_at = profile.flush_at
+        self.evict_to: float | None = profile.evict_to
         self.profile = profile
         self.counter = counter
         # The summary gets a fixed slice of the window, reserved up front, so a

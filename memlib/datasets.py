@@ -28,7 +28,9 @@ from typing import Any
 from memlib._util import shorten
 from memlib.archival import ArchivalRecord
 from memlib.messages import Message
-from memlib.course import quiz as _quiz_model
+from memlib.data_files import read_text
+from memlib.quiz import QUIZ_NOTEBOOKS, Quiz
+from memlib.quiz import load_quiz as _load_quiz
 
 __all__ = [
     "FactLink", "Query", "Turn", "ConversationQuestion", "PoisonNote",
@@ -57,8 +59,6 @@ CARRIERS = ("plain", "email", "web_page", "chat_turn", "code_comment", "table_ro
 ZH_LANGS = ("zh-Hans", "zh-Hant", "zh-en", "zh-code")
 #: Benign notes in these kinds look suspicious to a naive filter on purpose.
 HARD_NEGATIVE_CATEGORIES = BENIGN_KINDS[1:]
-#: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
-QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10")
 
 
 def _short(text: str, n: int = 50) -> str:
@@ -147,8 +147,6 @@ class PoisonNote:
         return f"PoisonNote({self.id} {self.label}/{self.category}: {ascii(_short(self.text, 60))})"
 
 
-# The course's one quiz model (memlib.course.quiz): the quiz data loads into it directly.
-Quiz = _quiz_model.Quiz
 
 
 @dataclass(frozen=True)
@@ -200,19 +198,6 @@ class UnknownDatasetError(KeyError):
 
 
 # -- reading ------------------------------------------------------------------
-
-def read_text(relative_path: str) -> str:
-    """The text of a file inside `memlib.data`, e.g. read_text("README.md")."""
-    node = resources.files("memlib.data")
-    for part in relative_path.split("/"):
-        node = node.joinpath(part)
-    if not node.is_file():
-        raise FileNotFoundError(
-            f"memlib.data has no file {relative_path!r}; is memlib installed with its data? "
-            "Reinstall with `pip install -e .` from the repository root."
-        )
-    return node.read_text(encoding="utf-8")
-
 
 def _jsonl(filename: str) -> list[dict]:
     rows = []
@@ -343,26 +328,6 @@ def _load_core_memory() -> CoreMemoryExamples:
     )
 
 
-def _normalise_notebook(notebook: object) -> str:
-    if isinstance(notebook, bool):
-        notebook = None
-    if isinstance(notebook, int):
-        notebook = f"{notebook:02d}"
-    if isinstance(notebook, str) and notebook.isdigit() and len(notebook) <= 2:
-        notebook = notebook.zfill(2)
-    if notebook not in QUIZ_NOTEBOOKS:
-        raise ValueError(
-            f"no quiz for notebook {notebook!r}; pass one of {', '.join(QUIZ_NOTEBOOKS)} "
-            "(a string like '03' or an int like 3)"
-        )
-    return notebook
-
-
-def _load_quiz(notebook: str) -> Quiz:
-    # Not cached: a Quiz records the student's tries, so every caller gets its own.
-    return Quiz.from_data(json.loads(read_text(f"quizzes/{notebook}.json")), notebook)
-
-
 _LOADERS = {
     "facts": _load_facts,
     "fact_links": _load_fact_links,
@@ -439,7 +404,7 @@ def load(name: str, *, notebook: str | int | None = None):
     if name == "quiz":
         if notebook is None:
             raise ValueError("load('quiz') needs notebook=, e.g. load('quiz', notebook='03')")
-        return _load_quiz(_normalise_notebook(notebook))
+        return _load_quiz(notebook)
     if name not in _LOADERS:
         listing = "\n".join(f"  {n}: {d}" for n, d in _DESCRIPTIONS.items())
         raise UnknownDatasetError(f"unknown dataset {name!r}; valid names are:\n{listing}")

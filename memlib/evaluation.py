@@ -1,9 +1,10 @@
-"""Measure memory: recall@k and MRR for retrieval, fact retention for summaries.
+"""Measure memory: recall@k and MRR for retrieval, fact retention for summaries, the guard's rates.
 
-The metric functions are small and pure, so notebooks and graded checks can use
-them on their own. `measure()` runs the course's reference measurements on the
-bundled datasets, and `python -m memlib.evaluation --write` rewrites the
-measured table in data/README.md (without `--write` it only prints it).
+The metric functions are `memlib.metrics` (small and pure, so notebooks and
+graded checks can use them on their own), re-exported here. `measure()` runs the
+course's reference measurements on the bundled datasets, and
+`python -m memlib.evaluation --write` rewrites the measured table in
+data/README.md (without `--write` it only prints it).
 
 The guard is measured on both poisoning splits (development, and held-out: written
 before the rules and never used to tune them), per family, next to two comparisons
@@ -12,13 +13,7 @@ small naive Bayes classifier trained on the development split only (issue 15 ask
 whether one pays where the rules stop; the figures answer it).
 
 Deliberately not here: the retrieval, summarisation or guard rules themselves
-(see `memlib.retrieval`, `memlib.summarize`, `memlib.guard`).
-
-Example:
-    >>> recall_at_k(["a", "b", "c"], {"c", "z"}, k=3)
-    0.5
-    >>> reciprocal_rank(["a", "b", "c"], {"c"})
-    0.3333333333333333
+(see `memlib.retrieval`, `memlib.summarize`, `memlib.scanner`).
 """
 
 from __future__ import annotations
@@ -27,12 +22,23 @@ import argparse
 import functools
 import re
 import sys
-from collections.abc import Hashable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib import resources
+from math import log
 from pathlib import Path
 from typing import Protocol
 
-from memlib._util import check_positive_int
+from memlib import datasets
+from memlib.context import MainContext
+from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES
+# The metrics themselves, re-exported: notebooks and checks import them from here.
+from memlib.metrics import fact_retention, mean_recall_at_k, mrr, recall_at_k, reciprocal_rank  # noqa: F401
+from memlib.retrieval import ANALYZERS, DEFAULT_ANALYZER, SCORERS, make_scorer
+from memlib.scanner import scan
+from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
+from memlib.tokens import count as count_tokens
 
 __all__ = [
     "recall_at_k", "reciprocal_rank", "mean_recall_at_k", "mrr", "fact_retention",
@@ -44,132 +50,6 @@ __all__ = [
 
 TABLE_START = "<!-- measured-table:start -->"
 TABLE_END = "<!-- measured-table:end -->"
-
-
-# -- input checks -----------------------------------------------------------
-
-def _check_ranked(ranked_ids: object) -> list:
-    if isinstance(ranked_ids, (str, bytes)) or not isinstance(ranked_ids, Iterable):
-        raise TypeError(
-            f"ranked_ids must be a list of ids, best first, got {type(ranked_ids).__name__}; "
-            "for scorer output [(id, score), ...] pass [doc_id for doc_id, _ in results]"
-        )
-    ranked = list(ranked_ids)
-    if any(isinstance(r, tuple) for r in ranked):
-        raise TypeError(
-            "ranked_ids holds tuples; pass only the ids: [doc_id for doc_id, _ in scorer.search(q)]"
-        )
-    return ranked
-
-
-def _check_relevant(relevant_ids: object) -> set:
-    if isinstance(relevant_ids, (str, bytes)) or not isinstance(relevant_ids, Iterable):
-        raise TypeError(
-            f"relevant_ids must be a collection of ids, got {type(relevant_ids).__name__}; "
-            "wrap a single id in a list: ['fact-0001']"
-        )
-    relevant = set(relevant_ids)
-    if not relevant:
-        raise ValueError("relevant_ids is empty: recall and MRR are undefined for a query with no relevant item")
-    return relevant
-
-
-def _check_k(k: object) -> int:
-    return check_positive_int(k, "k")
-
-
-# -- retrieval metrics ------------------------------------------------------
-
-def recall_at_k(ranked_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable], k: int) -> float:
-    """Share of the relevant ids found in the first k ranked ids (0.0 .. 1.0).
-
-    Duplicates in the ranking count once.
-
-    Example:
-        >>> recall_at_k(["f1", "f7", "f3"], ["f3", "f9"], k=2)
-        0.0
-    """
-    ranked = _check_ranked(ranked_ids)
-    relevant = _check_relevant(relevant_ids)
-    k = _check_k(k)
-    return len(relevant.intersection(ranked[:k])) / len(relevant)
-
-
-def reciprocal_rank(ranked_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable], k: int | None = None) -> float:
-    """1 / (1-based rank of the first relevant id), 0.0 if none is in the (first k) ranked ids."""
-    ranked = _check_ranked(ranked_ids)
-    relevant = _check_relevant(relevant_ids)
-    if k is not None:
-        ranked = ranked[: _check_k(k)]
-    for position, doc_id in enumerate(ranked, start=1):
-        if doc_id in relevant:
-            return 1.0 / position
-    return 0.0
-
-
-def _check_runs(runs: object) -> list[tuple[list, set]]:
-    if isinstance(runs, (str, bytes)) or not isinstance(runs, Iterable):
-        raise TypeError("runs must be a list of (ranked_ids, relevant_ids) pairs, one per query")
-    out = []
-    for n, run in enumerate(runs):
-        if not (isinstance(run, (tuple, list)) and len(run) == 2):
-            raise TypeError(f"run {n} is {run!r}; each run must be a (ranked_ids, relevant_ids) pair")
-        out.append((_check_ranked(run[0]), _check_relevant(run[1])))
-    if not out:
-        raise ValueError("runs is empty: a mean over zero queries is undefined")
-    return out
-
-
-def mean_recall_at_k(runs: Iterable[tuple[Sequence[Hashable], Iterable[Hashable]]], k: int) -> float:
-    """Mean recall@k over queries; `runs` is [(ranked_ids, relevant_ids), ...]."""
-    checked = _check_runs(runs)
-    k = _check_k(k)
-    return sum(recall_at_k(r, rel, k) for r, rel in checked) / len(checked)
-
-
-def mrr(runs: Iterable[tuple[Sequence[Hashable], Iterable[Hashable]]], k: int | None = None) -> float:
-    """Mean reciprocal rank over queries; `runs` is [(ranked_ids, relevant_ids), ...].
-
-    Example:
-        >>> mrr([(["a", "b"], ["b"]), (["c"], ["c"]), (["d"], ["x"])])
-        0.5
-    """
-    checked = _check_runs(runs)
-    return sum(reciprocal_rank(r, rel, k) for r, rel in checked) / len(checked)
-
-
-# -- summaries ------------------------------------------------------------------
-
-def _normalise(text: str) -> str:
-    # Case and runs of whitespace should not decide whether a fact survived
-    # (summarisers re-join lines and collapse spaces).
-    return " ".join(text.lower().split())
-
-
-def fact_retention(summary: str, facts: Iterable[str]) -> float:
-    """Share of `facts` (key phrases) still findable in `summary`.
-
-    A fact is findable when its key phrase occurs in the summary, ignoring case
-    and differences in whitespace. Key phrases are the short answers the
-    conversation dataset records per turn (`Turn.facts`), e.g. "Thursday at 8".
-    Duplicate phrases count once.
-
-    Example:
-        >>> fact_retention("- user: The plumber comes Thursday at 8.", ["thursday at 8", "Larsen"])
-        0.5
-    """
-    if not isinstance(summary, str):
-        raise TypeError(f"summary must be a str, got {type(summary).__name__}")
-    if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable):
-        raise TypeError("facts must be a list of key phrases (str), e.g. ['Thursday at 8', 'Larsen']")
-    phrases = list(dict.fromkeys(facts))
-    bad = [p for p in phrases if not isinstance(p, str) or not p.strip()]
-    if bad:
-        raise ValueError(f"facts must be non-empty strings, got {bad[:3]!r}")
-    if not phrases:
-        raise ValueError("facts is empty: nothing was evicted, so retention is undefined; evict something first")
-    haystack = _normalise(summary)
-    return sum(_normalise(p) in haystack for p in phrases) / len(phrases)
 
 
 # -- the naive guard ------------------------------------------------------------
@@ -198,8 +78,6 @@ class RulesGuard:
     """`memlib.guard.scan` with the `.flags(text)` interface the measurements use."""
 
     def flags(self, text: str) -> bool:
-        from memlib.guard import scan
-
         return not scan(text).trusted
 
     def __repr__(self) -> str:
@@ -258,9 +136,6 @@ class NaiveBayesGuard:
 
     @classmethod
     def _train(cls, notes) -> "NaiveBayesGuard":
-        from collections import Counter
-        from math import log
-
         counts: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}
         docs: Counter[bool] = Counter()
         for n in notes:
@@ -367,8 +242,6 @@ class Measurements:
 
 def retrieval_methods() -> tuple[str, ...]:
     """The scorers measured: every entry of `memlib.retrieval.SCORERS`, in registry order."""
-    from memlib.retrieval import SCORERS
-
     return tuple(SCORERS)
 
 
@@ -378,9 +251,6 @@ def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10,
 
     analyzer: a `memlib.retrieval.ANALYZERS` name (default: the default analyzer).
     """
-    from memlib import datasets
-    from memlib.retrieval import DEFAULT_ANALYZER, make_scorer
-
     facts = datasets.load("facts") if facts is None else facts
     queries = datasets.load("queries") if queries is None else queries
     analyzer = DEFAULT_ANALYZER.name if analyzer is None else analyzer
@@ -405,8 +275,6 @@ def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10,
 
 def compare_analyzers(method: str = "bm25-lucene", **kwargs) -> tuple[RetrievalResult, ...]:
     """`evaluate_retrieval` of one scorer under every analyzer in `memlib.retrieval.ANALYZERS`."""
-    from memlib.retrieval import ANALYZERS
-
     return tuple(evaluate_retrieval(method, analyzer=name, **kwargs) for name in ANALYZERS)
 
 
@@ -424,9 +292,6 @@ def evaluate_retention(summarizer, window: int = RETENTION_WINDOW,
     of all facts evicted up to that flush, so it also credits a summariser that
     keeps recent facts for a while and then loses them.
     """
-    from memlib import datasets
-    from memlib.context import MainContext
-
     turns = datasets.load("conversation")
     questions = datasets.load("conversation_questions")
     facts_of = {t.turn_id: t.facts for t in turns}
@@ -458,10 +323,6 @@ def evaluate_retention(summarizer, window: int = RETENTION_WINDOW,
 def evaluate_guard(guard: Guard | None = None, notes=None, split: str | None = None) -> GuardResult:
     """Recall on injections and false-positive rate on benign notes of a guard with `.flags(text)`,
     overall and per family or benign kind (`by_category`)."""
-    from memlib import datasets
-
-    from collections import Counter
-
     guard = KeywordGuard() if guard is None else guard
     split = split if split is not None else ("poisoning" if notes is None else "notes")
     notes = datasets.load("poisoning") if notes is None else notes
@@ -489,8 +350,6 @@ TWO_AUTHORS = "two authors (development split and third author)"
 
 def two_author_guard() -> NaiveBayesGuard:
     """Naive Bayes trained on the development split and the third author's notes together."""
-    from memlib import datasets
-
     return NaiveBayesGuard.fit(datasets.load("poisoning") + datasets.load("poisoning_third_author"),
                                trained_on=TWO_AUTHORS)
 
@@ -501,8 +360,6 @@ def evaluate_guards() -> tuple[GuardResult, ...]:
     and rules or naive Bayes, each on every split of `POISONING_SPLITS`.
 
     Computed once per process (the bundled notes do not change; the results are frozen)."""
-    from memlib import datasets
-
     nb, nb2 = NaiveBayesGuard.fit(datasets.load("poisoning")), two_author_guard()
     rules = RulesGuard()
     guards = (KeywordGuard(), rules, nb, EitherGuard(rules, nb), nb2,
@@ -512,10 +369,6 @@ def evaluate_guards() -> tuple[GuardResult, ...]:
 
 def measure() -> Measurements:
     """All reference measurements on the bundled data (a few seconds)."""
-    from memlib import datasets
-    from memlib.retrieval import DEFAULT_ANALYZER
-    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
-
     # every scorer with the default analyzer, then the default scorer with each other analyzer
     def retrieval_table(queries=None):
         return tuple(evaluate_retrieval(m, queries=queries) for m in retrieval_methods()) + tuple(
@@ -604,8 +457,6 @@ def format_guard_tables(results: Sequence[GuardResult]) -> list[str]:
         lines += ["", "`memlib.guard.scan` per family (share flagged; injections should be flagged, benign notes not):",
                   "", "| family or benign kind | label | development | held-out | independent | third author |",
                   "|---|---|---|---|---|---|"]
-        from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES
-
         for label, names in (("injection", INJECTION_FAMILIES), ("benign", BENIGN_KINDS)):
             for c in names:
                 cells = [f"{d[0]}/{d[1]} ({d[0] / d[1]:.2f})" if (d := rules[split].by_category.get(c)) else "-"
@@ -615,8 +466,6 @@ def format_guard_tables(results: Sequence[GuardResult]) -> list[str]:
 
 
 def _default_readme() -> Path:
-    from importlib import resources
-
     return Path(str(resources.files("memlib.data").joinpath("README.md")))
 
 
@@ -670,11 +519,6 @@ def evaluate_profile(profile, summarizer=None, window: int = RETENTION_WINDOW,
     Same window, summary budget and summarizer (default `ExtractiveSummarizer`)
     for every profile, so the differences are the profile's alone.
     """
-    from memlib import datasets
-    from memlib.context import MainContext
-    from memlib.summarize import ExtractiveSummarizer
-    from memlib.tokens import count
-
     turns = datasets.load("conversation") if turns is None else turns
     questions = datasets.load("conversation_questions")
     summarizer = ExtractiveSummarizer() if summarizer is None else summarizer
@@ -688,8 +532,8 @@ def evaluate_profile(profile, summarizer=None, window: int = RETENTION_WINDOW,
         if gone:
             evictions += 1
             evicted += len(gone)
-            tokens_in += (count(previous) if previous else 0) + sum(ctx.message_tokens(m) for m in gone)
-            tokens_out += count(ctx.summary) if ctx.summary else 0
+            tokens_in += (count_tokens(previous) if previous else 0) + sum(ctx.message_tokens(m) for m in gone)
+            tokens_out += count_tokens(ctx.summary) if ctx.summary else 0
     prompt = "\n".join([ctx.summary] + [m.content for m in ctx.messages])
     facts = [p for t in turns for p in t.facts]
     return ProfileResult(

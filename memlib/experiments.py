@@ -27,10 +27,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from memlib import datasets
 from memlib._util import check_int_at_least, check_positive_int
 from memlib.agent import Agent, AgentView, ToolCall
 from memlib.archival import ArchivalStore
 from memlib.context import MainContext
+from memlib.summarize import ExtractiveSummarizer
+from memlib.tokens import count
 from memlib.tools import MemorySystem, dispatch
 
 __all__ = [
@@ -155,8 +158,6 @@ class WindowReader:
 
     def __init__(self, window: int = 4096, counter: Callable[[str], int] | None = None):
         check_int_at_least(window, 64, "window", "a number of tokens")
-        from memlib.tokens import count
-
         self.window = window
         self.counter = counter if counter is not None else count
         self._costs: dict[int, tuple[object, list[int]]] = {}  # id(pairs) -> (pairs, token cost per line)
@@ -452,9 +453,6 @@ def run_multisession(turns=None, questions=None, window: int = 1024, summary_tok
     `turns` / `questions` default to the bundled `conversation` and
     `conversation_questions`; the summarizer defaults to ExtractiveSummarizer.
     """
-    from memlib import datasets
-    from memlib.summarize import ExtractiveSummarizer
-
     turns = list(datasets.load("conversation") if turns is None else turns)
     questions = list(datasets.load("conversation_questions") if questions is None else questions)
     if not turns:

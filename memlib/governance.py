@@ -6,7 +6,7 @@ write an agent asks for (a core-memory edit or an archival insert), whether it i
 applied now or enters as *pending*: kept with its provenance, invisible to the
 prompt and to search, until someone confirms it. A write waits when
 
-- the guard (`memlib.guard.scan`) flags its text: it reads like an instruction;
+- the guard (`memlib.scanner.scan`) flags its text: it reads like an instruction;
 - it repeats a record that is marked untrusted, which the agent read this turn;
 - it repeats enough of a record or tool result the agent read this turn (since the
   last user message): the agent is copying what it retrieved, not what the user said.
@@ -26,7 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from memlib.archival import parse_when
+from memlib.consolidate import consolidate
 from memlib.retrieval import ANALYZERS
+from memlib.scanner import scan
 
 __all__ = ["WriteDecision", "Retrieved", "WriteRule", "repeated_share"]
 
@@ -104,7 +107,7 @@ class WriteRule:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
                 raise ValueError(f"{what} must be a number in (0, 1], got {value!r}")
         if scanner is None:
-            from memlib.guard import scan as scanner
+            scanner = scan
         if not callable(scanner):
             raise TypeError(f"scanner must be a function text -> Verdict, got {type(scanner).__name__}")
         self.repeat_share, self.confirm_share, self.scanner, self.name = repeat_share, confirm_share, scanner, name
@@ -157,9 +160,6 @@ def consolidate_in_store(store, now=None, ends=None, *, by: str = "consolidation
     it already ended earlier. Nothing is deleted. Returns the store's new transitions.
     `settings` go to `consolidate` (duplicate_at, supersede_at, synonyms, ...).
     """
-    from memlib.archival import parse_when
-    from memlib.consolidate import consolidate
-
     ends = {} if ends is None else dict(ends)
     now = parse_when(now, "now") if now is not None else None
     before = len(store.history())

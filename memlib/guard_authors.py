@@ -20,6 +20,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memlib import datasets
+from memlib.evaluation import EitherGuard, NaiveBayesGuard, RulesGuard
+
 __all__ = ["AUTHORS", "HELD_OUT_AUTHORS", "MAX_FPR", "language_of", "AuthorRow", "by_author_language",
            "RotationRow", "leave_one_author_out", "classifier_verdict", "main"]
 
@@ -60,8 +63,6 @@ def language_of(note) -> str:
 
 
 def _notes(author: str) -> list:
-    from memlib import datasets
-
     return [n for split in AUTHORS[author] for n in datasets.load(split)]
 
 
@@ -126,8 +127,6 @@ class RotationRow:
 def leave_one_author_out(max_fpr: float = 0.02) -> tuple[RotationRow, ...]:
     """For every author: naive Bayes trained on all the others (threshold on their out-of-fold
     scores for at most `max_fpr` false positives), measured beside the rules on the one left out."""
-    from memlib.evaluation import EitherGuard, NaiveBayesGuard, RulesGuard
-
     rules = RulesGuard()
     out = []
     for held in AUTHORS:
@@ -167,8 +166,6 @@ def _table(rows: list[AuthorRow]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m memlib.guard_authors``: the rules per author and language, the rotation, the verdict."""
     import argparse
-
-    from memlib.evaluation import RulesGuard
 
     argparse.ArgumentParser(prog="python -m memlib.guard_authors", description=__doc__.split("\n\n")[0]).parse_args(argv)
     print("\n".join(_table(by_author_language(RulesGuard()))))

@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from memlib._util import check_bool, check_fraction, check_positive_int, is_int, shorten
-from memlib.agent import AgentView, PolicyStopped, ToolCall, as_tool_call
+from memlib.decision import AgentView, PolicyStopped, ToolCall, as_tool_call
 from memlib.citations import CITATION_PATTERN, Citation, cite
 from memlib.messages import Message
 from memlib.retrieval import ANALYZERS, tokenize

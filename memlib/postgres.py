@@ -48,23 +48,11 @@ from memlib._util import utcnow
 from memlib.archival import ArchivalRecord, ArchivalStore, Transition
 from memlib.messages import Message
 from memlib.recall import RecallStore
-from memlib.storage import (
-    _MESSAGE_FIELDS,
-    _RECORD_FIELDS,
-    _TRANSITION_FIELDS,
-    ReadOnlyStorageError,
-    StorageCorruptError,
-    StorageError,
-    StorageFullError,
-    _decode_row,
-    _message_row,
-    _record_from_fields,
-    _record_row,
-    _transition_from_fields,
-    _transition_row,
-    recall_changes,
-)
-from memlib.tables import BadRow, Changes
+from memlib.retrieval import tokenize
+from memlib.rows import (MESSAGE_FIELDS, RECORD_FIELDS, TRANSITION_FIELDS, ReadOnlyStorageError, StorageCorruptError,
+                         StorageError, StorageFullError, archival_changes, message_row, recall_changes, record_row,
+                         transition_row)
+from memlib.tables import Changes
 
 __all__ = ["PostgresArchivalStore", "PostgresRecallStore", "PostgresArchivalTable", "PostgresRecallTable",
            "ServerUnavailableError", "AuthenticationError", "PG_SCHEMA_VERSION"]
@@ -365,8 +353,6 @@ def _lexemes(tokens) -> list[str]:
 
 
 def _terms(text: str) -> list[str]:
-    from memlib.retrieval import tokenize
-
     return _lexemes(tokenize(text))
 
 
@@ -449,21 +435,15 @@ class PostgresArchivalTable:
             return None
         in_schema, first = self._db.in_schema, self._rev is None
         since = -1 if first else self._rev
-        rows = conn.execute(in_schema(f"SELECT seq, {_columns(_RECORD_FIELDS)} FROM {{s}}.archival_records "
+        rows = conn.execute(in_schema(f"SELECT seq, {_columns(RECORD_FIELDS)} FROM {{s}}.archival_records "
                                       f"WHERE rev > %s ORDER BY {'seq' if first else 'rev, seq'}"),
                             (since,)).fetchall()
         removed = [] if first else [rid for (rid,) in conn.execute(
             in_schema('SELECT "id" FROM {s}.archival_removed WHERE rev > %s ORDER BY rev'), (since,))]
-        log = conn.execute(in_schema(f"SELECT seq, {_columns(_TRANSITION_FIELDS)} "
+        log = conn.execute(in_schema(f"SELECT seq, {_columns(TRANSITION_FIELDS)} "
                                      "FROM {s}.archival_transitions WHERE rev > %s ORDER BY seq"), (since,)).fetchall()
-        changes = Changes(removed=removed, next_id=self._db.meta_int(conn, "archival.next_id"), reset=first)
-        for row in rows:
-            item = _decode_row(row, _RECORD_FIELDS, ("turn_id",), self.name, "archival_records", _record_from_fields)
-            (changes.bad if isinstance(item, BadRow) else changes.rows).append(item)
-        for row in log:
-            item = _decode_row(row, _TRANSITION_FIELDS, (), self.name, "archival_transitions",
-                               _transition_from_fields)
-            (changes.bad if isinstance(item, BadRow) else changes.transitions).append(item)
+        changes = archival_changes(rows, log, removed=removed, next_id=self._db.meta_int(conn, "archival.next_id"),
+                                   first=first, where=self.name)
         self._rev = rev
         return changes
 
@@ -512,14 +492,14 @@ class _ArchivalWriter:
 
     def insert(self, record: ArchivalRecord) -> None:
         self.wrote = True
-        self._inserts.append((*_record_row(record), self.rev, _terms(record.text)))
+        self._inserts.append((*record_row(record), self.rev, _terms(record.text)))
 
     def flush(self) -> None:
         if self._inserts:
             rows, self._inserts = self._inserts, []
             statement = self.db.in_schema(
-                f"INSERT INTO {{s}}.archival_records ({_columns(_RECORD_FIELDS)}, rev, terms) "
-                f"VALUES ({', '.join(['%s'] * len(_RECORD_FIELDS))}, %s, array_to_tsvector(%s::text[]))")
+                f"INSERT INTO {{s}}.archival_records ({_columns(RECORD_FIELDS)}, rev, terms) "
+                f"VALUES ({', '.join(['%s'] * len(RECORD_FIELDS))}, %s, array_to_tsvector(%s::text[]))")
             if len(rows) == 1:
                 self.conn.execute(statement, rows[0])
             else:
@@ -528,8 +508,8 @@ class _ArchivalWriter:
     def replace(self, record: ArchivalRecord) -> None:
         self.flush()
         self.wrote = True
-        values = _record_row(record)
-        assignments = ", ".join(f"{_q(name)} = %s" for name in _RECORD_FIELDS[1:])
+        values = record_row(record)
+        assignments = ", ".join(f"{_q(name)} = %s" for name in RECORD_FIELDS[1:])
         self.conn.execute(self.db.in_schema(
             f"UPDATE {{s}}.archival_records SET {assignments}, rev = %s, terms = array_to_tsvector(%s::text[]) "
             'WHERE "id" = %s'), (*values[1:], self.rev, _terms(record.text), record.id))
@@ -544,8 +524,8 @@ class _ArchivalWriter:
         self.flush()
         self.wrote = True
         self.conn.execute(self.db.in_schema(
-            f"INSERT INTO {{s}}.archival_transitions (rev, {_columns(_TRANSITION_FIELDS)}) "
-            f"VALUES (%s, {', '.join(['%s'] * len(_TRANSITION_FIELDS))})"), (self.rev, *_transition_row(t)))
+            f"INSERT INTO {{s}}.archival_transitions (rev, {_columns(TRANSITION_FIELDS)}) "
+            f"VALUES (%s, {', '.join(['%s'] * len(TRANSITION_FIELDS))})"), (self.rev, *transition_row(t)))
 
     def set_next_id(self, n: int) -> None:
         self.flush()
@@ -637,7 +617,7 @@ class PostgresRecallTable:
 
     def _changes(self, conn) -> Changes | None:
         first = self._last_seq is None
-        rows = conn.execute(self._db.in_schema(f"SELECT seq, {_columns(_MESSAGE_FIELDS)} FROM {{s}}.recall_messages "
+        rows = conn.execute(self._db.in_schema(f"SELECT seq, {_columns(MESSAGE_FIELDS)} FROM {{s}}.recall_messages "
                                        "WHERE seq > %s ORDER BY seq"), (self._last_seq or 0,)).fetchall()
         changes = recall_changes(rows, first, self.name)
         self._last_seq = rows[-1][0] if rows else (self._last_seq or 0)
@@ -669,8 +649,8 @@ class _RecallWriter:
 
     def insert(self, message: Message) -> None:
         (self.last_seq,) = self.conn.execute(self.db.in_schema(
-            f"INSERT INTO {{s}}.recall_messages ({_columns(_MESSAGE_FIELDS)}) "
-            f"VALUES ({', '.join(['%s'] * len(_MESSAGE_FIELDS))}) RETURNING seq"), _message_row(message)).fetchone()
+            f"INSERT INTO {{s}}.recall_messages ({_columns(MESSAGE_FIELDS)}) "
+            f"VALUES ({', '.join(['%s'] * len(MESSAGE_FIELDS))}) RETURNING seq"), message_row(message)).fetchone()
 
 
 class PostgresRecallStore(RecallStore):

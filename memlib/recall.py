@@ -14,7 +14,8 @@ from typing import Iterator, cast
 from memlib._util import check_page, check_positive_int, is_int, parse_day, utcnow
 from memlib._util import naive_utc as _naive_utc
 from memlib.messages import Message
-from memlib.tables import OnTable
+from memlib.retrieval import BM25Index, matching_docs
+from memlib.tables import MemoryRecallTable, OnTable, warn_bad_rows
 
 __all__ = ["RecallStore", "parse_day"]
 
@@ -35,9 +36,6 @@ class RecallStore(OnTable):
     """
 
     def __init__(self, page_size: int = 5, *, table=None):
-        from memlib.retrieval import BM25Index
-        from memlib.tables import MemoryRecallTable
-
         check_positive_int(page_size, "page_size")
         self.page_size = page_size
         self._messages: list[Message] = []
@@ -60,8 +58,6 @@ class RecallStore(OnTable):
             for message in changes.rows:
                 self._put(message)
         if changes.bad:
-            from memlib.tables import warn_bad_rows
-
             self.bad_rows.extend(changes.bad)
             for bad in changes.bad:
                 if is_int(bad.id):
@@ -131,8 +127,6 @@ class RecallStore(OnTable):
         """Ids of every message sharing a word with `query` (counted, not ranked: cheap)."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        from memlib.retrieval import matching_docs
-
         with self._current():
             return matching_docs(self._index, query)
 

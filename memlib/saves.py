@@ -24,10 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from memlib import __version__
 from memlib._util import shown, utcnow
 from memlib.archival import ArchivalRecord, ArchivalStore, Transition
+from memlib.context import PROFILES, MainContext, PagingProfile
+from memlib.core_memory import CoreMemory
 from memlib.messages import Message
 from memlib.recall import RecallStore
+from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
 
 __all__ = ["save_agent", "load_agent", "SavedAgent", "AgentSaveError", "SAVE_FORMAT",
            "SAVE_FORMAT_VERSION", "SUMMARIZERS"]
@@ -45,8 +49,6 @@ _FILES = {"core_memory": "core_memory.json", "context": "context.json",
 
 
 def _summarizer_registry() -> dict[str, Callable[[], Any]]:
-    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
-
     return {f"{cls.__module__}:{cls.__qualname__}": cls
             for cls in (NoSummarizer, TruncatingSummarizer, ExtractiveSummarizer)}
 
@@ -101,6 +103,8 @@ def _context_dict(context) -> dict:
         "flush_at": context.flush_at,
         "evict_to": context.evict_to,
         "profile": getattr(context, "profile", None) and context.profile.name,
+        # The whole profile, so any profile loads again (older saves have only the lines above).
+        "paging_profile": context.profile.to_dict(),
         "summary_tokens": context.summary_tokens,
         "summarizer": f"{summarizer.__module__}:{summarizer.__qualname__}",
         "summary": context.summary,
@@ -109,9 +113,11 @@ def _context_dict(context) -> dict:
 
 
 def _paging_kwargs(state) -> dict:
-    """A named profile (memlib.context.PROFILES) comes back by name, anything else by its thresholds."""
-    from memlib.context import PROFILES
-
+    """The saved profile (a named one of memlib.context.PROFILES comes back as that very object);
+    a save without one (format 2 before profiles were saved whole) by its name or its thresholds."""
+    if "paging_profile" in state:
+        profile = PagingProfile.from_dict(state["paging_profile"])
+        return {"profile": PROFILES[profile.name] if PROFILES.get(profile.name) == profile else profile}
     if state.get("profile") in PROFILES:
         return {"profile": state["profile"]}
     return {"warn_at": state["warn_at"], "flush_at": state["flush_at"], "evict_to": state["evict_to"]}
@@ -167,12 +173,10 @@ def save_agent(directory, *, core_memory=None, context=None, archival=None, reca
         messages = list(recall)
         payload["recall"] = _jsonl(m.to_dict() for m in messages)
         counts["recall_messages"] = len(messages)
-    import memlib
-
     manifest = {
         "format": SAVE_FORMAT,
         "format_version": SAVE_FORMAT_VERSION,
-        "memlib_version": memlib.__version__,
+        "memlib_version": __version__,
         "saved_at": utcnow().isoformat(),
         "counts": counts,
         "settings": {
@@ -358,8 +362,6 @@ def load_agent(directory, *, summarizer=None, counter=None) -> SavedAgent:
     agent = SavedAgent(manifest=manifest)
     name = _FILES["core_memory"]
     if name in data:
-        from memlib.core_memory import CoreMemory
-
         agent.core_memory = _parse(root / name, lambda: CoreMemory.from_json(data[name].decode("utf-8")))
     name = _FILES["recall"]
     if name in data:
@@ -419,8 +421,6 @@ def _parse(path: Path, build: Callable[[], Any], line: int | None = None):
 
 
 def _restore_context(state: dict, core_memory, recall, summarizer, counter):
-    from memlib.context import MainContext
-
     if summarizer is None:
         name = state.get("summarizer")
         factory = SUMMARIZERS.get(name) if isinstance(name, str) else None

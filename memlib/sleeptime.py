@@ -3,7 +3,7 @@
 Letta splits the work in two: the primary agent talks and works, and a
 sleep-time agent, sharing the same memory, runs in the background between
 conversations to reorganise it. This module is that second agent for the
-procedural memory of `memlib.workflow`. A run, at a given time:
+procedural memory of `memlib.procedures`. A run, at a given time:
 
 1. merges restatements and changes of the same rule: for every rule name,
    the newest active record stays and each older active one is *superseded*
@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memlib.archival import parse_when
-from memlib.workflow import PROCEDURE_TAG, ProceduralMemory, Rule, TimelineEvent
+from memlib.consolidate import consolidate
+from memlib.procedures import BLOCK_LINE, PROCEDURE_TAG, ProceduralMemory, Rule, TimelineEvent, rule_of
 
 __all__ = ["SleepTimeAgent", "SleepRun", "BY", "text_merges", "next_session_view"]
 
@@ -67,7 +68,7 @@ class SleepTimeAgent:
     Example:
         >>> from memlib.archival import ArchivalStore
         >>> from memlib.core_memory import CoreMemory
-        >>> from memlib.workflow import ScenarioClock
+        >>> from memlib.procedures import ScenarioClock
         >>> clock = ScenarioClock("2026-07-06T09:00")
         >>> memory = ProceduralMemory(ArchivalStore(clock=clock), CoreMemory.default(), clock=clock)
         >>> old = memory.learn("test_command", "pytest -q", source="user")
@@ -156,8 +157,6 @@ def text_merges(procedures: ProceduralMemory, **options):
     Returns its Report; nothing is changed. Useful to see which restatements a
     text-only pass finds and which it misses or mislabels.
     """
-    from memlib.consolidate import consolidate
-
     records = [r for r in procedures.archival if PROCEDURE_TAG in r.tags and r.status(procedures.clock()) != "rejected"
                and r.state != "pending"]
     return consolidate(records, **options)
@@ -170,12 +169,10 @@ def next_session_view(procedures: ProceduralMemory, queries, top_k: int = 5) -> 
     (an older value, or an older copy), and a *duplicate* when a rule already
     appeared higher in the same list.
     """
-    from memlib.workflow import _LINE, rule_of
-
     current_ids = {rule.id for rule in procedures.current().values()}
     current_values = {rule.name: rule.value for rule in procedures.current().values()}
     block = procedures.core.get(procedures.label).value
-    matches = (_LINE.match(line.strip()) for line in block.splitlines() if line.strip())
+    matches = (BLOCK_LINE.match(line.strip()) for line in block.splitlines() if line.strip())
     lines = [m for m in matches if m]
     seen, dup_lines, stale_lines = set(), 0, 0
     for m in lines:

@@ -4,7 +4,6 @@ import json
 import sys
 import time
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +11,10 @@ from memlib import agentfile, datasets
 from memlib.agentfile import AgentFileError
 from memlib.core_memory import MAX_LABEL_LENGTH, CoreMemoryError
 from memlib.tools import MemorySystem, dispatch
+from conftest import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "agentfiles"
-sys.path.insert(0, str(FIXTURES))
+AGENTFILES = FIXTURES / "agentfiles"
+sys.path.insert(0, str(AGENTFILES))
 import make_fixtures  # noqa: E402
 
 FORMS = ["current", "legacy", "indices", "messy", "double_encoded", "labels"]
@@ -26,13 +26,13 @@ def state(af):
 
 def test_fixtures_are_what_the_generator_writes(tmp_path):
     for path in make_fixtures.write_all(tmp_path):
-        assert path.read_text() == (FIXTURES / path.name).read_text(), f"rerun make_fixtures.py for {path.name}"
+        assert path.read_text() == (AGENTFILES / path.name).read_text(), f"rerun make_fixtures.py for {path.name}"
     demo = make_fixtures.write_demo(tmp_path)
     assert demo.read_text() == datasets.read_text("agentfiles/study_helper.af")
 
 
 def test_current_form():
-    af = agentfile.read(FIXTURES / "current.af")
+    af = agentfile.read(AGENTFILES / "current.af")
     assert af.form == "current" and not af.conditions
     wren, sleeper = af.agents
     assert (wren.name, wren.agent_type, sleeper.agent_type) == ("wren", "memgpt_v2_agent", "sleeptime_agent")
@@ -53,7 +53,7 @@ def test_current_form():
 
 @pytest.mark.parametrize("name", ["legacy", "indices"])
 def test_legacy_and_indices_forms(name):
-    af = agentfile.read(FIXTURES / f"{name}.af")
+    af = agentfile.read(AGENTFILES / f"{name}.af")
     assert af.form == name
     (agent,) = af.agents
     assert agent.core_memory.labels == ["persona", "human"]
@@ -62,14 +62,14 @@ def test_legacy_and_indices_forms(name):
 
 
 def test_double_encoded_reads_like_the_plain_file():
-    twice = agentfile.read(FIXTURES / "double_encoded.af")
-    once = agentfile.read(FIXTURES / "current.af")
+    twice = agentfile.read(AGENTFILES / "double_encoded.af")
+    once = agentfile.read(AGENTFILES / "current.af")
     assert "double-encoded" in twice.form and state(twice) == state(once)
 
 
 @pytest.mark.parametrize("name", FORMS)
 def test_round_trip(tmp_path, name):
-    first = agentfile.read(FIXTURES / f"{name}.af")
+    first = agentfile.read(AGENTFILES / f"{name}.af")
     path = agentfile.write(first, tmp_path / "out.af")
     second = agentfile.read(path)
     assert state(second) == state(first)
@@ -106,7 +106,7 @@ def test_reading_a_large_file_is_not_quadratic(tmp_path):
 
 def test_unknown_fields_are_kept(tmp_path):
     for name, keys in (("current", ["x_future_top_level"]), ("legacy", [])):
-        text = agentfile.write(agentfile.read(FIXTURES / f"{name}.af"), tmp_path / f"{name}.af").read_text()
+        text = agentfile.write(agentfile.read(AGENTFILES / f"{name}.af"), tmp_path / f"{name}.af").read_text()
         data = json.loads(text)
         for key in keys:
             assert key in data
@@ -122,13 +122,13 @@ def test_unknown_fields_are_kept(tmp_path):
 
 
 def test_messy_file_loads_with_every_condition_reported(tmp_path):
-    af = agentfile.read(FIXTURES / "messy.af")
+    af = agentfile.read(AGENTFILES / "messy.af")
     kinds = {c.kind for c in af.conditions}
     assert kinds == {"over_limit", "duplicate_label", "label_in_several_agents", "unknown_role", "bad_timestamp"}
     wren, sleeper = af.agents
     assert wren.core_memory.labels == ["system/persona", "human", "policies", "human_2"]
     human = wren.core_memory["human"]
-    raw = json.loads((FIXTURES / "messy.af").read_text())["blocks"][1]["value"]
+    raw = json.loads((AGENTFILES / "messy.af").read_text())["blocks"][1]["value"]
     assert human.value == raw and human.chars == 6612  # loaded unchanged
     assert sleeper.core_memory["human"].value == "The sleeper's own notes."
     assert '<block label="system/persona" characters=' in wren.core_memory.render()
@@ -142,7 +142,7 @@ def test_messy_file_loads_with_every_condition_reported(tmp_path):
 
 
 def test_an_over_limit_block_can_shrink_but_not_grow(tmp_path):
-    af = agentfile.read(FIXTURES / "messy.af")
+    af = agentfile.read(AGENTFILES / "messy.af")
     memory = af.agents[0].core_memory
     with pytest.raises(CoreMemoryError, match="over its limit"):
         memory.append("human", "one more note")
@@ -155,7 +155,7 @@ def test_an_over_limit_block_can_shrink_but_not_grow(tmp_path):
 
 
 def test_edits_are_written_and_a_shared_block_must_agree(tmp_path):
-    af = agentfile.read(FIXTURES / "current.af")
+    af = agentfile.read(AGENTFILES / "current.af")
     wren, sleeper = af.agents
     wren.core_memory.append("human", "Exam: 12 June")
     with pytest.raises(AgentFileError, match="shared by several agents"):
@@ -172,7 +172,7 @@ LABELS = ["persona", *make_fixtures.ODD_LABELS]
 
 
 def test_labels_come_back_exactly_as_the_file_has_them(tmp_path):
-    source = FIXTURES / "labels.af"
+    source = AGENTFILES / "labels.af"
     af = agentfile.read(source)
     assert af.conditions == []  # nothing renamed, so nothing to report
     (kite,) = af.agents
@@ -185,7 +185,7 @@ def test_labels_come_back_exactly_as_the_file_has_them(tmp_path):
 
 
 def test_odd_labels_render_once_each_and_inert():
-    memory = agentfile.read(FIXTURES / "labels.af").agents[0].core_memory
+    memory = agentfile.read(AGENTFILES / "labels.af").agents[0].core_memory
     prompt = memory.render()
     assert prompt.count("<persona ") == 1 and prompt.count("</persona>") == 1  # tag names render as before
     for label in ["corrections/units", "system/human/preferences", "notes.v2", "日本語"]:
@@ -202,7 +202,7 @@ def test_odd_labels_render_once_each_and_inert():
 
 
 def test_the_memory_tools_edit_a_path_label(tmp_path):
-    af = agentfile.read(FIXTURES / "labels.af")
+    af = agentfile.read(AGENTFILES / "labels.af")
     system = MemorySystem.create(window=4096, core=af.agents[0].core_memory)
     result = dispatch("core_memory_append", {"label": "corrections/units", "content": "Temperatures in °C."}, system)
     assert result.status == "OK", result.message

@@ -9,11 +9,11 @@ import importlib.util
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
+
 BENCHMARKS = ROOT / "benchmarks"
 
 

@@ -43,10 +43,10 @@ from pathlib import Path
 import pytest
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS, JupyterLabServer, NotebookPage, classify, missing_requirements
+from conftest import NOTEBOOKS, ROOT, SOLUTIONS
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
-STUDENT_NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+SOLUTION_FILES = sorted(SOLUTIONS.glob("[0-9]*.ipynb"))
+STUDENT_NOTEBOOKS = sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
 #: Lines a displayed check failure may take: what is wrong, the hint, how to see more, the "keeps running" note.
 MAX_FAILURE_LINES = 6
 SCREENSHOTS = Path(os.environ.get("MEMLIB_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
@@ -94,7 +94,7 @@ def lab():
     reason = missing_requirements()
     if reason:
         pytest.skip(reason)
-    with JupyterLabServer(SOLUTIONS + STUDENT_NOTEBOOKS) as server:
+    with JupyterLabServer(SOLUTION_FILES + STUDENT_NOTEBOOKS) as server:
         yield server
 
 
@@ -124,7 +124,7 @@ def browser_context(lab):
 # Two groups: under `-n auto --dist loadgroup` each runs on one worker, with that worker's own
 # JupyterLab and Chromium, while the other tests fill the other workers.
 @pytest.mark.xdist_group("browser-solutions")
-@pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])
+@pytest.mark.parametrize("path", SOLUTION_FILES, ids=[p.stem for p in SOLUTION_FILES])
 def test_notebook_runs_and_its_widgets_react_in_a_real_browser(path, lab, browser_context):
     started = time.monotonic()
     expected_kinds, expects_static_figure = expectations(path)

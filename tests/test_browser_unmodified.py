@@ -16,8 +16,8 @@ import pytest
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS, JupyterLabServer, NotebookPage, missing_requirements
 from memlib.course import config
+from conftest import NOTEBOOKS
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 OPENED = ["00_welcome.ipynb", "03_archival_bm25.ipynb"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-students")]

@@ -491,3 +491,72 @@ def test_a_one_line_summary_at_its_budget_keeps_its_words_when_the_frame_adds_a_
         assert ctx.used <= ctx.window
     assert ctx.summary.startswith("the plumber is coming") and ctx.summary_tokens >= ctx._summary_used > 0
     assert any("over the reserve once framed" in e.detail for e in ctx.events if e.kind == "summarize")
+
+
+# -- a profile owns its behaviour: eviction rules as classes, saving and loading -------------
+
+
+def test_every_eviction_rule_is_a_registered_class_and_a_profile_uses_its_rule():
+    from memlib import paging
+
+    assert paging.EVICTION_RULES == ("to_share", "token_share", "count_share", "sliding_window")
+    for name, profile in PROFILES.items():
+        assert profile.eviction is paging.EVICTIONS[profile.evict], name
+        assert profile.eviction.describe(profile) in repr(profile)
+    paper, letta = PROFILES["paper"], PROFILES["letta"]
+    assert (paper.flush_at, paper.evict_to) == (1.0, 0.5) and (letta.flush_at, letta.evict_to) == (1.0, None)
+    assert MainContext(window=500, profile="letta_v2").evict_to is None
+
+
+def test_a_new_eviction_rule_is_one_class(monkeypatch):
+    from memlib import paging
+
+    monkeypatch.setattr(paging, "EVICTIONS", dict(paging.EVICTIONS))
+
+    class OldestOne(paging.EvictionRule):
+        """Evicts the single oldest unit."""
+
+        name = "oldest_one"
+
+        def select(self, profile, group_sizes, *, fixed, incoming, window, assistant_first):
+            return 1
+
+        def describe(self, profile):
+            return "evict the oldest message"
+
+    one = PagingProfile("one", "test", warn_at=None, trigger="before_append", trigger_at=1.0,
+                        evict="oldest_one", amount=0.5)
+    assert "evict the oldest message" in repr(one) and one.evict_to is None
+    ctx, log = run_profile(one, [300] * 5)
+    assert evicted_at(log) == {4: [0], 5: [1]}
+    with pytest.raises(ValueError, match="a name of its own"):
+        class Again(paging.EvictionRule):
+            name = "oldest_one"
+    with pytest.raises(ValueError, match="a name of its own"):
+        class Nameless(paging.EvictionRule):
+            pass
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_a_profile_round_trips_through_its_dict(name):
+    profile = PROFILES[name]
+    data = profile.to_dict()
+    assert set(data) == {"name", "source", "warn_at", "trigger", "trigger_at", "evict", "amount", "keep_last"}
+    assert PagingProfile.from_dict(data) == profile
+    assert PagingProfile.from_dict({k: v for k, v in data.items() if k != "keep_last"}).keep_last == 0
+
+
+@pytest.mark.parametrize("data, error, message", [
+    ([1, 2], TypeError, "a dict of its fields"),
+    ({"name": "x"}, ValueError, r"missing \['source', 'warn_at'"),
+    ({**PROFILES["paper"].to_dict(), "colour": "red"}, ValueError, r"unknown \['colour'\]"),
+    ({**PROFILES["paper"].to_dict(), "amount": "0.5"}, TypeError, "amount must be a number, got '0.5'"),
+    ({**PROFILES["paper"].to_dict(), "warn_at": True}, TypeError, "warn_at must be a number"),
+    ({**PROFILES["paper"].to_dict(), "evict": None}, TypeError, "evict must be a str"),
+    ({**PROFILES["paper"].to_dict(), "evict": "half"}, ValueError, "evict must be one of 'to_share'"),
+    ({**PROFILES["paper"].to_dict(), "amount": 1.5}, ValueError, "0 < amount < 1"),
+    ({**PROFILES["paper"].to_dict(), "keep_last": -1}, ValueError, "keep_last"),
+])
+def test_a_bad_profile_dict_is_refused_with_its_reason(data, error, message):
+    with pytest.raises(error, match=message):
+        PagingProfile.from_dict(data)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +20,8 @@ import pytest
 
 from memlib.course import export, shards
 from memlib.course import grade as grading
-from memlib.course.release import release
+from conftest import blank, solved
 
-SOLUTIONS = Path(__file__).parent / "fixtures" / "course" / "solutions"
 ADD, OTHER = "01_fixture.ipynb", "02_other.ipynb"  # 01: fixture-add 2 + fixture-words 3 points; 02: fixture-other 1
 GRADEBOOK_HEADER = ["student", "notebook", "grade_id", "points", "max_points", "status", "reason"]
 
@@ -94,32 +92,13 @@ def test_moodle_download_names() -> None:
 # --------------------------------------------------------------------------- a Canvas and a Moodle class
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("export")
-    released = root / "release"
-    release(SOLUTIONS, released)
-    shutil.copy(SOLUTIONS / "fixture_checks.py", released / "fixture_checks.py")
-    return {"root": root, "release": released}
-
-
-def _notebook(course, name: str, solved: bool) -> nbformat.NotebookNode:
-    nb = nbformat.read(str(course["release"] / name), as_version=4)
-    if solved:
-        solution = {c.id: c.source for c in nbformat.read(str(SOLUTIONS / name), as_version=4).cells}
-        for cell in nb.cells:
-            if "NotImplementedError" in cell.source:
-                cell.source = solution[cell.id]
-    return nb
-
-
 def _downloads(course, folder: str, files: dict[str, tuple[str, bool]]) -> list[Path]:
     """Write each `path: (released notebook, solved)` under `folder`; the paths a `grade` command is given."""
     root = course["root"] / folder
-    for relative, (name, solved) in files.items():
+    for relative, (name, is_solved) in files.items():
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(_notebook(course, name, solved), str(target))
+        nbformat.write((solved if is_solved else blank)(course["release"], name), str(target))
     return sorted(root.iterdir())
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from memlib.course import config
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 TEST_TOOLING = ("pytest", "pytest-xdist", "hypothesis", "nbval", "bm25s", "playwright")
 
 

@@ -23,10 +23,9 @@ import pytest
 
 from memlib.course import checking
 from memlib.course.release import NBGRADER_ID_UNSAFE_RE, graded_cells, release, release_notebook
-from test_grade import NAME, SOLUTIONS, _blank, _cell_index, _solved, _write
+from conftest import FIXTURE_COURSE, FIXTURE_NOTEBOOK, ROOT, blank, cell_index, solved, write_notebook
 from test_runners import _require
 
-ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "fixture"
 # memlib's release is already the student version: nbgrader must not clear its exercise cells again
 # (it would replace each whole cell, signature included, by its own stub).
@@ -45,8 +44,8 @@ def _nbgrader_meta(nb) -> list[tuple[str, dict]]:
 def test_the_release_writes_nbgraders_metadata_and_nbgraders_validator_accepts_it(tmp_path):
     MetadataValidator = _require("nbgrader.nbgraderformat").MetadataValidator
 
-    release(SOLUTIONS, tmp_path)
-    nb = nbformat.read(str(tmp_path / NAME), as_version=4)
+    release(FIXTURE_COURSE, tmp_path)
+    nb = nbformat.read(str(tmp_path / FIXTURE_NOTEBOOK), as_version=4)
     MetadataValidator().validate_nb(nb)
     assert _nbgrader_meta(nb) == [
         ("code", {"grade": False, "grade_id": "colab-setup", "locked": True, "schema_version": 3, "solution": False}),
@@ -96,7 +95,7 @@ def test_nbgrader_autograde_and_memlib_grade_agree_cell_by_cell(tmp_path):
     Gradebook = _require("nbgrader.api").Gradebook
 
     released = tmp_path / "released"
-    release(SOLUTIONS, released)
+    release(FIXTURE_COURSE, released)
     env = {k: v for k, v in os.environ.items() if k not in (checking.STRICT_ENV, *checking.RUNNER_ENVS)}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
@@ -105,36 +104,36 @@ def test_nbgrader_autograde_and_memlib_grade_agree_cell_by_cell(tmp_path):
     course = tmp_path / "course"
     source = course / "source" / ASSIGNMENT
     source.mkdir(parents=True)
-    shutil.copy(released / NAME, source / NAME)
-    shutil.copy(SOLUTIONS / "fixture_checks.py", source / "fixture_checks.py")
+    shutil.copy(released / FIXTURE_NOTEBOOK, source / FIXTURE_NOTEBOOK)
+    shutil.copy(FIXTURE_COURSE / "fixture_checks.py", source / "fixture_checks.py")
     (course / "nbgrader_config.py").write_text(NBGRADER_CONFIG, encoding="utf-8")
     nbgrader = [sys.executable, "-m", "nbgrader"]
     _run([*nbgrader, "generate_assignment", ASSIGNMENT, "--force"], course, env)
-    students_copy = {"released": course / "release" / ASSIGNMENT}  # what nbgrader hands out
+    students_copy = course / "release" / ASSIGNMENT  # what nbgrader hands out
 
     # three students, as test_grade builds them: nothing solved, everything, exercise 1 only
-    half = _blank(students_copy)
-    half.cells[_cell_index(half, "def add")].source = _solved(students_copy).cells[_cell_index(half, "def add")].source
-    submissions = {"unsolved": _blank(students_copy), "solved": _solved(students_copy), "half": half}
+    half = blank(students_copy)
+    half.cells[cell_index(half, "def add")].source = solved(students_copy).cells[cell_index(half, "def add")].source
+    submissions = {"unsolved": blank(students_copy), "solved": solved(students_copy), "half": half}
     for student, nb in submissions.items():
         folder = course / "submitted" / student / ASSIGNMENT
-        _write(folder, nb)
-        shutil.copy(SOLUTIONS / "fixture_checks.py", folder / "fixture_checks.py")
-        _write(tmp_path / "memlib-submissions" / student, nb)
+        write_notebook(folder, nb)
+        shutil.copy(FIXTURE_COURSE / "fixture_checks.py", folder / "fixture_checks.py")
+        write_notebook(tmp_path / "memlib-submissions" / student, nb)
 
     _run([*nbgrader, "autograde", ASSIGNMENT, "--force"], course, env)
     nbgrader_scores: dict[str, dict[str, float]] = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for student in submissions:
-            notebook = gradebook.find_submission_notebook(Path(NAME).stem, ASSIGNMENT, student)
+            notebook = gradebook.find_submission_notebook(Path(FIXTURE_NOTEBOOK).stem, ASSIGNMENT, student)
             nbgrader_scores[student] = {g.name: g.score for g in notebook.grades}
 
     # the course grader on the same notebooks (bubblewrap would not see a checkout's memlib outside CI:
     # no sandbox here; the sandbox has its own tests)
     memlib_release = tmp_path / "memlib-release"
     memlib_release.mkdir()
-    shutil.copy(released / NAME, memlib_release / NAME)
-    shutil.copy(SOLUTIONS / "fixture_checks.py", memlib_release / "fixture_checks.py")
+    shutil.copy(released / FIXTURE_NOTEBOOK, memlib_release / FIXTURE_NOTEBOOK)
+    shutil.copy(FIXTURE_COURSE / "fixture_checks.py", memlib_release / "fixture_checks.py")
     out = tmp_path / "grades.csv"
     _run([sys.executable, "-m", "memlib", "grade",
           *[str(tmp_path / "memlib-submissions" / s) for s in submissions],

@@ -22,10 +22,8 @@ import nbformat
 import pytest
 
 from memlib.course.release import EXERCISE_RE, check_release_current, graded_cells
+from conftest import NOTEBOOKS, ROOT, SOLUTIONS
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "solutions"
-NOTEBOOKS = ROOT / "notebooks"
 #: Which notebooks to execute (all by default); e.g. MEMLIB_NOTEBOOK_GLOB="0[0-4]_*.ipynb" while authoring.
 NOTEBOOK_GLOB = os.environ.get("MEMLIB_NOTEBOOK_GLOB", "*.ipynb")
 SOLUTION_FILES = sorted(SOLUTIONS.glob(NOTEBOOK_GLOB))

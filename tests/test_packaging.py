@@ -13,8 +13,8 @@ import zipfile
 import pytest
 
 import memlib
+from conftest import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: Never copied when building from a copy of the checkout: VCS, environments, build output, caches.
 NOT_SOURCE = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
               ".hypothesis", "artifacts", "grading")

@@ -11,6 +11,7 @@ import pytest
 
 from memlib.course import quiz as quiz_module
 from memlib.course.quiz import REVEAL_AFTER, Feedback, Question, Quiz, load_quiz, show_quiz
+from memlib.quiz import notebook_id
 
 QUESTIONS = [
     {
@@ -129,18 +130,19 @@ def test_course_quizzes_load_and_are_answerable() -> None:
     from memlib.datasets import QUIZ_NOTEBOOKS
 
     for number in QUIZ_NOTEBOOKS:
-        title, questions = load_quiz(number)
-        assert questions, f"quiz {number} is empty"
-        quiz = Quiz(questions, title=title)
+        quiz = load_quiz(number)
+        assert quiz.questions, f"quiz {number} is empty"
         for index, question in enumerate(quiz.questions, start=1):
             assert quiz.answer(index, question.answer).correct
-    assert repr(Quiz.load("03_archival")).startswith("Quiz(")
+    assert repr(Quiz.load("03_archival")).startswith("Quiz(03 ")
 
 
-def test_load_quiz_without_datasets_module(monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "memlib.datasets", None)  # import fails -> importlib.resources path
-    title, questions = load_quiz("03")
-    assert questions and all(isinstance(q, Question) for q in questions)
+def test_one_loader_for_the_notebooks_and_the_datasets() -> None:
+    from memlib import datasets
+
+    assert quiz_module.load_quiz is datasets._load_quiz
+    assert load_quiz("03") == datasets.load_quiz(3) == datasets.load("quiz", notebook="03_archival_bm25")
+    assert load_quiz("03") is not load_quiz("03"), "a Quiz records tries: every caller gets its own"
 
 
 def test_show_quiz_prints_outside_jupyter(capsys) -> None:
@@ -149,10 +151,20 @@ def test_show_quiz_prints_outside_jupyter(capsys) -> None:
     assert "1. " in capsys.readouterr().out
 
 
-def test_bad_notebook_name() -> None:
+@pytest.mark.parametrize("name", [3, "3", "03", " 03 ", "03_archival", "03_archival_bm25", "3_x"])
+def test_a_notebook_is_named_by_its_number_alone_or_with_its_file_name(name) -> None:
+    # "03_archival" is notebook 03, as its file 03_archival_bm25.ipynb is: the words are not checked.
+    assert notebook_id(name) == "03"
+    assert load_quiz(name).notebook == "03"
+
+
+@pytest.mark.parametrize("bad", ["archival", "99", 99, "003", "03archival", "3x", "", "_03", "03.ipynb", -3,
+                                 True, None, 3.0, ["03"]])
+def test_bad_notebook_name(bad) -> None:
+    with pytest.raises(ValueError, match=r"no quiz for notebook .*name it by its notebook number, one of 00, 01"):
+        load_quiz(bad)
     with pytest.raises(ValueError, match="notebook number"):
-        load_quiz("archival")
-    assert quiz_module._notebook_id(3) == "03" and quiz_module._notebook_id("3_x") == "03"
+        notebook_id(bad)
 
 
 @pytest.mark.skipif(

@@ -21,9 +21,8 @@ from memlib.course.release import (
     source_checksum,
     stub_source,
 )
+from conftest import FIXTURE_COURSE
 
-FIXTURES = Path(__file__).parent / "fixtures" / "course"
-SOLUTIONS = FIXTURES / "solutions"
 
 
 def _exec_raises(source: str) -> str:
@@ -41,7 +40,7 @@ def _exec_raises(source: str) -> str:
 @pytest.fixture
 def released(tmp_path: Path) -> Path:
     out = tmp_path / "notebooks"
-    release(SOLUTIONS, out)
+    release(FIXTURE_COURSE, out)
     return out
 
 
@@ -93,7 +92,7 @@ def test_graded_cells_keep_metadata_and_get_a_checksum(released: Path) -> None:
         assert "graded" in g.cell.metadata["tags"]
         assert g.source.startswith("from fixture_checks import check_")
     assert nb.metadata["memlib"]["assignment"] == "01_fixture"
-    solution = nbformat.read(str(SOLUTIONS / "01_fixture.ipynb"), as_version=4)
+    solution = nbformat.read(str(FIXTURE_COURSE / "01_fixture.ipynb"), as_version=4)
     assert [c.source for c in solution.cells if "graded" in c.metadata.get("tags", [])] == [g.source for g in graded]
 
 
@@ -115,9 +114,9 @@ def test_colab_badge_and_setup_cell_stamped(released: Path) -> None:
 
 def test_release_is_deterministic_and_idempotent(tmp_path: Path, released: Path) -> None:
     first = {p.name: p.read_bytes() for p in released.iterdir()}
-    assert release(SOLUTIONS, released) == []  # nothing changed, nothing rewritten
+    assert release(FIXTURE_COURSE, released) == []  # nothing changed, nothing rewritten
     other = tmp_path / "again"
-    release(SOLUTIONS, other)
+    release(FIXTURE_COURSE, other)
     assert {p.name: p.read_bytes() for p in other.iterdir()} == first
     text = first["01_fixture.ipynb"].decode("utf-8")
     assert text.endswith("}\n") and not text.endswith("\n\n")
@@ -129,21 +128,21 @@ def test_release_is_deterministic_and_idempotent(tmp_path: Path, released: Path)
 
 
 def test_check_release_current_reports_differences(tmp_path: Path, released: Path) -> None:
-    assert check_release_current(SOLUTIONS, released) == []
+    assert check_release_current(FIXTURE_COURSE, released) == []
     target = released / "01_fixture.ipynb"
     nb = json.loads(target.read_text())
     nb["cells"][0]["source"] = ["# edited by hand\n"]
     target.write_text(json.dumps(nb))
     (released / "99_stray.ipynb").write_text("{}")
     (released / "02_other.ipynb").unlink()
-    problems = check_release_current(SOLUTIONS, released)
+    problems = check_release_current(FIXTURE_COURSE, released)
     assert len(problems) == 3
     assert any("01_fixture.ipynb differs from a fresh release" in p for p in problems)
     assert any("02_other.ipynb is missing" in p for p in problems)
     assert any("99_stray.ipynb has no solution" in p for p in problems)
     # the command line also stamps the solutions' Colab cells in place: give it a copy
     solutions = tmp_path / "solutions"
-    shutil.copytree(SOLUTIONS, solutions)
+    shutil.copytree(FIXTURE_COURSE, solutions)
     assert main([str(solutions), str(released), "--check"]) == 1
     assert main([str(solutions), str(released)]) == 0
     assert main([str(solutions), str(released), "--check"]) == 1  # the stray is still there
@@ -153,7 +152,7 @@ def test_check_release_current_reports_differences(tmp_path: Path, released: Pat
 
 def test_stale_released_notebooks_are_removed(tmp_path: Path) -> None:
     src = tmp_path / "solutions"
-    shutil.copytree(SOLUTIONS, src)
+    shutil.copytree(FIXTURE_COURSE, src)
     out = tmp_path / "notebooks"
     release(src, out)
     (src / "02_other.ipynb").unlink()
@@ -282,7 +281,7 @@ def test_solutions_get_their_own_colab_cells_and_nothing_else_changes(tmp_path: 
     from memlib.course.release import check_solutions_stamped, stamp_solutions
 
     src = tmp_path / "solutions"
-    shutil.copytree(SOLUTIONS, src)
+    shutil.copytree(FIXTURE_COURSE, src)
     before = {p.name: nbformat.read(p, as_version=4) for p in sorted(src.glob("*.ipynb"))}
     assert check_solutions_stamped(src), "the fixture's placeholders should count as not stamped"
     assert [p.name for p in stamp_solutions(src)] == ["01_fixture.ipynb"]

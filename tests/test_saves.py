@@ -172,3 +172,81 @@ def test_a_version_1_save_still_loads(tmp_path):
     (tmp_path / "save" / "manifest.json").write_text(json.dumps(manifest))
     loaded = load_agent(tmp_path / "save").archival
     assert [r.text for r in loaded] == ["Ines prefers window seats"] and loaded.history() == []
+
+
+# ---------------------------------------------------------------------------
+# paging profiles: any profile saves and loads, and behaves the same after loading
+
+
+def _profiled_context(profile):
+    from memlib.context import MainContext
+    from memlib.summarize import TruncatingSummarizer
+
+    ctx = MainContext(window=500, summarizer=TruncatingSummarizer(), profile=profile)
+    for i in range(30):
+        ctx.append(Message.user(f"turn {i}: remember that item {i} costs {i * 3} euros"))
+        if i % 7 == 0:
+            ctx.append(Message.assistant(f"noted item {i}"))
+    return ctx
+
+
+def _state(ctx):
+    return ([(m.id, m.role, m.content) for m in ctx.messages], ctx.summary, ctx.used, len(ctx.recall))
+
+
+@pytest.mark.parametrize("evict", ["to_share", "token_share", "count_share", "sliding_window"])
+def test_a_custom_profile_of_each_eviction_rule_saves_loads_and_behaves_the_same(tmp_path, evict):
+    from memlib.context import PROFILES, PagingProfile
+
+    mine = PagingProfile(f"mine-{evict}", "a test's own numbers", warn_at=0.6 if evict == "to_share" else None,
+                         trigger="after_append" if evict == "count_share" else "before_append",
+                         trigger_at=0.85, evict=evict, amount=0.4, keep_last=1 if evict != "sliding_window" else 0)
+    assert mine.name not in PROFILES
+    ctx = _profiled_context(mine)
+    save_agent(tmp_path / "save", context=ctx)
+    loaded = load_agent(tmp_path / "save").context
+    assert loaded.profile == mine and (loaded.warn_at, loaded.flush_at, loaded.evict_to) == (
+        ctx.warn_at, ctx.flush_at, ctx.evict_to)
+    assert _state(loaded) == _state(ctx)
+    for i in range(25):  # the same messages from here on: the same evictions, summary and budget
+        message = Message.user(f"later {i}: the tram to Belem leaves at {i % 12 + 1} o'clock from stop {i}")
+        assert [(e.kind, e.message and e.message.content) for e in ctx.append(message)] == \
+               [(e.kind, e.message and e.message.content) for e in loaded.append(message)]
+    assert _state(loaded) == _state(ctx)
+
+
+def test_a_named_profile_comes_back_as_itself(tmp_path):
+    from memlib.context import PROFILES
+
+    save_agent(tmp_path / "save", context=_profiled_context("letta"))
+    assert load_agent(tmp_path / "save").context.profile is PROFILES["letta"]
+
+
+def test_a_save_from_before_profiles_were_saved_whole_still_loads(tmp_path):
+    from memlib.context import PROFILES
+
+    for name, expected in (("memgpt", PROFILES["memgpt"]), (None, None)):
+        d = tmp_path / f"save-{name}"
+        save_agent(d, context=_profiled_context(name))
+        state = json.loads((d / "context.json").read_text())
+        del state["paging_profile"]
+        _resign(d, "context.json", json.dumps(state).encode())
+        loaded = load_agent(d).context
+        if expected is not None:
+            assert loaded.profile is expected
+        else:  # no profile: the paper's thresholds, kept as explicit numbers
+            assert (loaded.warn_at, loaded.flush_at, loaded.evict_to) == (0.7, 1.0, 0.5)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("fast", "a paging profile is a dict of its fields"),
+    ({"name": "x"}, "missing"),
+])
+def test_a_damaged_saved_profile_fails_clearly(tmp_path, bad, message):
+    d = tmp_path / "save"
+    save_agent(d, context=_profiled_context("paper"))
+    state = json.loads((d / "context.json").read_text())
+    state["paging_profile"] = bad
+    _resign(d, "context.json", json.dumps(state).encode())
+    with pytest.raises(AgentSaveError, match=f"context.json: cannot be loaded .*{message}"):
+        load_agent(d)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,9 +17,8 @@ import pytest
 
 from memlib.course import grade as grading
 from memlib.course import item_analysis, shards
-from memlib.course.release import release
+from conftest import answered, blank
 
-SOLUTIONS = Path(__file__).parent / "fixtures" / "course" / "solutions"
 ADD, WORDS = "01_fixture.ipynb", "02_other.ipynb"
 
 
@@ -107,26 +105,6 @@ def test_item_analysis_groups_reasons_and_ignores_notes(tmp_path: Path, capsys) 
 # --------------------------------------------------------------------------- a real class, graded
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("shards")
-    released = root / "release"
-    release(SOLUTIONS, released)
-    shutil.copy(SOLUTIONS / "fixture_checks.py", released / "fixture_checks.py")
-    return {"root": root, "release": released}
-
-
-def _notebook(course, name: str, **answers: str) -> nbformat.NotebookNode:
-    """The released notebook `name` with the cells starting with each key replaced by its value."""
-    nb = nbformat.read(str(course["release"] / name), as_version=4)
-    solved = {c.id: c.source for c in nbformat.read(str(SOLUTIONS / name), as_version=4).cells}
-    for cell in nb.cells:
-        for start, source in answers.items():
-            if cell.source.startswith(start):
-                cell.source = solved[cell.id] if source == "solution" else source
-    return nb
-
-
 def _hand_in(folder: Path, *notebooks: tuple[str, nbformat.NotebookNode]) -> Path:
     folder.mkdir(parents=True)
     for name, nb in notebooks:
@@ -141,14 +119,14 @@ def _sample_class(course) -> list[Path]:
     times = "def add(a, b):\n    return a * b"
     space = "class WordCounter:\n    def count(self, text):\n        return len(text.split(' '))"
     return [
-        _hand_in(sub / "ada", (ADD, _notebook(course, ADD, **both)), (WORDS, _notebook(course, WORDS, **{"def double": "solution"}))),
-        _hand_in(sub / "bob", (ADD, _notebook(course, ADD))),
-        _hand_in(sub / "cy", (ADD, _notebook(course, ADD, **{**both, "def add": minus}))),
-        _hand_in(sub / "dan", (ADD, _notebook(course, ADD, **{**both, "def add": times}))),
-        _hand_in(sub / "eve", (ADD, _notebook(course, ADD, **{**both, "class WordCounter": space}))),
-        _hand_in(sub / "fay", (ADD, _notebook(course, ADD, **{"def add": "solution"}))),
-        _hand_in(sub / "gus", (WORDS, _notebook(course, WORDS))),
-        _hand_in(sub / "hal", (ADD, _notebook(course, ADD, **{**both, "def add": minus}))),
+        _hand_in(sub / "ada", (ADD, answered(course["release"], ADD, **both)), (WORDS, answered(course["release"], WORDS, **{"def double": "solution"}))),
+        _hand_in(sub / "bob", (ADD, blank(course["release"], ADD))),
+        _hand_in(sub / "cy", (ADD, answered(course["release"], ADD, **{**both, "def add": minus}))),
+        _hand_in(sub / "dan", (ADD, answered(course["release"], ADD, **{**both, "def add": times}))),
+        _hand_in(sub / "eve", (ADD, answered(course["release"], ADD, **{**both, "class WordCounter": space}))),
+        _hand_in(sub / "fay", (ADD, answered(course["release"], ADD, **{"def add": "solution"}))),
+        _hand_in(sub / "gus", (WORDS, blank(course["release"], WORDS))),
+        _hand_in(sub / "hal", (ADD, answered(course["release"], ADD, **{**both, "def add": minus}))),
         _hand_in(sub / "empty", ),
     ]
 
@@ -223,7 +201,7 @@ def test_the_sample_class_gradebook_and_its_item_analysis(sharded, tmp_path: Pat
 
 @pytest.mark.slow
 def test_only_assignments_someone_handed_in_get_rows(course, tmp_path: Path, capsys) -> None:
-    student = _hand_in(tmp_path / "sub" / "solo", (ADD, _notebook(course, ADD, **{"def add": "solution",
+    student = _hand_in(tmp_path / "sub" / "solo", (ADD, answered(course["release"], ADD, **{"def add": "solution",
                                                                                "class WordCounter": "solution"})))
     out = tmp_path / "g.csv"
     feedback = tmp_path / "fb"

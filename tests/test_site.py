@@ -40,9 +40,9 @@ from browser_support import CHROMIUM, CHROMIUM_ARGS
 
 from memlib.course import config
 from memlib.course.release import release_notebook, stub_source
+from conftest import ROOT, SOLUTIONS
 
-ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9]*.ipynb"))
+SOLUTION_FILES = sorted(SOLUTIONS.glob("[0-9]*.ipynb"))
 SCREENSHOTS = Path(os.environ.get("MEMLIB_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
 LAPTOP = {"width": 1366, "height": 768}
 BUILD_TIMEOUT_S = 1200
@@ -393,10 +393,10 @@ def _browser(test):
 @_browser
 def test_the_index_reaches_every_notebook_page_and_the_instructor_guide(served, crawl):
     reached = {url[len(served):] for url in crawl}
-    wanted = {"index.html", "instructor.html", *(f"{path.stem}.html" for path in SOLUTIONS)}
+    wanted = {"index.html", "instructor.html", *(f"{path.stem}.html" for path in SOLUTION_FILES)}
     assert wanted <= reached, f"not reached from the index: {sorted(wanted - reached)}"
     index = crawl[served + "index.html"]["text"]
-    for path in SOLUTIONS:
+    for path in SOLUTION_FILES:
         heading = json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]
         title = re.sub(r"^#\s*\d+\s*·\s*", "", "".join(heading).splitlines()[0])
         assert title in index, f"the syllabus has no row for {path.name} ({title!r})"
@@ -419,7 +419,7 @@ def test_every_internal_link_and_asset_answers_200(served, crawl):
 
 @_browser
 def test_every_notebook_page_launches_in_colab_and_binder(served, crawl):
-    for path in SOLUTIONS:
+    for path in SOLUTION_FILES:
         links = crawl[served + f"{path.stem}.html"]["links"]
         repo_path = f"{config.NOTEBOOKS_DIR}/{path.name}"
         assert config.colab_url(repo_path) in links and config.binder_url(repo_path) in links, path.name
@@ -429,7 +429,7 @@ def test_every_notebook_page_launches_in_colab_and_binder(served, crawl):
 def test_every_plotly_figure_on_a_notebook_page_is_drawn(served, built, crawl):
     _, sources = built
     total = 0
-    for path in SOLUTIONS:
+    for path in SOLUTION_FILES:
         page = nbformat.read(str(sources / path.name), as_version=4)
         carried = sum("plotly-graph-div" in o.get("data", {}).get("text/html", "")
                       for cell in page.cells for o in cell.get("outputs", []))
@@ -467,9 +467,9 @@ def _squash(text: str) -> str:
 def test_no_solution_line_appears_on_any_page_or_in_any_file_of_the_site(built, crawl):
     out, _ = built
     secrets: dict[str, str] = {}
-    released = [release_notebook(nbformat.read(str(path), as_version=4), path.name, warn=False) for path in SOLUTIONS]
+    released = [release_notebook(nbformat.read(str(path), as_version=4), path.name, warn=False) for path in SOLUTION_FILES]
     shown = _squash(" ".join(cell.source for student in released for cell in student.cells).replace("`", ""))
-    for path in SOLUTIONS:
+    for path in SOLUTION_FILES:
         for number, region in enumerate(_solution_regions(path), start=1):
             # A line some student notebook shows too (a `return x`, an import, a line the instructions
             # spell out) gives nothing away.

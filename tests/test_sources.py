@@ -11,8 +11,8 @@ from memlib.context import PROFILES, SLIDING_WINDOW_STEP
 from memlib.core_memory import DEFAULT_LIMIT
 from memlib.sources import SOURCES, Source, cite, sources_table, value
 from memlib.tools import MAX_PAUSE_HEARTBEATS, PAGE_SIZE, RESULT_CHAR_LIMIT, tool_schemas
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_source_says_where_it_was_read():

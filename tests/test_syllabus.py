@@ -2,13 +2,12 @@
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from memlib.course.syllabus import main, read_course, read_notebook, refresh
+from conftest import SOLUTIONS
 
-SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 
 
 def test_the_solutions_map_and_links_are_current():

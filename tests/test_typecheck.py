@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from pg_server import skip_or_fail  # skip with the reason; fail under CI=true
+from conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
 

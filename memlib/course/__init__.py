@@ -9,7 +9,7 @@
 - `memlib.course.grade`: `python -m memlib grade`, a class graded with nbval into a gradebook.
 - `memlib.course.shards`: `grade --shard K/N` picks a shard's students; `grade merge` joins the shards.
 - `memlib.course.item_analysis`: `grade items`, pass rate and failure reasons per check.
-- `memlib.course.quiz`: the self-check quiz widget at the end of each notebook.
+- `memlib.course.quiz`: where the notebooks import the self-check quiz from (`memlib.quiz` is the quiz).
 - `memlib.course.config`: the repository slug and branch (the only place they are written).
 
 Nothing is imported here, so `import memlib.course.checks` inside a graded

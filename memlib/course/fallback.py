@@ -20,6 +20,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from memlib.course.checking import is_exercise_stub
+
 __all__ = ["use_or_reference", "answer_status", "Requirement", "EnvironmentReport", "environment_report"]
 
 
@@ -29,8 +31,6 @@ def answer_status(answer: Any, probe: Callable[[Any], Any] | None = None) -> tup
     "unsolved" is the release's stub (NotImplementedError("Exercise N: ...")) or
     no answer at all; "crashed" is an answer that exists but raises on the probe.
     """
-    from memlib.course.checking import is_exercise_stub
-
     if answer is None:
         return "unsolved", None
     if probe is None:
@@ -141,6 +141,7 @@ def _version_of(module_name: str) -> tuple[bool, str]:
 
 def _check_tokens() -> tuple[bool, str]:
     try:
+        # Inside the try on purpose: a missing tiktoken or encoding is what this check reports.
         from memlib import tokens
 
         enc = tokens.encoding()

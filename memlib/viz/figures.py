@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from memlib import retrieval
 from memlib._util import check_int_at_least, check_positive_int, is_number, shorten
+from memlib.summarize import ExtractiveSummarizer
 from memlib.viz.replay import Snapshot, replay
 
 if TYPE_CHECKING:  # plotly is imported lazily at run time
@@ -281,8 +282,6 @@ def eviction_comparison(messages, summarizers: Mapping | None = None, window: in
     from plotly.subplots import make_subplots
 
     if summarizers is None:
-        from memlib.summarize import ExtractiveSummarizer
-
         summarizers = {"no summarizer": None, "extractive summarizer": ExtractiveSummarizer()}
     if not isinstance(summarizers, Mapping) or not summarizers:
         raise ValueError("summarizers must be a non-empty dict {panel name: Summarizer or None}")

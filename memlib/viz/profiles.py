@@ -60,11 +60,10 @@ def _profile_lines(profile: PagingProfile, window: int) -> list[tuple[str, float
         lines.append(("flush", profile.trigger_at * window, "solid", f"evict when the next message would pass {profile.trigger_at:.0%}"))
     else:
         lines.append(("flush", profile.trigger_at * window, "solid", f"evict once past {profile.trigger_at:.0%}"))
-    if profile.evict == "to_share":
-        lines.append(("evict target", profile.amount * window, "dot", f"back to {profile.amount:.0%}"))
-    elif profile.evict == "sliding_window":
-        keep = 1 - profile.amount
-        lines.append(("evict target", keep * window, "dot", f"what is kept fits under {keep:.0%}"))
+    target = profile.eviction.target_line(profile)
+    if target is not None:
+        share, label = target
+        lines.append(("evict target", share * window, "dot", label))
     return lines
 
 

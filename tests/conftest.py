@@ -1,0 +1,79 @@
+"""What several test files share: the repository's folders, the fixture course, and notebooks built from it.
+
+The fixture course (tests/fixtures/course/solutions) is a two-notebook course with its
+own checks; the release, grading, export and nbgrader tests build students' notebooks
+from its release: `blank` (as handed out), `solved` (each stub replaced by its
+solution cell, what a good student hands in) and `answered` (chosen cells replaced).
+Test files import the names from here (``from conftest import ROOT``); the `course`
+fixture is found by pytest itself.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The course's own notebooks: the authors' solutions and the released student versions.
+SOLUTIONS = ROOT / "solutions"
+NOTEBOOKS = ROOT / "notebooks"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: The small course the release and grading tests use, and its first notebook.
+FIXTURE_COURSE = FIXTURES / "course" / "solutions"
+FIXTURE_NOTEBOOK = "01_fixture.ipynb"
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> dict[str, Path]:
+    """The fixture course released into a temporary folder, with its checks beside it: {"root", "release"}."""
+    from memlib.course.release import release
+
+    root = tmp_path_factory.mktemp("course")
+    released = root / "release"
+    release(FIXTURE_COURSE, released)
+    shutil.copy(FIXTURE_COURSE / "fixture_checks.py", released / "fixture_checks.py")
+    return {"root": root, "release": released}
+
+
+def blank(released: Path, name: str = FIXTURE_NOTEBOOK) -> nbformat.NotebookNode:
+    """The released notebook `name` as a student gets it."""
+    return nbformat.read(str(released / name), as_version=4)
+
+
+def _solutions(name: str) -> dict[str, str]:
+    return {c.id: c.source for c in nbformat.read(str(FIXTURE_COURSE / name), as_version=4).cells}
+
+
+def solved(released: Path, name: str = FIXTURE_NOTEBOOK) -> nbformat.NotebookNode:
+    """The release with each stub replaced by its solution cell (what a good student hands in)."""
+    nb, solution = blank(released, name), _solutions(name)
+    for cell in nb.cells:
+        if "NotImplementedError" in cell.source:
+            cell.source = solution[cell.id]
+    return nb
+
+
+def answered(released: Path, name: str, **answers: str) -> nbformat.NotebookNode:
+    """The release with the cells that start with each key replaced by its value ("solution": the solution cell)."""
+    nb, solution = blank(released, name), _solutions(name)
+    for cell in nb.cells:
+        for start, source in answers.items():
+            if cell.source.startswith(start):
+                cell.source = solution[cell.id] if source == "solution" else source
+    return nb
+
+
+def cell_index(nb: nbformat.NotebookNode, startswith: str) -> int:
+    """The index of the first cell whose source starts with `startswith`."""
+    return next(i for i, c in enumerate(nb.cells) if c.source.startswith(startswith))
+
+
+def write_notebook(folder: Path, nb: nbformat.NotebookNode, name: str = FIXTURE_NOTEBOOK) -> Path:
+    """`nb` written as folder/name (the folder is made); the path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    nbformat.write(nb, str(path))
+    return path
