@@ -534,3 +534,14 @@ def test_without_the_sandbox_grading_still_works_and_says_what_is_missing(course
     ]
     assert report.sandbox == "no sandbox"
     assert len(warnings) == 1 and "student code runs with your permissions" in warnings[0]
+
+
+def test_a_release_whose_graded_cell_has_another_shape_is_refused_before_grading(course, tmp_path: Path) -> None:
+    released = nbformat.read(str(course["release"] / NAME), as_version=4)
+    at = next(i for i, c in enumerate(released.cells) if c.metadata.get("memlib", {}).get("grade_id") == "fixture-add")
+    released.cells[at].source = "from fixture_checks import check_add\nassert add(2, 3) == 5"
+    folder = tmp_path / "release"
+    folder.mkdir()
+    nbformat.write(released, str(folder / NAME))
+    with pytest.raises(grading.GradeSetupError, match="fixture-add.*one call `check\\(answer\\)`"):
+        grading.load_release(folder)

@@ -24,6 +24,7 @@ from typing import Iterable
 import nbformat
 
 from memlib.course import export
+from memlib.course.checker import graded_call
 from memlib.course.grading.model import ERROR, MISSING, Assignment, GradeSetupError, _cell_grade_id
 from memlib.course.release import graded_cells, source_checksum
 
@@ -70,6 +71,10 @@ def load_release(path: str | Path, only: Iterable[str] = ()) -> list[Assignment]
             if cell.grade_id in owners:
                 raise GradeSetupError(f"grade_id {cell.grade_id!r} appears in {owners[cell.grade_id]} and {file.name}")
             owners[cell.grade_id] = file.name
+            try:
+                graded_call(cell.source)  # the checker reads the check and the answer from it
+            except ValueError as error:
+                raise GradeSetupError(f"{file.name}, graded cell {cell.grade_id!r}: {error}") from None
         assignments.append(Assignment(file.name, nb, graded))
     if not assignments:
         what = f" matching {', '.join(only)}" if wanted else ""
