@@ -355,8 +355,8 @@ def _uids_running() -> set[int]:
 
 
 def _unshare() -> list[str]:
-    # As root, no user namespace: the kernel then drops to the real uid
-    # 65534 (which a user namespace mapping only root could not name).
+    # As root, no user namespace: the kernel then drops to a real uid of its
+    # own (which a user namespace mapping only root could not name).
     # Otherwise bwrap needs one to build the sandbox at all.
     common = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     return common if os.geteuid() == 0 else ["--unshare-user", *common]
