@@ -153,10 +153,14 @@ class Sandbox:
             _write_private(folder / "kernel.json", json.dumps(info).encode())
             for file in support:
                 shutil.copy2(file, host_work / file.name)
-            process = subprocess.Popen(
-                [*kernel_argv, "-f", str(folder / "kernel.json")], cwd=str(host_work), stdin=subprocess.DEVNULL,
-                stdout=stdout, stderr=subprocess.STDOUT, env=_plain_env(host_work), start_new_session=True,
-            )
+            try:
+                process = subprocess.Popen(
+                    [*kernel_argv, "-f", str(folder / "kernel.json")], cwd=str(host_work), stdin=subprocess.DEVNULL,
+                    stdout=stdout, stderr=subprocess.STDOUT, env=_plain_env(host_work), start_new_session=True,
+                )
+            except OSError:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
             return Kernel(process, info, folder=folder)
         lock: int | None = None
         if os.geteuid() == 0:
@@ -251,8 +255,11 @@ class Kernel:
         from it, so the code cannot swap a socket for a link to a host socket the grader would then
         reconnect to. (Without root the kernel is the grader's own user and keeps its folder.)"""
         if self.root and os.geteuid() == 0:
-            os.chown(f"{self.root}{SANDBOX_IPC}", 0, 0, follow_symlinks=False)
-            os.chmod(f"{self.root}{SANDBOX_IPC}", 0o755)
+            try:
+                os.chown(f"{self.root}{SANDBOX_IPC}", 0, 0, follow_symlinks=False)
+                os.chmod(f"{self.root}{SANDBOX_IPC}", 0o755)
+            except OSError:  # the kernel died meanwhile: its first cell will say so
+                pass
 
     def close(self) -> None:
         """After the process is gone: free its uid and remove its host folder."""
