@@ -17,7 +17,9 @@ from conftest import ROOT
 
 #: Never copied when building from a copy of the checkout: VCS, environments, build output, caches.
 NOT_SOURCE = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
-              ".hypothesis", "artifacts", "grading")
+              ".hypothesis", "artifacts")
+#: Left out at the top of the checkout only: the instructor's grading output (memlib.course.grading is code).
+NOT_SOURCE_AT_TOP = ("grading",)
 LICENCE_FILES = ("LICENSE", "LICENSE-CONTENT")
 #: What the sdist must hold besides the package; and what it leaves to a clone of the repository.
 SDIST_PAPERS = ("pyproject.toml", "README.md", *LICENCE_FILES, "CHANGELOG.md", "CITATION.cff")
@@ -29,7 +31,13 @@ DATA_FILES = ("facts.jsonl", "queries.jsonl", "poisoning.jsonl", "quizzes/03.jso
 def _copy_of_the_checkout(dest: pathlib.Path) -> pathlib.Path:
     """The checkout's files in `dest`: setuptools writes build/ and memlib.egg-info into the tree it
     builds, so builds run on a copy (the checkout stays clean, parallel builds do not collide)."""
-    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(*NOT_SOURCE), symlinks=True)
+    anywhere = shutil.ignore_patterns(*NOT_SOURCE)
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        at_top = {n for n in names if n in NOT_SOURCE_AT_TOP} if pathlib.Path(folder) == ROOT else set()
+        return set(anywhere(folder, names)) | at_top
+
+    shutil.copytree(ROOT, dest, ignore=ignore, symlinks=True)
     return dest
 
 

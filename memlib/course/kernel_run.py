@@ -24,11 +24,9 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -36,7 +34,7 @@ from pathlib import Path
 from queue import Empty
 from typing import Any, Callable
 
-from memlib.course.sandbox import Sandbox
+from memlib.course.sandbox import Kernel, Sandbox
 
 __all__ = ["CellRun", "NotebookRun", "run_notebook", "is_skipped", "OUTPUT_CAP_CHARS"]
 
@@ -191,20 +189,17 @@ def run_notebook(
     answers the code's ``input()`` calls), and returns the cell's `CellRun`.
     """
     from jupyter_client.blocking import BlockingKernelClient
-    from jupyter_client.connect import write_connection_file
     import zmq
 
     started = time.monotonic()
     notebook_deadline = started + timeout
     work = job_dir / "work"
     work.mkdir(parents=True, exist_ok=True)
-    # a short folder for the kernel's sockets (a unix socket path has ~100 characters at most)
-    ipc_dir = Path(tempfile.mkdtemp(prefix="memlib-k-"))
-    connection = ipc_dir / "kernel.json"
-    write_connection_file(str(connection), transport="ipc", ip=str(ipc_dir / "k"),
-                          key=secrets.token_hex(32).encode())
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", str(connection),
-            "--HistoryManager.hist_file=:memory:", "--IPKernelApp.quiet=True"]
+    # the sandbox says where the sockets are (the kernel's "ip" for transport ipc)
+    connection = {"transport": "ipc", "shell_port": 1, "iopub_port": 2, "stdin_port": 3, "control_port": 4,
+                  "hb_port": 5, "key": secrets.token_hex(32), "signature_scheme": "hmac-sha256", "kernel_name": ""}
+    argv = [sys.executable, "-m", "ipykernel_launcher", "--HistoryManager.hist_file=:memory:",
+            "--IPKernelApp.quiet=True"]
     cells = nb.get("cells", [])
     result = NotebookRun([])
     # jupyter_client 8 wants a zmq.Context here, 7.x (Colab's) a zmq.asyncio.Context: ask the client.
@@ -213,17 +208,22 @@ def run_notebook(
     context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
     context.setsockopt(zmq.RCVHWM, 256)
     client = None
+    kernel: Kernel | None = None
     process: subprocess.Popen | None = None
     tail: _Tail | None = None
     try:
-        process = sandbox.start(argv, work, ipc_dir, support, stdout=subprocess.PIPE)
+        kernel = sandbox.start(argv, connection, work, support, stdout=subprocess.PIPE)
+        process = kernel.process
         tail = _Tail(process.stdout)
         client = BlockingKernelClient(context=context)
-        client.load_connection_file(str(connection))
+        info: Any = kernel.connection  # jupyter_client types it as a TypedDict of its own
+        client.load_connection_info(info)
         client.start_channels()
         problem = _wait_ready(client, process, min(notebook_deadline, time.monotonic() + KERNEL_START_SECONDS))
         if problem:
             result.start_error = problem
+        else:
+            kernel.seal()  # before the first cell: no notebook code has run yet
         dead_since: int | None = None if not problem else -1
         for index, cell in enumerate(cells):
             if cell.get("cell_type") != "code":
@@ -268,8 +268,9 @@ def run_notebook(
                 pass
         if process is not None:
             _kill(process)
+        if kernel is not None:
+            kernel.close()
         context.destroy(linger=0)
-        shutil.rmtree(ipc_dir, ignore_errors=True)
         if tail is not None:
             tail.thread.join(timeout=2)
             result.log_tail = tail.text

@@ -11,13 +11,21 @@ Debian's `bubblewrap` (``bwrap``) when it is installed and works:
   the Python installation and virtualenv running the grader and memlib's own
   package folder, all read-only; a private, size-limited ``/tmp`` whose
   ``/tmp/work`` is the kernel's working directory (the release's support files
-  are bound read-only into it); a folder for the kernel's sockets. The
+  are bound read-only into it) and whose ``/tmp/kernel-ipc`` holds the kernel's
+  connection file and sockets. No host folder is writable: the grader reaches
+  the sockets through ``/proc/<pid>/root`` (as root, or as the user whose user
+  namespace the sandbox is), so all a kernel can write is its ``/tmp``. The
   checkout (solutions, tests, .git), the release folder, home directories, the
-  gradebook and every other submission are simply not there;
+  gradebook and every other submission are simply not there, and bwrap's
+  options (which name host paths) go through a file descriptor, so no process
+  inside sees them in a command line;
 * an environment of a few fixed variables (none of the grader's), among
   them ``MEMLIB_STRICT_CHECKS=1`` so a failed check raises;
-* when the grader runs as root, the kernel drops to the unprivileged
-  ``nobody`` user (uid 65534) before it starts, with no capabilities;
+* when the grader runs as root, the kernel drops to a uid of its own before it
+  starts, with no capabilities: one of `KERNEL_UIDS` that no account and no
+  other kernel uses (of this grader or another one on the machine), so the
+  process limit of one kernel (it counts the tasks of a uid) leaves every other
+  kernel alone. Without root, the kernels share the grader's user;
 * resource limits set before the kernel starts: address space (memory),
   processes, file size, core dumps.
 
@@ -29,15 +37,23 @@ prints what that leaves open. This module does not talk to the kernel (see
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import pwd
+import select
 import shutil
+import signal
 import site
 import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-__all__ = ["Limits", "Sandbox", "SandboxError", "resolve", "INSTALL_HINT", "MISSING_PROTECTION"]
+__all__ = ["Limits", "Sandbox", "SandboxError", "Kernel", "resolve", "INSTALL_HINT", "MISSING_PROTECTION"]
 
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install bubblewrap`)"
 MISSING_PROTECTION = (
@@ -49,7 +65,15 @@ MISSING_PROTECTION = (
 #: Inside the sandbox: the kernel's private /tmp and working directory.
 SANDBOX_TMP = "/tmp"
 SANDBOX_WORK = "/tmp/work"
-NOBODY = 65534
+#: Inside the sandbox, in its private /tmp: the kernel's connection file and sockets. The grader
+#: reaches them through /proc/<pid>/root, so no host folder is writable from the sandbox.
+SANDBOX_IPC = "/tmp/kernel-ipc"
+#: As root, each running kernel gets a uid of its own from this range (one no account uses; checked
+#: against the password database), claimed with a lock in UID_LOCKS that every grader on the machine
+#: shares: RLIMIT_NPROC counts the tasks of a uid, so a fork bomb then only exhausts its own kernel.
+KERNEL_UIDS = range(1_900_000_000, 1_900_000_000 + 10_000)
+UID_LOCKS = "/run/memlib-grade-uids" if os.path.isdir("/run") else "/tmp/memlib-grade-uids"
+SANDBOX_START_SECONDS = 30.0
 #: Tells memlib's checks that they are being graded: a failed check raises (never only displays).
 STRICT_CHECKS_ENV = "MEMLIB_STRICT_CHECKS"
 
@@ -69,7 +93,7 @@ class Limits:
 
 
 # Runs inside the sandbox as the first process (bwrap's child): optionally
-# drop root for nobody, set the limits, then become the kernel. Plain Python
+# drop root for the kernel's own uid, set the limits, then become the kernel. Plain Python
 # with no site imports, so it is small and depends on nothing.
 _LAUNCHER = r"""
 import os, resource, sys
@@ -113,36 +137,85 @@ class Sandbox:
             )
         return "no sandbox"
 
-    def start(self, python_argv: list[str], host_work: Path, ipc_dir: Path, support: list[Path],
-              stdout: int) -> subprocess.Popen:
-        """Start ``python_argv`` (the kernel) confined; `ipc_dir` holds its connection file and sockets.
+    def start(self, kernel_argv: list[str], connection: dict[str, Any], host_work: Path, support: list[Path],
+              stdout: int) -> Kernel:
+        """Start the kernel (``kernel_argv`` without its ``-f`` connection file) confined.
 
-        Without a sandbox the support files are copied into `host_work`, which
-        becomes the kernel's working directory.
+        `connection` is the kernel's connection info (transport ``ipc``) without
+        its ``ip``: the kernel makes its sockets where this sandbox says, and the
+        returned `Kernel` says where the grader finds them. Without a sandbox the
+        support files are copied into `host_work`, which becomes the kernel's
+        working directory, and the sockets are in a short host folder.
         """
         if not self.confined:
+            folder = Path(tempfile.mkdtemp(prefix="memlib-k-"))  # a unix socket path has ~100 characters at most
+            info = dict(connection, ip=str(folder / "k"))
+            _write_private(folder / "kernel.json", json.dumps(info).encode())
             for file in support:
                 shutil.copy2(file, host_work / file.name)
-            return subprocess.Popen(
-                python_argv, cwd=str(host_work), stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.STDOUT,
-                env=_plain_env(host_work), start_new_session=True,
-            )
-        uid = NOBODY if os.geteuid() == 0 else -1
-        if uid < 0:
+            try:
+                process = subprocess.Popen(
+                    [*kernel_argv, "-f", str(folder / "kernel.json")], cwd=str(host_work), stdin=subprocess.DEVNULL,
+                    stdout=stdout, stderr=subprocess.STDOUT, env=_plain_env(host_work), start_new_session=True,
+                )
+            except OSError:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            return Kernel(process, info, folder=folder)
+        lock: int | None = None
+        if os.geteuid() == 0:
+            uid, lock = _claim_uid()
+            processes = self.limits.processes
+        else:
+            uid = -1
             # RLIMIT_NPROC counts every task of the user, the instructor's own included
             processes = _tasks_of(os.getuid()) + self.limits.processes
-        else:
-            processes = self.limits.processes
-        command = [self.bwrap, *self._bwrap_args(ipc_dir, support), "--",
-                   python_argv[0], "-I", "-S", "-c", _LAUNCHER,
+        inside = f"{SANDBOX_IPC}/kernel.json"
+        command = [self.bwrap, "--args", "{args}", "--", kernel_argv[0], "-I", "-S", "-c", _LAUNCHER,
                    str(uid), str(self.limits.memory), str(processes), str(self.limits.file_size), SANDBOX_WORK,
-                   str(ipc_dir / "kernel.json"), "--", *python_argv]
-        return subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.STDOUT,
-            env=_sandbox_env(python_argv[0]), start_new_session=True,
-        )
+                   inside, "--", *kernel_argv, "-f", inside]
+        # The sandbox's options go through a file descriptor (--args): bwrap's command line is what every
+        # process inside sees as /proc/1/cmdline, and the options name host paths. The connection file is
+        # copied into the sandbox's /tmp (--file); bwrap reports its first process's pid (--info-fd).
+        # Both files are unlinked at once: nothing of them stays on the host.
+        info_read, info_write = os.pipe()
+        try:
+            with tempfile.TemporaryFile() as args_file, tempfile.TemporaryFile() as connection_file:
+                connection_file.write(json.dumps(dict(connection, ip=f"{SANDBOX_IPC}/k")).encode())
+                connection_file.seek(0)
+                options = [*self._bwrap_args(support), "--perms", "0700", "--dir", SANDBOX_IPC,
+                           "--perms", "0600", "--file", str(connection_file.fileno()), inside,
+                           "--info-fd", str(info_write)]
+                args_file.write(b"".join(arg.encode() + b"\0" for arg in options))
+                args_file.seek(0)
+                command[2] = str(args_file.fileno())
+                process = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.STDOUT,
+                    env=_sandbox_env(kernel_argv[0]), start_new_session=True,
+                    pass_fds=(args_file.fileno(), connection_file.fileno(), info_write),
+                )
+            os.close(info_write)
+            info_write = -1
+            pid = _child_pid(info_read, process)
+        except BaseException:
+            _release(lock)
+            raise
+        finally:
+            os.close(info_read)
+            if info_write >= 0:
+                os.close(info_write)
+        root = _built_root(pid, inside, process) if pid else ""
+        if not root:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            said = process.stdout.read().decode(errors="replace").strip() if process.stdout else ""
+            _release(lock)
+            raise SandboxError(f"bubblewrap could not start the sandbox (exit code {process.returncode}): "
+                               f"{said[-500:] or 'no message'}")
+        return Kernel(process, dict(connection, ip=f"{root}{SANDBOX_IPC}/k"), uid_lock=lock, root=root)
 
-    def _bwrap_args(self, ipc_dir: Path, support: list[Path]) -> list[str]:
+    def _bwrap_args(self, support: list[Path]) -> list[str]:
         args = [*_unshare(), "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev"]
         # /tmp first: a virtualenv or the grader's scratch folder may live under it
         args += ["--perms", "1777", "--size", str(self.limits.tmp_size), "--tmpfs", SANDBOX_TMP,
@@ -163,13 +236,134 @@ class Sandbox:
             args += ["--ro-bind", path, path]
         for file in support:
             args += ["--ro-bind", str(file.resolve()), f"{SANDBOX_WORK}/{file.name}"]
-        args += ["--bind", str(ipc_dir), str(ipc_dir), "--chdir", SANDBOX_WORK]
+        args += ["--chdir", SANDBOX_WORK]
         return args
 
 
+@dataclass
+class Kernel:
+    """A started kernel: its process, where the grader connects to it, and what it holds on the host."""
+
+    process: subprocess.Popen
+    connection: dict[str, Any]  # the connection info as the grader uses it
+    folder: Path | None = None  # an unconfined kernel's socket folder, removed by `close`
+    uid_lock: int | None = None  # the lock on this kernel's own uid (as root)
+    root: str = ""  # the sandbox's file system as the grader reaches it, /proc/<pid>/root
+
+    def seal(self) -> None:
+        """Once the kernel answers, and before any notebook code runs: as root, take its socket folder
+        from it, so the code cannot swap a socket for a link to a host socket the grader would then
+        reconnect to. (Without root the kernel is the grader's own user and keeps its folder.)"""
+        if self.root and os.geteuid() == 0:
+            try:
+                os.chown(f"{self.root}{SANDBOX_IPC}", 0, 0, follow_symlinks=False)
+                os.chmod(f"{self.root}{SANDBOX_IPC}", 0o755)
+            except OSError:  # the kernel died meanwhile: its first cell will say so
+                pass
+
+    def close(self) -> None:
+        """After the process is gone: free its uid and remove its host folder."""
+        _release(self.uid_lock)
+        self.uid_lock = None
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
+def _child_pid(info: int, process: subprocess.Popen) -> int:
+    """The host pid of the sandbox's first process, from bwrap's --info-fd; 0 when bwrap failed.
+
+    Its /proc/<pid>/root is the sandbox's file system: the grader (root, or the
+    same user as the sandbox's user namespace) reaches the kernel's sockets there.
+    """
+    data = b""
+    deadline = time.monotonic() + SANDBOX_START_SECONDS
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([info], [], [], 0.2)
+        if ready:
+            chunk = os.read(info, 4096)
+            if not chunk:
+                return 0  # bwrap exited before the sandbox was up: its message is in the kernel's log
+            data += chunk
+            try:
+                return int(json.loads(data)["child-pid"])
+            except (ValueError, KeyError, TypeError):
+                continue
+        elif process.poll() is not None:
+            return 0
+    raise SandboxError(f"bubblewrap did not report its sandbox within {SANDBOX_START_SECONDS:g} s")
+
+
+def _built_root(pid: int, marker: str, process: subprocess.Popen) -> str:
+    """``/proc/<pid>/root`` once bwrap has finished building the sandbox's file system ('' if it failed).
+
+    bwrap reports the pid before the sandbox's root is in place: until then that
+    path leads to the host's own root, and a socket path there to a host file.
+    """
+    root = f"/proc/{pid}/root"
+    host = os.stat("/")
+    deadline = time.monotonic() + SANDBOX_START_SECONDS
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            now = os.stat(root)
+            if (now.st_dev, now.st_ino) != (host.st_dev, host.st_ino) and os.path.lexists(root + marker):
+                return root
+        except OSError:
+            pass
+        time.sleep(0.01)
+    return ""
+
+
+def _claim_uid() -> tuple[int, int]:
+    """A uid of KERNEL_UIDS that no account, no process and no other kernel (of any grader here) uses,
+    and the open lock file that holds it until `_release`."""
+    os.makedirs(UID_LOCKS, mode=0o700, exist_ok=True)
+    folder = os.lstat(UID_LOCKS)
+    if folder.st_uid != 0 or folder.st_mode & 0o022 or not os.path.isdir(UID_LOCKS):
+        raise SandboxError(f"{UID_LOCKS} is not a folder only root can write: remove it and grade again")
+    busy = _uids_running()
+    for uid in KERNEL_UIDS:
+        if uid in busy:
+            continue
+        try:
+            pwd.getpwuid(uid)
+            continue  # an account has it
+        except KeyError:
+            pass
+        fd = os.open(os.path.join(UID_LOCKS, str(uid)), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        return uid, fd
+    raise SandboxError(f"every uid from {KERNEL_UIDS.start} to {KERNEL_UIDS.stop - 1} is in use by a kernel")
+
+
+def _release(lock: int | None) -> None:
+    if lock is not None:
+        os.close(lock)  # closing the file drops its lock
+
+
+def _uids_running() -> set[int]:
+    uids: set[int] = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                uids.add(os.stat(entry.path).st_uid)
+            except OSError:
+                continue
+    return uids
+
+
 def _unshare() -> list[str]:
-    # As root, no user namespace: the kernel then drops to the real uid
-    # 65534 (which a user namespace mapping only root could not name).
+    # As root, no user namespace: the kernel then drops to a real uid of its
+    # own (which a user namespace mapping only root could not name).
     # Otherwise bwrap needs one to build the sandbox at all.
     common = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     return common if os.geteuid() == 0 else ["--unshare-user", *common]
@@ -265,20 +459,52 @@ _PROBED: dict[str, str] = {}
 
 
 def _probe(bwrap: str) -> str:
-    """'' when bwrap can start a confined process here, else why not (cached per binary)."""
+    """'' when bwrap can start a confined process here and the grader can reach its /tmp, else why not
+    (cached per binary)."""
     if bwrap not in _PROBED:
         args = [*_unshare(), "--die-with-parent"]
         for path in _system_paths():
             args += ["--ro-bind", path, path] if not os.path.islink(path) else ["--symlink", os.readlink(path), path]
-        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", "1048576", "--tmpfs", "/tmp",
-                 "--", "/bin/sh", "-c", "exit 0"]
-        try:
-            done = subprocess.run([bwrap, *args], capture_output=True, timeout=30)
-            _PROBED[bwrap] = "" if done.returncode == 0 else (done.stderr.decode(errors="replace").strip() or
-                                                              f"exit code {done.returncode}")
-        except (OSError, subprocess.TimeoutExpired) as error:
-            _PROBED[bwrap] = str(error)
+        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", "1048576", "--tmpfs", "/tmp"]
+        _PROBED[bwrap] = _try_sandbox([bwrap, *args])
     return _PROBED[bwrap]
+
+
+def _try_sandbox(command: list[str]) -> str:
+    info_read, info_write = os.pipe()
+    try:
+        # cat waits on its stdin: the sandbox stays up while its /tmp is looked at from here
+        process = subprocess.Popen([*command, "--info-fd", str(info_write), "--", "/bin/cat"],
+                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   pass_fds=(info_write,))
+    except OSError as error:
+        os.close(info_write)
+        os.close(info_read)
+        return str(error)
+    os.close(info_write)
+    reach = ""
+    try:
+        pid = _child_pid(info_read, process)
+        root = _built_root(pid, "/tmp", process) if pid else ""
+        if pid and not root and process.poll() is None:
+            reach = "the grader cannot reach the sandbox's /tmp through /proc/<pid>/root, where the kernel's sockets are"
+        elif root:
+            os.listdir(f"{root}/tmp")
+    except OSError as error:
+        reach = (f"the grader cannot reach the sandbox's /tmp through /proc/<pid>/root, where the kernel's "
+                 f"sockets are ({error.strerror or error})")
+    except SandboxError as error:
+        reach = str(error)
+    finally:
+        os.close(info_read)
+        try:
+            _, err = process.communicate(b"", timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate()
+    if process.returncode != 0:
+        return err.decode(errors="replace").strip() or f"exit code {process.returncode}"
+    return reach
 
 
 def resolve(kind: str = "auto", limits: Limits | None = None) -> tuple[Sandbox, str]:
