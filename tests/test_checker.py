@@ -160,7 +160,7 @@ CHECK_WORDS = "from fixture_checks import check_words\n\ncheck_words(WordCounter
 @pytest.mark.slow
 def test_honest_answers_pass_and_patches_in_the_kernel_change_nothing(tmp_path: Path) -> None:
     outcomes = _grade([
-        "def add(a, b):\n    return a + b",
+        "def add(a, b):\n    print('adding', a, b)\n    return a + b",
         "class WordCounter:\n    def count(self, text):\n        return len(text.split())",
         CHECK_ADD, CHECK_WORDS,
         # the classic patches: they reach only the kernel's copy of the checks
@@ -171,6 +171,7 @@ def test_honest_answers_pass_and_patches_in_the_kernel_change_nothing(tmp_path: 
         CHECK_ADD,
     ], tmp_path)
     assert outcomes[2].status == "passed" and "all checks for fixture-add" in outcomes[2].output
+    assert f"{checker.PRINTED_HEADER}\nadding 2 3\nadding -1 1" in outcomes[2].output  # the answer's own prints
     assert outcomes[3].status == "passed" and outcomes[3].calls >= 2
     assert outcomes[5].status == "failed" and "add(2, 3)" in outcomes[5].message
 

@@ -44,8 +44,8 @@ from memlib.course import wire
 
 __all__ = ["GradedCall", "graded_call", "CheckOutcome", "run_check", "Remote", "main"]
 
-#: Longest time the checker process may take to start and import the checks.
-CHECKER_START_SECONDS = 60.0
+#: The line before what the answer printed while the check called it, in a graded cell's output.
+PRINTED_HEADER = "[printed by your code while the check ran]"
 
 
 # --------------------------------------------------------------------------- the graded cell
@@ -168,13 +168,17 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
     try:
         _send(checker, {"module": call.module, "function": call.function, "answer": first})
         pending = next_request()
+        printed = ""
         if pending:
-            status, _, trace = execute(_SERVE.format(f"loop({nonce!r})"), left(), respond)
+            status, printed, trace = execute(_SERVE.format(f"loop({nonce!r})"), left(), respond)
             lost = {"fatal": status if status in ("timeout", "died") else "no-reply"}
             while not done:  # the kernel stopped before the check finished: the checker fails what is left
                 _send(checker, lost)
                 next_request()
-        return CheckOutcome(done.get("status", "error"), done.get("message", ""), done.get("output", ""),
+        output = str(done.get("output", ""))
+        if printed.strip():  # the answer's own prints while the check called it, as a student expects to see them
+            output += f"{PRINTED_HEADER}\n{printed.strip()}\n"
+        return CheckOutcome(done.get("status", "error"), done.get("message", ""), output,
                             tuple(done.get("references", ())), calls,
                             trace if done.get("status") in ("timeout", "died") else [])
     finally:
