@@ -414,7 +414,7 @@ def bench_analyzer(n_records: int, repeats: int, log) -> dict:
     word stemmed once); the other rows are medians over warm passes.
     """
     from memlib import datasets
-    from memlib.retrieval import ANALYZERS, DEFAULT_ANALYZER, _stem_cache
+    from memlib.analyzer import ANALYZERS, DEFAULT_ANALYZER, _stem_cache
 
     corpora = {"synthetic notes": make_corpus(n_records, n_queries=1).texts,
                "course facts": [r.text for r in datasets.load("facts")]}
