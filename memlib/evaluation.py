@@ -30,12 +30,12 @@ from math import log
 from pathlib import Path
 from typing import Protocol
 
-from memlib import datasets
+from memlib import datasets, retrieval
 from memlib.context import MainContext
 from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES
 # The metrics themselves, re-exported: notebooks and checks import them from here.
 from memlib.metrics import fact_retention, mean_recall_at_k, mrr, recall_at_k, reciprocal_rank  # noqa: F401
-from memlib.retrieval import ANALYZERS, DEFAULT_ANALYZER, SCORERS, make_scorer
+from memlib.retrieval import DEFAULT_ANALYZER, make_scorer
 from memlib.scanner import scan
 from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
 from memlib.tokens import count as count_tokens
@@ -242,7 +242,7 @@ class Measurements:
 
 def retrieval_methods() -> tuple[str, ...]:
     """The scorers measured: every entry of `memlib.retrieval.SCORERS`, in registry order."""
-    return tuple(SCORERS)
+    return tuple(retrieval.SCORERS)  # looked up now: the registry is the one in use, not the one at import
 
 
 def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10,
@@ -275,7 +275,7 @@ def evaluate_retrieval(method: str, facts=None, queries=None, k: int = 10,
 
 def compare_analyzers(method: str = "bm25-lucene", **kwargs) -> tuple[RetrievalResult, ...]:
     """`evaluate_retrieval` of one scorer under every analyzer in `memlib.retrieval.ANALYZERS`."""
-    return tuple(evaluate_retrieval(method, analyzer=name, **kwargs) for name in ANALYZERS)
+    return tuple(evaluate_retrieval(method, analyzer=name, **kwargs) for name in retrieval.ANALYZERS)
 
 
 RETENTION_WINDOW = 1024
