@@ -22,6 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from conftest import FIXTURE_COURSE, FIXTURE_NOTEBOOK, blank, solved
+from conftest import cell_index as _cell_index
+from conftest import write_notebook as _write
 from memlib.course import grade as grading
 from memlib.course.grade import (
     CSV_COLUMNS,
@@ -32,9 +35,8 @@ from memlib.course.grade import (
 )
 from memlib.course.release import graded_cells, release
 
-FIXTURES = Path(__file__).parent / "fixtures" / "course"
-SOLUTIONS = FIXTURES / "solutions"
-NAME = "01_fixture.ipynb"
+SOLUTIONS = FIXTURE_COURSE
+NAME = FIXTURE_NOTEBOOK
 CELL_TIMEOUT = 6  # short, to keep the loop cases quick; generous enough for a loaded 2-core machine
 
 NOT_SOLVED_1 = "not solved yet: Exercise 1: return the sum of a and b"
@@ -57,21 +59,12 @@ def course(tmp_path_factory) -> dict[str, Path]:
 
 
 def _blank(course) -> nbformat.NotebookNode:
-    return nbformat.read(str(course["released"] / NAME), as_version=4)
+    return blank(course["released"])
 
 
 def _solved(course) -> nbformat.NotebookNode:
     """The release with each stub replaced by the solution cell (what a good student hands in)."""
-    nb = _blank(course)
-    solution = {c.id: c.source for c in nbformat.read(str(SOLUTIONS / NAME), as_version=4).cells}
-    for cell in nb.cells:
-        if "NotImplementedError" in cell.source:
-            cell.source = solution[cell.id]
-    return nb
-
-
-def _cell_index(nb, startswith: str) -> int:
-    return next(i for i, c in enumerate(nb.cells) if c.source.startswith(startswith))
+    return solved(course["released"])
 
 
 def _graded_index(nb, grade_id: str) -> int:
@@ -81,13 +74,6 @@ def _graded_index(nb, grade_id: str) -> int:
 def _insert_code(nb, before: str, source: str) -> nbformat.NotebookNode:
     nb.cells.insert(_cell_index(nb, before), nbformat.v4.new_code_cell(source))
     return nb
-
-
-def _write(folder: Path, nb, name: str = NAME) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    nbformat.write(nb, str(path))
-    return path
 
 
 def _build_class(course) -> Path:

@@ -24,14 +24,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from conftest import FIXTURE_COURSE, FIXTURE_NOTEBOOK, ROOT, blank, solved
+from conftest import write_notebook as _write
 from memlib.course import sandbox as sandboxing
 from memlib.course.grade import Row, _collect, _Submission, load_release, restore_graded_cells
 from memlib.course.release import release
 
-FIXTURES = Path(__file__).parent / "fixtures" / "course"
-SOLUTIONS = FIXTURES / "solutions"
-REPO = Path(__file__).resolve().parent.parent
-NAME = "01_fixture.ipynb"
+SOLUTIONS = FIXTURE_COURSE
+FIXTURES = FIXTURE_COURSE.parent
+REPO = ROOT
+NAME = FIXTURE_NOTEBOOK
 MARKER = "memlib-hostile-b7e2"  # in the command line of every process an attack starts
 SECRET = "MEMLIB_HOSTILE_SECRET"
 NOT_SOLVED_1 = "not solved yet: Exercise 1: return the sum of a and b"
@@ -43,16 +45,11 @@ HYPERLINK = '=HYPERLINK("http:evil","x")'
 
 
 def _blank(released: Path) -> nbformat.NotebookNode:
-    return nbformat.read(str(released / NAME), as_version=4)
+    return blank(released)
 
 
 def _solved(released: Path) -> nbformat.NotebookNode:
-    nb = _blank(released)
-    solution = {c.id: c.source for c in nbformat.read(str(SOLUTIONS / NAME), as_version=4).cells}
-    for cell in nb.cells:
-        if "NotImplementedError" in cell.source:
-            cell.source = solution[cell.id]
-    return nb
+    return solved(released)
 
 
 def _at(nb, startswith: str) -> int:
@@ -62,11 +59,6 @@ def _at(nb, startswith: str) -> int:
 def _with_cell(nb, source: str, before: str = "def add") -> nbformat.NotebookNode:
     nb.cells.insert(_at(nb, before), nbformat.v4.new_code_cell(source))
     return nb
-
-
-def _write(folder: Path, nb, name: str = NAME) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, str(folder / name))
 
 
 # Seven patches of the checking machinery from a cell of the student's own, each
