@@ -7,9 +7,11 @@ exit code) and what it may not touch (files, processes, the disk), never the gra
 internals, so it holds for any correct grader. bubblewrap is required: without it these
 tests fail, they never skip.
 
-Against the grader of this commit (measured on the 2-core build machine, shared with other
-jobs: the class grades in 60-145 s with -j 2, the whole module in 75-160 s), these tests
-FAIL, each on a real score or a real harm (the attacks solve nothing, so every point is a cheat):
+Written before the grader ran its checks in a checker process. Against that grader (the
+class graded in 60-145 s with -j 2 on the 2-core build machine, shared with other jobs), 14
+of these tests failed, each on a real score or a real harm (the attacks solve nothing, so
+every point is a cheat); against the grader with the checker process, per-kernel uids,
+sockets inside the sandbox and inert text, all of them pass. What failed then:
 
 - family 1: getattr_patch 2/2 on fixture-add (fixture_checks.expect_equal made a no-op through
   pkgutil.resolve_name and setattr); exec_payload 2/2 and 3/3 (a base64 payload, exec()d through
@@ -46,14 +48,13 @@ FAIL, each on a real score or a real harm (the attacks solve nothing, so every p
 - b (sec1/alice, sec2/alice): both are "alice" in the gradebook and share one feedback file;
 - c (TMPDIR=$(mktemp -d) as root): no kernel starts (PermissionError), every row is a grader error.
 
-These PASS today: families 9 and 10 score nothing; names and reasons starting with = + - @
+These passed then too: families 9 and 10 score nothing; names and reasons starting with = + - @
 are quoted; no process of the class survives the grader; the release, the submissions, a
 decoy folder and the checkout's memlib/ are unchanged; plain_private_helper (the import in
 plain sight) is flagged for review.
 
-The fork bomb uses up uid nobody's process limit for every sandbox on the machine for 35 s:
-until the grader confines that, other sandboxed grading running at the same time (another
-test worker) can fail too; the module is one xdist group so its own tests never overlap.
+The fork bomb used up uid nobody's process limit for every sandbox on the machine; with a uid
+per kernel it uses up only its own. The module is one xdist group so its own tests never overlap.
 """
 
 from __future__ import annotations
