@@ -4,10 +4,13 @@ While grading, the grader does not run a graded cell's check in the
 student's kernel. It sends the kernel small requests instead, each one an
 ``execute_request`` whose code calls this module: `answer` evaluates the
 answer expression of the graded cell (``bm25_scores``, ``MySummarizer()``)
-in the notebook's namespace, and `call` calls a method of an answer (or of
-what an answer returned) with arguments rebuilt from data. Every reply is one
-line of stdout, ``<nonce><json>``: a value copied as data (`memlib.course.wire`),
-a handle for an object that stays here, or the error the call raised.
+in the notebook's namespace and prints ``<nonce><json>``; `loop` then asks
+for requests with ``input()``, and `handle` runs each one: a call of a method
+of an answer (or of what an answer returned) with arguments rebuilt from
+data, or an attribute read. Each reply travels in the prompt of the next
+``input()``: a value copied as data (`memlib.course.wire`), a handle for an
+object that stays here, or the error the call raised. An empty line ends the
+loop.
 
 Nothing here is trusted by the grader: this module runs in a kernel the
 student controls, so the student may replace it, and the checker treats what
