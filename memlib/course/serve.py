@@ -27,6 +27,7 @@ import traceback
 from typing import Any
 
 from memlib.course import wire
+from memlib.course.checking import _is_library_file, _ReferenceWatch
 
 __all__ = ["answer", "loop", "handle"]
 
@@ -53,8 +54,6 @@ def _object(data: dict) -> Any:
 
 
 def _student_frame(error: BaseException) -> tuple[str, int, str] | None:
-    from memlib.course.checking import _is_library_file
-
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         if not _is_library_file(frame.filename) and frame.filename != __file__:
             return (frame.name, frame.lineno or 0, (frame.line or "").strip())
@@ -73,43 +72,46 @@ def _reply(nonce: str, message: dict) -> None:
 _WATCHED: dict[tuple[str, ...], dict] = {}
 
 
-def _watch(references: list[str], modules: list[str]) -> Any:
-    """A watch for calls from the student's code into `references` or into any code of the `modules`
+class _Watch(_ReferenceWatch):
+    """Notices calls from the student's code into listed references or into any code of `modules`."""
+
+    def __init__(self, codes: dict, modules: list[str]) -> None:
+        super().__init__(())
+        self.codes, self.modules = codes, modules
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "call":
+            return
+        code = frame.f_code
+        # any code of a check module counts: a private helper there, or a function it returns, may be correct
+        module = str(frame.f_globals.get("__name__", ""))
+        name = self.codes.get(code) or (f"{module}.{code.co_name} (the checks' own code)"
+                                        if any(module == m or module.startswith(m + ".") for m in self.modules)
+                                        else None)
+        caller = frame.f_back
+        if name and caller is not None and not _is_library_file(caller.f_code.co_filename):
+            self._note(name)
+
+    def __enter__(self) -> "_Watch":
+        self._previous = sys.getprofile()
+        if self._previous is None:
+            sys.setprofile(self._profile)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._previous is None:
+            sys.setprofile(None)
+
+
+def _watch(references: list[str], modules: list[str]) -> _Watch:
+    """A watch for `references` (resolved once per list) and for the `modules`
     (the check's own module and memlib's check package)."""
-    from memlib.course.checking import _ReferenceWatch, _is_library_file
-
-    class Watch(_ReferenceWatch):
-        def _profile(self, frame: Any, event: str, arg: Any) -> None:
-            if event != "call":
-                return
-            code = frame.f_code
-            # any code of a check module counts: a private helper there, or a function it returns, may be correct
-            module = str(frame.f_globals.get("__name__", ""))
-            name = self.codes.get(code) or (f"{module}.{code.co_name} (the checks' own code)"
-                                            if any(module == m or module.startswith(m + ".") for m in modules)
-                                            else None)
-            caller = frame.f_back
-            if name and caller is not None and not _is_library_file(caller.f_code.co_filename):
-                self._note(name)
-
-        def __enter__(self) -> "Watch":
-            self._previous = sys.getprofile()
-            if self._previous is None:
-                sys.setprofile(self._profile)
-            return self
-
-        def __exit__(self, *exc: Any) -> None:
-            if self._previous is None:
-                sys.setprofile(None)
-
     key = tuple(references)
     if key not in _WATCHED:
         found = _ReferenceWatch(references)
         found._resolve()
         _WATCHED[key] = found.codes
-    watch = Watch(())
-    watch.codes = _WATCHED[key]
-    return watch
+    return _Watch(_WATCHED[key], modules)
 
 
 def answer(nonce: str, expression: str) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import importlib
 import json
 import math
@@ -256,11 +257,12 @@ def decode_error(data: dict) -> RemoteError:
     return error
 
 
-def _importable() -> set[str]:
-    """memlib's own modules (never a name the other side could choose to import)."""
+@functools.lru_cache(maxsize=1)
+def _importable() -> frozenset[str]:
+    """memlib's own modules (never a name the other side could choose to import); read once."""
     import memlib
     root = Path(memlib.__file__).parent
-    return {"memlib." + p.stem for p in root.glob("*.py") if p.stem != "__init__"}
+    return frozenset("memlib." + p.stem for p in root.glob("*.py") if p.stem != "__init__")
 
 
 def _str(value: Any, what: str) -> str:

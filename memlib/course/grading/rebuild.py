@@ -18,6 +18,7 @@ import re
 
 import nbformat
 
+from memlib.course.checker import graded_call
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.release import TAG_GRADED, GradedCell, source_checksum
 
@@ -97,8 +98,6 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
 
 def _answer_names(graded: GradedCell) -> set[str]:
     """The names the graded cell's answer expression reads (``MySummarizer()`` -> {"MySummarizer"})."""
-    from memlib.course.checker import graded_call
-
     try:
         expression = ast.parse(graded_call(graded.source).answer, mode="eval")
     except (ValueError, SyntaxError):
