@@ -213,7 +213,8 @@ class Sandbox:
             _release(lock)
             raise SandboxError(f"bubblewrap could not start the sandbox (exit code {process.returncode}): "
                                f"{said[-500:] or 'no message'}")
-        return Kernel(process, dict(connection, ip=f"{root}{SANDBOX_IPC}/k"), uid_lock=lock, root=root)
+        return Kernel(process, dict(connection, ip=f"{root}{SANDBOX_IPC}/k"), uid_lock=lock, root=root,
+                      init=(pid, _started(pid)))
 
     def _bwrap_args(self, support: list[Path]) -> list[str]:
         args = [*_unshare(), "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev"]
@@ -249,6 +250,7 @@ class Kernel:
     folder: Path | None = None  # an unconfined kernel's socket folder, removed by `close`
     uid_lock: int | None = None  # the lock on this kernel's own uid (as root)
     root: str = ""  # the sandbox's file system as the grader reaches it, /proc/<pid>/root
+    init: tuple[int, str] = (0, "")  # the host pid of the sandbox's first process and its start time
 
     def seal(self) -> None:
         """Once the kernel answers, and before any notebook code runs: as root, take its socket folder
@@ -262,11 +264,43 @@ class Kernel:
                 pass
 
     def close(self) -> None:
-        """After the process is gone: free its uid and remove its host folder."""
+        """After the process is gone: end what it left running, free its uid and remove its host folder."""
+        _end_sandbox(*self.init)
         _release(self.uid_lock)
         self.uid_lock = None
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _started(pid: int) -> str:
+    """A process's start time (field 22 of /proc/<pid>/stat), '' when it is gone; with the pid it names one process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    fields = stat.rsplit(")", 1)[-1].split()
+    return "" if fields[0] in ("Z", "X") else fields[19]  # a zombie has ended, and its namespace with it
+
+
+def _end_sandbox(pid: int, started: str) -> None:
+    """Kill the sandbox's first process and wait until it has ended.
+
+    It is its PID namespace's init: when it ends, the kernel kills every process
+    left in the sandbox (a daemon that left its session and ignores signals
+    included) and reaps them before the init itself is gone. bwrap's
+    --die-with-parent would do the same once the grader killed bwrap, but
+    without waiting: on a loaded machine a grader could return, and free the
+    kernel's uid, while the sandbox's processes still ran.
+    """
+    if not pid or not started or _started(pid) != started:
+        return
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        return
+    deadline = time.monotonic() + 60
+    while _started(pid) == started and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _write_private(path: Path, data: bytes) -> None:
