@@ -80,7 +80,7 @@ def test_the_release_carries_the_metadata_into_the_student_notebooks(tmp_path):
             meta = _load(released)["metadata"]["memlib"]
             assert {k: meta[k] for k in FIELDS} == stated and meta["assignment"] == path.stem
         glance = "".join(_load(tmp_path / path.name)["cells"][1]["source"])
-        assert glance.startswith(("**Core track**", "**Deep dive, optional**"))
+        assert glance.startswith(("> **Core track**", "> **Deep dive, optional**"))
 
 
 def test_a_drifted_title_and_changed_minutes_are_found_and_rewritten(course, capsys):

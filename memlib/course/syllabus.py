@@ -220,11 +220,12 @@ def glance(info: NotebookInfo, infos: list[NotebookInfo]) -> str:
     if info.number == "00":
         core = [i for i in infos if i.core]
         total = sum(i.minutes for i in core)
-        dives = [i.link() for i in infos if not i.core]
+        dives = [i.link() for i in infos if not i.core]  # titles hold commas: semicolons between them
         lines += ["", f"**The course**: a core track of {len(core)} notebooks, {_hours(total)} in all "
-                      f"({total} minutes), then optional deep dives: {', '.join(dives) or 'none yet'}. "
+                      f"({total} minutes), then optional deep dives: {'; '.join(dives) or 'none yet'}. "
                       "The map at the end of this notebook lists both, with their exercises."]
-    return "\n".join(lines)
+    # a quote block sets the glance apart from the goal paragraph above it
+    return "\n".join(f"> {line}".rstrip() for line in lines)
 
 
 def course_map(infos: list[NotebookInfo]) -> str:
@@ -250,7 +251,7 @@ def next_line(info: NotebookInfo, infos: list[NotebookInfo]) -> str:
             return f"Next: {later[0].link()}"
         dives = [i.link() for i in infos if not i.core]
         return ("Next: that was the last notebook of the core track. The optional deep dives are "
-                f"{', '.join(dives) or 'not written yet'}; the map in [00 · Welcome](00_welcome.ipynb) "
+                f"{'; '.join(dives) or 'not written yet'}. The map in [00 · Welcome](00_welcome.ipynb) "
                 "says what each one needs.")
     return ("Next: back to the map in [00 · Welcome](00_welcome.ipynb), for the next core notebook "
             "or another deep dive.")
