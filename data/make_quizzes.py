@@ -479,6 +479,48 @@ Q["05"] = ("Who decides what to remember", [
   2, "A verbatim copy adds nothing that recall storage does not have, and costs calls. What the alert buys depends on what else survives: measure it before trusting it."),
 ])
 
+Q["11"] = ("Then and now: the paper, MemGPT's code and Letta", [
+ ("Over Ines's whole chat in a 1,024-token window (192-token summary) the paper's profile evicts 14 times. How often does Letta's default profile evict?",
+  [("About twice as often: 28 times", ""),
+   ("Exactly as often: 14 times", "Letta cuts past 90 % and keeps under 70 %: smaller bites, so more of them."),
+   ("Half as often: 7 times", "Letta's bites are smaller than the paper's, not bigger."),
+   ("Never: it warns the agent instead", "Letta's default agent sends no warning; it compacts on its own.")],
+  0, "Measured with evaluate_profile: 14 evictions for the paper's profile, 28 for Letta's default, and every eviction re-reads the old summary, so Letta's summarizer reads the most tokens.",
+  ["letta.compaction_trigger", "letta.sliding_window"]),
+ ("memlib's dispatch gets archival_memory_search with {'query': 'swimming', 'top_k': 3}. What comes back?",
+  [("The three best records, as Letta returns them", "memlib's surface is MemGPT's: pages, no top_k."),
+   ("A Failed result naming the unknown top_k", ""),
+   ("The first page of five, with top_k ignored", "An unknown argument is never dropped in silence."),
+   ("A TypeError raised into the notebook cell", "dispatch never raises: a bad call becomes a Failed result.")],
+  1, "top_k is a parameter of the Letta server, not of MemGPT's code or memlib: the result says 'has no argument(s) 'top_k'' and shows the signature to use, so the agent can correct the call."),
+ ("memgpt_return wraps a memlib tool result the way MemGPT's code did. Which keys does its JSON have?",
+  [("status and message, as memlib's own", "That is ToolResult.to_content(); memgpt_return adds one key."),
+   ("result, error and elapsed", "Those are no version's names."),
+   ("status, message and time", ""),
+   ("message and request_heartbeat", "The heartbeat is an argument of the call, not part of its result.")],
+  2, "MemGPT's code sent every function result back as JSON with status, message and a time stamp; memgpt_return adds the time to memlib's status and message."),
+ ("How does the Letta server's default agent warn the agent before it compacts the context?",
+  [("An alert at 75 %, once per period", "That was MemGPT's code (MESSAGE_SUMMARY_WARNING_FRAC)."),
+   ("A memory-pressure alert at 70 %", "70 % is the paper's example."),
+   ("It asks the user before it evicts", "No version asks the user."),
+   ("It does not: it compacts once past 90 %", "")],
+  3, "memory_warning_threshold exists in Letta's settings but send_memory_warning_message is False: no warning by default; compaction starts once usage passes 90 %.",
+  ["letta.no_warning", "letta.compaction_trigger", "memgpt.warning"]),
+ ("MemGPT 0.3.25's core_memory_replace is asked to replace text that is not in the block. What happens?",
+  [("It fails with an error, as Letta's does", "Failing on absent text is Letta's change."),
+   ("It appends the new text at the end", "A replace never appends."),
+   ("Nothing: the block stays as it was", ""),
+   ("It replaces the closest matching text", "No version matches approximately.")],
+  2, "MemGPT's code replaced every occurrence and did nothing when there was none; Letta's fails when the text is absent, and memlib's needs exactly one match."),
+ ("What does the paper call the part of the prompt that memlib calls CoreMemory?",
+  [("The FIFO queue", "The FIFO queue is the message queue, MainContext.messages."),
+   ("Recall storage", "Recall storage holds every past message outside the prompt: RecallStore."),
+   ("Archival storage", "Archival storage is ArchivalStore, read on demand, outside the prompt."),
+   ("The working context", "")],
+  3, "The paper's working context is one fixed-size block of unstructured text; MemGPT's code split it into persona and human sections, Letta into labelled blocks, memlib into CoreMemory's blocks.",
+  ["paper.working_context"]),
+])
+
 def main() -> None:
     out = Path(__file__).resolve().parent / "quizzes"
     for nb, (title, qs) in Q.items():

@@ -409,6 +409,21 @@ def _check_predictions(number: str) -> int:
                and all(t.paging_correct for t in trials), "two of three")
         calls = {(t.level, t.paging_calls) for t in trials}
         expect("tool calls does the paging agent make", calls == {(0, 2), (3, 5)}, "5:")
+    elif number == "11":
+        import json
+
+        from memlib.evaluation import evaluate_profile
+        from memlib.tools import MemorySystem, dispatch, memgpt_return
+
+        runs = {name: evaluate_profile(name, window=1024, summary_tokens=192) for name in ("paper", "letta")}
+        expect("How often does Letta's default profile evict?",
+               (runs["paper"].evictions, runs["letta"].evictions) == (14, 28), "28")
+        memory = MemorySystem.create(window=1024)
+        failed = dispatch("archival_memory_search", {"query": "swimming", "top_k": 3}, memory)
+        expect("'top_k': 3", failed.status == "Failed" and "'top_k'" in failed.message, "top_k")
+        found = dispatch("archival_memory_search", {"query": "swimming"}, memory)
+        expect("Which keys does its JSON have?", list(json.loads(memgpt_return(found))) == ["status", "message", "time"],
+               "time")
     return checked
 
 
