@@ -271,6 +271,8 @@ def student_page(executed: dict, name: str) -> tuple[nbformat.NotebookNode, Note
         tags = _tags(cell)
         if TAG_COLAB_BADGE in tags or TAG_COLAB_SETUP in tags:
             continue  # the page's own launch links replace them
+        if str(cell.get("id", "")).endswith("-00-glance"):
+            continue  # the page's header shows the same metadata (memlib.course.syllabus writes this cell)
         if cell.cell_type == "code":
             exercise = "exercise" in cell.get("metadata", {}).get("memlib", {})
             ran_cell = ran.get(cell.get("id"))

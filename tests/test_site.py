@@ -172,6 +172,14 @@ def test_the_page_starts_with_launch_links_from_the_course_config():
     assert "Track" not in header.source and "You will be able to" not in header.source
 
 
+def test_the_notebooks_glance_cell_is_left_out_because_the_header_shows_the_same_metadata():
+    nb = executed_notebook({"track": "core", "minutes": 45, "prerequisites": [], "objectives": ["a", "b"]})
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("> **Core track** · about 45 minutes", id="07-00-glance"))
+    page, _ = pages.student_page(nb, "07_ranking.ipynb")
+    assert "07-00-glance" not in [cell.get("id") for cell in page.cells]
+    assert sum("about 45 minutes" in cell.source for cell in page.cells) == 1
+
+
 def test_syllabus_and_header_show_the_optional_metadata_when_present():
     meta = {"track": "core", "minutes": 45, "prerequisites": ["01_context_window"],
             "objectives": ["rank by score", "keep the top k"]}
