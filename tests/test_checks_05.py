@@ -1,8 +1,10 @@
-"""Notebook 05's check (05-policy): plausible wrong deciders are rejected, correct ones written differently pass.
+"""Notebook 05's checks (05-policy and its steps): plausible wrong deciders are rejected, correct ones pass.
 
 The correct deciders are the notebook's own solution (read from the solutions
 notebook) and two written here in other styles; every wrong one makes a single
-mistake a student (or a weaker model) makes, and the check must name it.
+mistake a student (or a weaker model) makes, and the check must name it. The
+steps' checks (05-policy-store, -pressure, -answer) each grade one method
+inside the reference decider: a step passes while the others are stubs.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ import pytest
 from memlib.agent import ToolCall
 from memlib.citations import Citation
 from memlib.course.checking import CheckFailed
-from memlib.course.checks import check_policy, play_scenario, play_sessions
+from memlib.course import mutation
+from memlib.course.checks import (
+    check_policy, check_policy_answer, check_policy_pressure, check_policy_store, play_scenario, play_sessions,
+    reference_except,
+)
 from memlib.policies import ReferenceDecider
 from memlib.retrieval import tokenize
 
@@ -24,14 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def notebook_solution():
-    """The class MyDecider as the solutions notebook defines it (its helper cell and exercise cell, run alone)."""
-    nb = json.loads((ROOT / "solutions" / "05_who_decides.ipynb").read_text(encoding="utf-8"))
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code" and (
-        "solution-only" in c["metadata"].get("tags", []) or "class MyDecider" in "".join(c["source"]))]
-    assert len(cells) == 2, "expected the solution-only helpers and the exercise cell"
+    """The class MyDecider as the solutions notebook defines it (its toolkit cell and the four step cells, run alone)."""
+    exercise = mutation.EXERCISES["05-policy"]
     namespace: dict = {}
-    for cell in cells:
-        exec(compile("".join(cell["source"]), "05_who_decides.ipynb", "exec"), namespace)  # noqa: S102
+    source = mutation.setup_source(exercise, ROOT) + "\n" + mutation.exercise_cell(exercise, ROOT)
+    exec(compile(source, "05_who_decides.ipynb", "exec"), namespace)  # noqa: S102
     return namespace["MyDecider"]
 
 
@@ -627,3 +630,126 @@ def test_the_multi_session_floor_and_ceiling_are_the_stubs_and_come_from_the_pan
     assert low - MULTI_SESSION_MIN_CORRECT >= 4 and MULTI_SESSION_MAX_CALLS_PER_ANSWER >= dear + 0.5
     assert every_turn >= 2 * MULTI_SESSION_MAX_CALLS_PER_ANSWER
     assert play_sessions(alternative("correct_compact")).correct < MULTI_SESSION_MIN_CORRECT
+
+
+# -- the four steps: each graded alone, inside the reference decider --------------------------------
+
+STEP_CHECKS = {"05-24-store": check_policy_store, "05-24-pressure": check_policy_pressure,
+               "05-24-answer": check_policy_answer, "05-25-exercise": check_policy}
+
+
+def _cells(folder):
+    nb = json.loads((ROOT / folder / "05_who_decides.ipynb").read_text(encoding="utf-8"))
+    return {c["id"]: "".join(c["source"]) for c in nb["cells"]}
+
+
+def _decider_with(solved):
+    """MyDecider with the steps in `solved` from the solutions notebook, the others the student's stubs."""
+    solutions, released = _cells("solutions"), _cells("notebooks")
+    namespace: dict = {}
+    for cell in ["05-24-solution-helpers", *STEP_CHECKS]:
+        exec(compile((solutions if cell in solved else released)[cell], cell, "exec"), namespace)  # noqa: S102
+    return namespace["MyDecider"]
+
+
+@pytest.mark.parametrize("step", list(STEP_CHECKS))
+def test_each_step_passes_while_the_others_are_stubs_and_fails_while_it_is_one(step, capsys):
+    alone = _decider_with({step, "05-24-solution-helpers"})
+    for cell, check in STEP_CHECKS.items():
+        if cell == step and check is not check_policy:
+            check(alone)
+            assert f"PASS  all checks for {check.grade_id}" in capsys.readouterr().out
+        else:
+            with pytest.raises(CheckFailed, match=rf"^\[{check.grade_id}\] not solved yet: Exercise 2c: step"):
+                check(alone)
+
+
+def test_a_decider_whose_next_call_only_is_written_passes_the_last_step_alone():
+    """The alternatives were written against the one-cell contract: next_call alone is a whole decider."""
+    check_policy(alternative("correct_planner"))
+    with pytest.raises(CheckFailed, match="has no method store"):
+        check_policy_store(alternative("correct_planner"))
+
+
+def _solution_with(**methods):
+    cls = notebook_solution()
+    return type("Changed", (cls,), methods)
+
+
+def _appends(self, view):
+    call = cls_store(self, view)
+    if call is not None and call.name == "core_memory_replace":
+        call = ToolCall("core_memory_append", {"label": "human", "content": call.arguments["new_content"],
+                                               "request_heartbeat": True})
+    return call
+
+
+cls_store = notebook_solution().store
+
+
+def _archives_everything(self, view):
+    self.saved.add(view.user_message.id)
+    return cls_store(self, view) or ToolCall("archival_memory_insert", {"content": view.user_text,
+                                                                         "request_heartbeat": True})
+
+
+def _forgets_saved(self, view):
+    call = cls_store(self, view)
+    self.saved.discard(view.user_message.id)
+    return call
+
+
+def _newest_only(self, view):
+    if view.context is None:
+        return None
+    unsaved = [m for m in view.context.messages if m.role == "user" and m.id not in self.saved
+               and m.id != view.user_message.id and not m.content.rstrip().endswith("?")]
+    if not unsaved:
+        return None
+    self.saved.update(m.id for m in unsaved)
+    return ToolCall("archival_memory_insert", {"content": unsaved[-1].content, "request_heartbeat": True})
+
+
+def _crashes_without_context(self, view):
+    return notebook_solution().save_under_pressure(self, view) if len(view.context.messages) else None
+
+
+def _never_searches(self, view):
+    return ToolCall("send_message", {"message": "I do not know."})
+
+
+def _answers_in_text(self, view):
+    return "I do not know."
+
+
+WRONG_PARTS = {
+    "appends, never replaces": (check_policy_store, {"store": _appends}, "human block"),
+    "archives every message": (check_policy_store, {"store": _archives_everything},
+                               "neither an identity fact nor 'Remember that"),
+    "forgets self.saved": (check_policy_store, {"store": _forgets_saved}, "did not add its id to self.saved"),
+    "raises": (check_policy_store, {"__init__": lambda self: None}, "your store(view) raised AttributeError"),
+    "saves only the newest": (check_policy_pressure, {"save_under_pressure": _newest_only},
+                              "evicted without being saved"),
+    "crashes without context": (check_policy_pressure, {"save_under_pressure": _crashes_without_context},
+                                "your save_under_pressure(view) raised AttributeError"),
+    "never searches": (check_policy_answer, {"answer": _never_searches}, "the reply does not say 'Ines Halloran'"),
+    "answers with a string": (check_policy_answer, {"answer": _answers_in_text}, "not a ToolCall"),
+}
+
+
+@pytest.mark.parametrize("name", list(WRONG_PARTS))
+def test_a_wrong_step_is_rejected_by_its_own_check_with_the_reason(name):
+    check, methods, reason = WRONG_PARTS[name]
+    with pytest.raises(CheckFailed) as failure:
+        check(_solution_with(**methods))
+    message = str(failure.value)
+    assert message.startswith(f"[{check.grade_id}]") and reason in message, message
+
+
+def test_reference_except_refuses_an_unknown_part_and_plays_one_part_of_yours():
+    with pytest.raises(ValueError, match="part must be one of store, save_under_pressure, answer, got 'next_call'"):
+        reference_except("next_call", notebook_solution())
+    with pytest.raises(CheckFailed, match="not its class"):
+        reference_except("store", notebook_solution()())
+    run = play_scenario(reference_except("store", _solution_with(store=_archives_everything)), "page_fault")
+    assert any("Log 3" in r.text for r in run.memory.archival)  # the student's store ran inside the reference

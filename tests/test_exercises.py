@@ -115,3 +115,71 @@ def test_records_refuse_two_claims_on_one_grade_id(tmp_path: Path, monkeypatch) 
     monkeypatch.delitem(__import__("sys").modules, "memlib.course.checks.nb98_b", raising=False)
     with pytest.raises(TypeError, match="nb98_b defines no EXERCISE"):
         exercises()
+
+
+STEPS_CHECK = '''"""A throwaway exercise in two steps (written by tests/test_exercises.py)."""
+
+from memlib.course.checking import expect_equal, graded, passed
+from memlib.course.exercise import Exercise
+
+__all__ = ["check_double", "check_quadruple"]
+
+
+@graded("97-double")
+def check_double(double):
+    for x in (0, 2, -5):
+        expect_equal(double(x), 2 * x, f"double({x})", "return 2 * x")
+    passed("double(x) == 2 * x")
+
+
+@graded("97-quadruple")
+def check_quadruple(quadruple):
+    for x in (0, 2, -5):
+        expect_equal(quadruple(x), 4 * x, f"quadruple({x})", "return double(double(x))")
+    passed("quadruple(x) == 4 * x")
+
+
+EXERCISES = (
+    Exercise(grade_id="97-double", notebook="97_steps", check="check_double", answer="double", points=1,
+             cell="97-double"),
+    Exercise(grade_id="97-quadruple", notebook="97_steps", check="check_quadruple", answer="quadruple", points=1,
+             setup_cells=("97-double",), cell="97-quadruple"),
+)
+'''
+
+
+def test_an_exercise_in_steps_has_a_record_and_an_exercise_cell_per_step(tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "steps"
+    folder.mkdir()
+    (folder / "nb97_steps.py").write_text(STEPS_CHECK, encoding="utf-8")
+    monkeypatch.setattr(checks, "__path__", [*checks.__path__, str(folder)])
+    nb = nbformat.v4.new_notebook()
+    cells = [("97-double", "def double(x):\n    ### EXERCISE 1: twice x\n    ### BEGIN SOLUTION\n"
+                           "    return 2 * x\n    ### END SOLUTION"),
+             ("97-quadruple", "def quadruple(x):\n    ### EXERCISE 1: four times x\n    ### BEGIN SOLUTION\n"
+                              "    return double(double(x))\n    ### END SOLUTION")]
+    nb.cells = [nbformat.v4.new_markdown_cell("# 97 Steps")]
+    for ident, source in cells:
+        cell = nbformat.v4.new_code_cell(source)
+        cell.id = ident
+        nb.cells.append(cell)
+    (tmp_path / "solutions").mkdir()
+    nbformat.write(nb, str(tmp_path / "solutions" / "97_steps.ipynb"))
+
+    records = exercises()
+    assert records["97-double"].module == records["97-quadruple"].module == "memlib.course.checks.nb97_steps"
+    assert "double(double(x))" in mutation.exercise_cell(records["97-quadruple"], tmp_path)
+    assert "2 * x" in mutation.exercise_cell(records["97-double"], tmp_path)
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    for grade_id in ("97-double", "97-quadruple"):
+        monkeypatch.setitem(mutation.EXERCISES, grade_id, records[grade_id])
+    report = mutation.run("97-quadruple")  # the mutants are the second step's, run after the first's cell
+    assert report.reference_passes and len(report.killed) == 2, report.render()
+    assert all("double(double(x))" in m.description for m, _ in report.killed)
+    missing = records["97-double"].__class__(**{**records["97-double"].__dict__, "cell": "97-nowhere"})
+    with pytest.raises(LookupError, match="no exercise cell '97-nowhere'"):
+        mutation.exercise_cell(missing, tmp_path)
+    from memlib.course.checking import CHECKS
+
+    CHECKS.pop("97-double", None)
+    CHECKS.pop("97-quadruple", None)

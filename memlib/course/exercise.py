@@ -5,8 +5,10 @@ an ``EXERCISE = Exercise(...)``: which graded cell it checks (grade id,
 notebook, points), how that cell hands the answer to the check (the answer
 expression of ``check(<answer>)``), what mutation testing must run before
 the exercise cell, and which mutants of the reference are equivalent and
-why. So a new graded exercise is two files: its solution notebook and its
-check module. `exercises()` finds every record; `tests/test_exercises.py`
+why. An exercise in steps, each with its own exercise cell and graded cell,
+ends with ``EXERCISES = (Exercise(...), ...)`` instead, one record per step,
+each naming its exercise cell. So a new graded exercise is two files: its
+solution notebook and its check module. `exercises()` finds every record; `tests/test_exercises.py`
 ties each graded cell of the solution notebooks to exactly one of them.
 """
 
@@ -31,6 +33,8 @@ class Exercise:
     points: float
     setup: str = ""  # what earlier cells of the notebook define that the exercise cell uses
     setup_cells: tuple[str, ...] = ()  # ids of earlier solution cells to run first (after `setup`)
+    #: id of the exercise cell, when the notebook has more than one (default: its only cell with solution regions)
+    cell: str = ""
     #: mutant description -> why it computes the same thing as the reference (read and judged by hand)
     equivalent: Mapping[str, str] = field(default_factory=dict)
     module: str = ""  # the check module (filled in by `exercises`)
@@ -41,7 +45,7 @@ class Exercise:
 
 
 def exercises(packages: Iterable[str] = ("memlib.course.checks",)) -> dict[str, Exercise]:
-    """grade_id -> Exercise, from every ``nb*`` module of `packages` that defines ``EXERCISE``."""
+    """grade_id -> Exercise, from every ``nb*`` module of `packages` that defines ``EXERCISE`` or ``EXERCISES``."""
     found: dict[str, Exercise] = {}
     for package in packages:
         root = importlib.import_module(package)
@@ -49,11 +53,15 @@ def exercises(packages: Iterable[str] = ("memlib.course.checks",)) -> dict[str, 
             if not info.name.startswith("nb"):
                 continue
             name = f"{package}.{info.name}"
-            record = getattr(importlib.import_module(name), "EXERCISE", None)
-            if not isinstance(record, Exercise):
-                raise TypeError(f"{name} defines no EXERCISE = Exercise(...) record")
-            if record.grade_id in found:
-                raise ValueError(f"grade_id {record.grade_id!r} has two records: {found[record.grade_id].module} "
-                                 f"and {name}")
-            found[record.grade_id] = Exercise(**{**record.__dict__, "module": name})
+            module = importlib.import_module(name)
+            given = getattr(module, "EXERCISES", None) or (getattr(module, "EXERCISE", None),)
+            records = [record for record in given if isinstance(record, Exercise)]
+            if not records or len(records) != len(given):
+                raise TypeError(f"{name} defines no EXERCISE = Exercise(...) record "
+                                "(nor EXERCISES = (Exercise(...), ...) for an exercise in steps)")
+            for record in records:
+                if record.grade_id in found:
+                    raise ValueError(f"grade_id {record.grade_id!r} has two records: "
+                                     f"{found[record.grade_id].module} and {name}")
+                found[record.grade_id] = Exercise(**{**record.__dict__, "module": name})
     return found

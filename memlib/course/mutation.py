@@ -109,11 +109,16 @@ def _solution_cells(exercise: Exercise, root: Path | None) -> list[tuple[str | N
 
 
 def exercise_cell(exercise: Exercise, root: Path | None = None) -> str:
-    """The source of the exercise cell (the one with solution regions) of the solution notebook
-    in the checkout at `root` (default: the one memlib runs from)."""
-    for _, kind, source in _solution_cells(exercise, root):
+    """The source of the exercise cell (`exercise.cell`, else the one with solution regions) of the
+    solution notebook in the checkout at `root` (default: the one memlib runs from)."""
+    for ident, kind, source in _solution_cells(exercise, root):
+        if exercise.cell and ident != exercise.cell:
+            continue
         if kind == "code" and any(BEGIN_RE.match(line) for line in source.splitlines()):
             return source
+    if exercise.cell:
+        raise LookupError(f"solutions/{exercise.notebook}.ipynb has no exercise cell {exercise.cell!r} "
+                          "(a code cell with solution regions)")
     raise LookupError(f"solutions/{exercise.notebook}.ipynb has no exercise cell")
 
 

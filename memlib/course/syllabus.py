@@ -70,6 +70,8 @@ _TITLE = re.compile(r"^# (\d\d) · (.+)$")
 _EXERCISE = re.compile(r"### EXERCISE (\w+): (.+)")
 _BEGIN = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*$")
 _END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
+#: An exercise line of one step of several: ``### EXERCISE 2c: step 1 of 4, store(view): ...``.
+_STEP = re.compile(r"^step \d+ of \d+, (?P<what>.+)$")
 
 
 @dataclass(frozen=True)
@@ -170,10 +172,15 @@ def read_notebook(path) -> NotebookInfo:
     if not path.name.startswith(m.group(1) + "_"):
         raise ValueError(f"{path.name}: its heading says {m.group(1)}, its file name another number")
     exercises: dict[str, str] = {}
+    steps: dict[str, list[str]] = {}
     for cell in cells:
         if cell["cell_type"] == "code":
             for label, text in _EXERCISE.findall(_text(cell["source"])):
                 exercises[label] = text.strip()  # the last line of a label says what it returns
+                if step := _STEP.match(text.strip()):
+                    steps.setdefault(label, []).append(step["what"])
+    for label, parts in steps.items():  # an exercise in steps: each step's line says what it asks for
+        exercises[label] = f"in {len(parts)} steps: " + "; ".join(parts)
     track, minutes, prerequisites, objectives = _check_meta(path, m.group(1), _memlib_meta(nb))
     return NotebookInfo(m.group(1), path.name, m.group(2).strip(), tuple(exercises.items()),
                         track, minutes, prerequisites, objectives)

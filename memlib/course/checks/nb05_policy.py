@@ -1,10 +1,15 @@
-"""Notebook 05's check, the memory policy: the student's decider, graded on behaviour and cost.
+"""Notebook 05's checks, the memory policy: the student's decider, graded on behaviour and cost.
 
-The student writes a class with ``next_call(view) -> ToolCall``. The check
-plays the scenarios of ``datasets.load("decider_scenarios")`` (identity facts,
-a page fault, a pressure save, a recall question, a second page, a question
-nothing answers), two runs with failing tools, a set of malformed views, and
-the multi-session conversation, where it must answer at least
+The student writes the decider in four steps, each graded on its own: three
+methods of their class (`DECIDER_PARTS`: ``store``, ``save_under_pressure``,
+``answer``), each played inside memlib's reference decider so that a step
+passes while the others are still stubs (`reference_except`), then
+``next_call(view) -> ToolCall``, which puts them together. The last check
+(`check_policy`), on the whole decider, plays the scenarios of
+``datasets.load("decider_scenarios")`` (identity facts, a page fault, a
+pressure save, a recall question, a second page, a question nothing
+answers), two runs with failing tools, a set of malformed views, and the
+multi-session conversation, where it must answer at least
 `MULTI_SESSION_MIN_CORRECT` of the 44 early-session questions with at most
 `MULTI_SESSION_MAX_CALLS_PER_ANSWER` memory calls per correct answer (both
 stated in the exercise; they come from a panel of independently written
@@ -12,7 +17,9 @@ correct deciders, not from memlib's reference). Every failure names the
 scenario, the step and what the decider did instead.
 
 It also holds the runners notebook 05 uses for its measurements
-(`play_scenario`, `play_sessions`). It grades behaviour, never code.
+(`play_scenario`, `play_sessions`). It grades behaviour, never code: how the
+student's methods split the work among themselves is theirs to choose, as
+long as each does what its step asks.
 """
 
 from __future__ import annotations
@@ -26,10 +33,13 @@ from memlib._util import TickClock
 from memlib.course.checking import CheckFailed, graded, is_class, passed
 from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _short, _short_text
+from memlib.decision import PolicyStopped, as_tool_call
+from memlib.policies import ReferenceDecider
 
 __all__ = [
-    "check_policy", "play_scenario", "play_sessions", "ScenarioRun", "SessionsRun", "decider_scenario",
-    "fallible_sweep",
+    "check_policy", "check_policy_store", "check_policy_pressure", "check_policy_answer",
+    "reference_except", "DECIDER_PARTS", "play_scenario", "play_sessions", "ScenarioRun", "SessionsRun",
+    "decider_scenario", "fallible_sweep",
     "MULTI_SESSION_MIN_CORRECT", "MULTI_SESSION_MAX_CALLS_PER_ANSWER",
 ]
 
@@ -293,6 +303,108 @@ def fallible_sweep(probabilities=(0.0, 0.1, 0.2, 0.3, 0.5), seeds=(0, 1), base: 
         if log:
             log(f"p = {p}: {correct} of {asked} answered, {calls} memory calls")
     return rows
+
+
+# -- one part of the decider at a time ---------------------------------------------------
+
+#: The methods steps 1 to 3 of the exercise ask for, in order; step 4's next_call puts them together.
+DECIDER_PARTS = ("store", "save_under_pressure", "answer")
+#: Calls the step-4 decider keeps free for a search and its answer before it saves under pressure.
+_SAVE_RESERVE = 4
+
+
+class _PartFailed(CheckFailed, PolicyStopped):
+    """The student's part raised or returned no call: a check failure that the agent loop lets through."""
+
+
+class _PartlyYours(ReferenceDecider):
+    """memlib's reference decider, with one of `DECIDER_PARTS` handed to the student's object.
+
+    It follows the step-4 skeleton the notebook asks for: store on the step's
+    first view, save under pressure while calls are left for an answer, reply
+    to a statement, answer a question. When the part is ``store`` it saves
+    nothing under pressure itself, so only the student's stores reach archival memory.
+    """
+
+    def __init__(self, yours: Any, part: str) -> None:
+        super().__init__(save_under_pressure=part != "store")
+        self.yours, self.part = yours, part
+        try:
+            self._method = getattr(yours, part)
+        except AttributeError:
+            raise CheckFailed(f"your class has no method {part}",
+                              f"run the cell that defines {part}(self, view) and sets MyDecider.{part} = {part}, "
+                              "then this one again") from None
+        if not callable(self._method):
+            raise CheckFailed(f"MyDecider.{part} is {_short(self._method)}, not a method",
+                              f"define def {part}(self, view): ... and set MyDecider.{part} = {part}")
+
+    def _yours(self, view: Any, *, none_allowed: bool) -> Any:
+        try:
+            output = self._method(view)
+        except NotImplementedError:
+            raise
+        except Exception as exc:
+            raise _PartFailed(f"your {self.part}(view) raised {type(exc).__name__}: {exc} (on the message "
+                              f"{_short_text(view.user_text, 50)})",
+                              "guard what you read: view.context may be None, a search result may be Failed "
+                              "with no records, a message may have no words") from exc
+        if output is None and none_allowed:
+            return None
+        try:
+            return as_tool_call(output)
+        except TypeError:
+            raise _PartFailed(f"your {self.part}(view) returned {_short(output)} on the message "
+                              f"{_short_text(view.user_text, 50)}, not a ToolCall" + (" or None" if none_allowed else ""),
+                              "return ToolCall(name, arguments), e.g. with reply(...) or memory_call(...)") from None
+
+    def _plan(self, view: Any) -> tuple[list, str]:
+        if self.part != "store":
+            return super()._plan(view)
+        call = self._yours(view, none_allowed=True)
+        if call is None:
+            return [], ""
+        if not self._saved_by_you(view.user_message.id):  # step 2 skips what step 1 stored
+            raise _PartFailed(f"your store(view) returned {call.render(60)} for the message "
+                              f"{_short_text(view.user_text, 50)} and did not add its id to self.saved",
+                              "add view.user_message.id to self.saved for every message you store, so that "
+                              "save_under_pressure does not save it again")
+        return [call], "Noted."
+
+    def _saved_by_you(self, message_id: int) -> bool:
+        try:
+            return message_id in self.yours.saved
+        except Exception as exc:
+            raise _PartFailed(f"reading self.saved of your decider raised {type(exc).__name__}: {exc}",
+                              "keep the line self.saved = set() in MyDecider.__init__ (the toolkit cell)") from exc
+
+    def _next_save(self, view: Any) -> Any:
+        if self.part != "save_under_pressure":
+            return super()._next_save(view)
+        if view.calls_left is not None and view.calls_left < _SAVE_RESERVE:
+            return None  # still under pressure: the next step goes on saving
+        save = self._yours(view, none_allowed=True)
+        if save is None:
+            self._pressure = False
+        return save
+
+    def _answer(self, view: Any) -> Any:
+        if self.part != "answer":
+            return super()._answer(view)
+        return self._yours(view, none_allowed=False)
+
+
+def reference_except(part: str, decider_class: Any) -> Callable[[], Any]:
+    """A maker of deciders that are memlib's reference except for `part`, which `decider_class` does.
+
+    `part` is one of `DECIDER_PARTS`, the method of your class that steps 1
+    to 3 of exercise 2c ask for; play the result like any decider:
+    ``play_scenario(reference_except("store", MyDecider), "identity")``.
+    """
+    if part not in DECIDER_PARTS:
+        raise ValueError(f"part must be one of {', '.join(DECIDER_PARTS)}, got {part!r}")
+    make = _factory(decider_class)
+    return lambda: _PartlyYours(make(), part)
 
 
 # -- what every step must respect -------------------------------------------------------
@@ -576,7 +688,7 @@ def _scenario_malformed(make) -> None:
         decider = _new_decider(make, f"malformed view: {description}")
         try:
             output = decider.next_call(view)
-        except NotImplementedError:
+        except (NotImplementedError, CheckFailed):  # a stub, or the student's part failing inside the reference
             raise
         except Exception as exc:
             raise CheckFailed(f"malformed view ({description}): your next_call raised {type(exc).__name__}: {exc}",
@@ -636,6 +748,105 @@ def _multi_session(make) -> None:
            f"{mine.cost:.2f} memory calls per answer (at most {ceiling})")
 
 
+def _identity_lines(make) -> None:
+    """After the identity scenario, the human block has one 'Name:' line with the full name and a 'Job:' line."""
+    run = play_scenario(make, "identity")
+    human = run.memory.core.get("human").value if "human" in run.memory.core else ""
+    lines = [line.strip().lower() for line in human.splitlines()]
+    names = [line for line in lines if line.startswith("name:")]
+    jobs = [line for line in lines if line.startswith("job:")]
+    if len(names) != 1 or "ines halloran" not in names[0] or len(jobs) != 1 or "data engineer" not in jobs[0]:
+        raise CheckFailed(f"scenario 'identity': after 'My name is Ines.', 'My job is data engineer at Kestrel "
+                          f"Freight.', 'My name is Ines Halloran.' the human block is {human!r}",
+                          "expected one line 'Name: Ines Halloran' and one 'Job: data engineer at Kestrel "
+                          "Freight': replace the line of the same key (the text before ':'), append a new key")
+    passed("one line per identity key in the human block: 'Name: ...', 'Job: ...'")
+
+
+def _stores_only_what_is_remembered(make) -> None:
+    """The page-fault scenario's three "Remember that ..." facts are archived, and nothing else is."""
+    run = play_scenario(make, "page_fault")
+    for trace in run.steps:
+        _step_rules("page_fault", trace, must_reply=False)
+    facts = [t[len("Remember that "):].rstrip(".") for t in run.scenario.turns if t.startswith("Remember that ")]
+    texts = [r.text for r in run.memory.archival]
+    missing = [f for f in facts if not any(f in text for text in texts)]
+    if missing:
+        raise CheckFailed(f"scenario 'page_fault': archival memory holds no record of {missing[0]!r} "
+                          f"(it holds {len(texts)} record(s): {_short_text(' | '.join(texts), 90)})",
+                          "a message 'Remember that X' goes to archival memory: "
+                          "memory_call('archival_memory_insert', content=X)")
+    extra = [text for text in texts if not any(f in text for f in facts)]
+    if extra:
+        raise CheckFailed(f"scenario 'page_fault': your store archived {_short_text(extra[0], 70)}, which is "
+                          "neither an identity fact nor 'Remember that ...'",
+                          "return None for every other message: saving the rest is the pressure save's job "
+                          "(step 2), and a save on every turn costs a call each time")
+    passed("'Remember that ...' goes to archival memory, and nothing else does")
+
+
+def _pressure_odd_views(make) -> None:
+    """save_under_pressure returns None or a call on views with no context, nothing unsaved, no words."""
+    for description, view in _malformed_views():
+        if not view.alerts and view.context is not None:
+            continue
+        decider = _new_decider(make, f"odd view: {description}")
+        decider._yours(view, none_allowed=True)
+    passed("save_under_pressure copes with no context and an empty one")
+
+
+def _answer_without_words(make) -> None:
+    """A question with no words to search for gets a reply, not a search with nothing to search."""
+    from memlib.agent import AgentView
+    from memlib.messages import Message
+    from memlib.tools import MemorySystem
+
+    view = AgentView(Message.user("🙂?", id=0), MemorySystem.create(window=1024, clock=TickClock(_SCENARIO_START)))
+    call = _new_decider(make, "a question of emoji only")._yours(view, none_allowed=False)
+    if call.name != "send_message":
+        raise CheckFailed(f"on the question '🙂?' your answer(view) returned {call.render(60)}",
+                          "a question with no words has nothing to search for: reply, e.g. ask what to look up")
+    passed("a question with no words gets a reply")
+
+
+@graded("05-policy-store", "step 1: identity facts to core memory, 'remember that' to archival, nothing else")
+def check_policy_store(decider_class: Any) -> None:
+    """Check step 1 of the notebook-05 exercise: the student's store(view), inside the reference decider."""
+    make = reference_except("store", decider_class)
+    _new_decider(make, "building it")
+    _stores_only_what_is_remembered(make)
+    _scenario_identity(make)
+    _identity_lines(make)
+
+
+@graded("05-policy-pressure", "step 2: under memory pressure it archives what only the context holds")
+def check_policy_pressure(decider_class: Any) -> None:
+    """Check step 2 of the notebook-05 exercise: save_under_pressure(view), inside the reference decider."""
+    make = reference_except("save_under_pressure", decider_class)
+    _new_decider(make, "building it")
+    _scenario_pressure(make)
+    _pressure_odd_views(make)
+    _multi_session(make)
+
+
+@graded("05-policy-answer", "step 3: it answers from view or searches, turns pages, cites, says when nothing is found")
+def check_policy_answer(decider_class: Any) -> None:
+    """Check step 3 of the notebook-05 exercise: answer(view), inside the reference decider."""
+    make = reference_except("answer", decider_class)
+    _new_decider(make, "building it")
+    _scenario_identity(make)
+    _scenario_answered(make, "page_fault", ("archival_memory_search",),
+                       "a page fault: it searches archival memory, answers and cites")
+    _scenario_answered(make, "recall", ("conversation_search",),
+                       "'what did I say about...' searches the conversation and cites the message")
+    _scenario_page_two(make)
+    _scenario_no_answer(make)
+    _scenario_failures(make)
+    _scenario_malformed(make)
+    _answer_without_words(make)
+    _multi_session(make)
+
+
 @graded("05-policy", "the student's decider stores, saves under pressure, searches, pages, cites and stays cheap")
 def check_policy(decider_class: Any) -> None:
     """Check the notebook-05 exercise: the student's decider class, on behaviour and cost."""
@@ -653,23 +864,91 @@ def check_policy(decider_class: Any) -> None:
     _scenario_malformed(make)
     _multi_session(make)
 
-EXERCISE = Exercise(
-    grade_id='05-policy',
-    notebook='05_who_decides',
-    check='check_policy',
-    answer='MyDecider',
-    points=4,
-    setup_cells=('05-24-solution-helpers',),
-    equivalent={
-        'compare: view.calls_left >= 4 -> view.calls_left > 4':
-            'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
-        'constant: 4 -> 5':
-            'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
-        'constant: 4 -> 3':
-            'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
-        "drop: if last is not None and (not last.ok):     return reply(f'Sorry, a ... -> pass":
-            'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
-        "drop: return reply(f'Sorry, a memory operation failed: {last.message}') -> pass":
-            'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
-    },
+_STORE_EQUIVALENT = {
+    "drop: return None -> pass": "a function that ends without a return statement returns None: the same",
+    "constant: 1 -> 0": "archiving the whole message 'Remember that X' instead of X keeps the same fact in one "
+                        "record, which a search finds by the same words",
+    "keep-state: store -> remembers its result per len(view)":
+        "an AgentView has no length, so the view itself is the key: every call gets a new view (a new message, "
+        "or one more call made), so no remembered result is ever returned again",
+}
+_NOTE_LIMIT = ("not exercised, rather than equivalent: with notes cut at 799 or 801 characters, or not cut at "
+               "all, every scenario and the sessions pass with the same answers and within the cost (measured "
+               "by these mutants); grading the limit needs a scenario with more than 800 characters unsaved at "
+               "an alert")
+_PRESSURE_EQUIVALENT = {
+    "drop: if note and len(' '.join(note)) + len(m.content) > 800:     break -> pass": _NOTE_LIMIT,
+    "negate: note and len(' '.join(note)) + len(m.content) > 800 -> not note and len(' '.join(note)) + "
+    "len(m.content) > 800": _NOTE_LIMIT,
+    "drop: break -> pass": _NOTE_LIMIT,
+    "compare: len(' '.join(note)) + len(m.content) > 800 -> len(' '.join(note)) + len(m.content) >= 800": _NOTE_LIMIT,
+    "binop: len(' '.join(note)) + len(m.content) -> len(' '.join(note)) - len(m.content)": _NOTE_LIMIT,
+    "constant: 800 -> 801": _NOTE_LIMIT,
+    "constant: 800 -> 799": _NOTE_LIMIT,
+}
+_NO_WORDS = ("not exercised, rather than equivalent: the only question with no words (the emoji probe) must get "
+             "a reply, and with the branch gone the solution still replies, with a line of core memory")
+_NO_CALL_LEFT = ("not exercised, rather than equivalent: the reference's pressure save keeps calls in reserve, so "
+                 "no question of the check reaches its search with no call left; grading it needs a scenario "
+                 "whose saves alone exhaust the cap")
+_PAGES = ("not exercised, rather than equivalent: the one scenario that pages (page_two) needs page 1 and no "
+          "other, so any limit of two pages or more, and reading 'more pages' from the first page or the last, "
+          "make the same calls; grading it needs an answer on page 2")
+_IN_VIEW = ("not exercised, rather than equivalent: the only question answered from core memory ('What is my "
+            "name?') has one word left to match, and its line is the first one read, so any threshold from "
+            "one shared word up makes the same reply; grading it needs a longer question over several core lines")
+_ANSWER_EQUIVALENT = {
+    "drop: if not terms:     return reply('What would you like me to look up?') -> pass": _NO_WORDS,
+    "drop: return reply('What would you like me to look up?') -> pass": _NO_WORDS,
+    "drop: if not view.calls_left:     break -> pass": _NO_CALL_LEFT,
+    "drop: break -> pass": _NO_CALL_LEFT,
+    "compare: len(pages) < 3 -> len(pages) <= 3": _PAGES,
+    "constant: 3 -> 4": _PAGES,
+    "constant: 3 -> 2": _PAGES,
+    "constant: 1 -> 0": _PAGES,
+    "compare: shared(terms, text_of(i)) == len(terms) -> shared(terms, text_of(i)) != len(terms)":
+        "not exercised, rather than equivalent: on page_two's first page every result is a question, which "
+        "is_statement drops, so 'no result has every word' and 'some result lacks a word' both turn the page; "
+        "grading it needs a first page with a statement that holds part of the question",
+    "compare: 2 * shared(terms, line) >= len(terms) -> 2 * shared(terms, line) > len(terms)": _IN_VIEW,
+    "binop: 2 * shared(terms, line) -> 2 / shared(terms, line)": _IN_VIEW,
+    "constant: 2 -> 3": _IN_VIEW,
+    "constant: 2 -> 1": _IN_VIEW,
+}
+
+
+_TOOLKIT = ("05-24-solution-helpers",)  # the notebook's toolkit: reply, memory_call, ..., the class MyDecider
+_STEPS = ("05-24-store", "05-24-pressure", "05-24-answer")
+
+#: One record per step; each step's mutants are mutants of its own cell, run after the toolkit
+#: (and, for step 4, after the reference of steps 1 to 3).
+EXERCISES = (
+    Exercise(grade_id="05-policy-store", notebook="05_who_decides", check="check_policy_store",
+             answer="MyDecider", points=1, setup_cells=_TOOLKIT, cell="05-24-store",
+             equivalent=_STORE_EQUIVALENT),
+    Exercise(grade_id="05-policy-pressure", notebook="05_who_decides", check="check_policy_pressure",
+             answer="MyDecider", points=1, setup_cells=_TOOLKIT, cell="05-24-pressure",
+             equivalent=_PRESSURE_EQUIVALENT),
+    Exercise(grade_id="05-policy-answer", notebook="05_who_decides", check="check_policy_answer",
+             answer="MyDecider", points=1, setup_cells=_TOOLKIT, cell="05-24-answer",
+             equivalent=_ANSWER_EQUIVALENT),
+    Exercise(grade_id="05-policy", notebook="05_who_decides", check="check_policy", answer="MyDecider", points=1,
+             setup_cells=_TOOLKIT + _STEPS, cell="05-25-exercise",
+             equivalent={
+            'compare: view.calls_left >= 4 -> view.calls_left > 4':
+                'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+            'constant: 4 -> 5':
+                'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+            'constant: 4 -> 3':
+                'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+            "drop: if last is not None and (not last.ok):     return reply(f'Sorry, a ... -> pass":
+                'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
+            "drop: return reply(f'Sorry, a memory operation failed: {last.message}') -> pass":
+                'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
+            "drop: self.pressure = False -> pass":
+                'not exercised, rather than equivalent: a decider that stays under pressure after its saves goes on '
+                'archiving each new statement at once, before the next alert; in the scenarios and the sessions '
+                'that makes the same answers within the cost limit (measured); grading it needs a run where '
+                'saving every statement between alerts costs more than the limit allows',
+             }),
 )
