@@ -58,6 +58,35 @@ def test_memlib_values_are_copied_and_rebuilt_with_their_own_validation() -> Non
         wire.decode(bad)
 
 
+def test_a_probe_policy_and_trace_events_cross_as_data() -> None:
+    from memlib.agent import Agent, ToolCall, TraceEvent
+    from memlib.policies import ProbePolicy
+    from memlib.tools import MemorySystem
+
+    search = ToolCall("archival_memory_search", {"query": "tea", "request_heartbeat": True})
+    probe = ProbePolicy([search, ProbePolicy.RAISE, ProbePolicy.MALFORMED])
+    trace = Agent(probe, MemorySystem.create(window=1024)).step("what tea?")
+    back, events = wire.decode(wire.loads(wire.dumps(wire.encode([probe, trace.events]))))
+    assert type(back) is ProbePolicy and back.script == probe.script and back.seen == probe.seen
+    assert all(type(e) is TraceEvent for e in events) and events == trace.events
+    assert [e.kind for e in events] == trace.kinds
+
+
+@pytest.mark.parametrize("state, message", [
+    ({"script": "raise", "seen": []}, "expected a list"),
+    ({"script": ["explode"], "seen": []}, "only ToolCalls and its two markers"),
+    ({"script": [["send_message", {}]], "seen": []}, "only ToolCalls"),
+    ({"script": ["raise"], "seen": [[[], 1, []], [[], 1, []]]}, "more turns"),
+    ({"script": ["raise"], "seen": [[[1], 1, []]]}, "call names, calls_left, alerts"),
+    ({"script": ["raise"], "seen": [[[], "1", []]]}, "call names, calls_left, alerts"),
+    ({"script": ["raise"]}, "expected a list"),
+    (["raise"], "needs its script"),
+])
+def test_a_probe_policy_from_the_other_side_is_decoded_strictly(state, message) -> None:
+    with pytest.raises(wire.WireError, match=message):
+        wire.decode({"$": "state", "type": "memlib.policies:ProbePolicy", "state": state})
+
+
 @pytest.mark.parametrize("data, message", [
     ({"$": "dataclass", "type": "os:system", "fields": {}}, "may cross"),
     ({"$": "state", "type": "subprocess:Popen", "state": {}}, "may cross"),
