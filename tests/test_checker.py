@@ -175,7 +175,7 @@ def _grade(cells: list[str], tmp_path: Path, seconds: float = 30) -> dict[int, c
             return kernel_run.CellRun(index, kernel_run.OK if outcome.status == "passed" else kernel_run.ERROR)
         return run
 
-    graded = {i: hook(i) for i, s in enumerate(cells) if s.startswith("from fixture_checks")}
+    graded = {i: hook(i) for i, s in enumerate(cells) if s.startswith(("from fixture_checks", "from memlib.course.checks import check_"))}
     sandbox, _ = resolve("none")
     kernel_run.run_notebook(nb, sandbox, tmp_path / "job", [FIXTURE_CHECKS], cell_timeout=seconds, timeout=120,
                             instead=graded)
@@ -247,3 +247,20 @@ def test_an_answer_that_calls_the_checks_own_code_is_noticed(tmp_path: Path) -> 
     assert outcomes[1].status == "passed"
     assert outcomes[1].references == ("memlib.course.checks._common.ordinal (the checks' own code)",)
     assert "uses memlib's reference implementation" not in outcomes[3].output and outcomes[3].references == ()
+
+
+@pytest.mark.slow
+def test_the_loop_check_runs_the_students_agent_in_the_kernel_and_reads_its_trace(tmp_path: Path) -> None:
+    from memlib.course import mutation
+
+    check = "from memlib.course.checks import check_loop\n\ncheck_loop(MyAgent)"
+    solution = mutation.exercise_cell(mutation.EXERCISES["04-loop"])
+    outcomes = _grade([
+        solution, check,
+        solution.replace("if heartbeats == self.max_heartbeats:", "if heartbeats > self.max_heartbeats:"), check,
+        solution.replace("call = self.ask(trace, calls)", "call = self.ask(trace, [])"), check,
+    ], tmp_path, seconds=120)
+    assert outcomes[1].status == "passed", outcomes[1].message
+    assert "PASS  all checks for 04-loop" in outcomes[1].output and outcomes[1].calls > 50
+    assert outcomes[3].status == "failed" and "the cap allows 1 + 0" in outcomes[3].message
+    assert outcomes[5].status == "failed" and "saw 0 earlier call(s) on its 2nd turn" in outcomes[5].message
