@@ -8,6 +8,11 @@ message keeps its full arguments as data. Whatever a policy does (raise,
 return garbage, call a tool that does not exist, never stop) becomes a Failed
 observation or a capped step in the `Trace`; nothing crashes the loop.
 
+`Agent.step` is written with the agent's public parts, the same ones notebook
+04's exercise builds the loop from: `begin` (the user's message in, a new
+trace), `ask` (the policy's next call), `memlib.tools.dispatch` (run it) and
+`splice` (the call and its result into main context and the trace).
+
 This module holds the loop and the trace. The decision protocol (`ToolCall`,
 the `AgentView` a policy reads, `Policy`, `PolicyStopped`) is `memlib.decision`
 and the policies themselves (`ScriptedPolicy`, `RulePolicy`, notebook 05's
@@ -28,6 +33,7 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from memlib._util import check_int_at_least, shorten, shown
@@ -37,7 +43,7 @@ from memlib.decision import AgentView, Policy, PolicyStopped, ToolCall, as_tool_
 # The policies once lived here: notebooks 04 and 06, and copies students saved, import them from this module.
 from memlib.policies import (CORE_KEYS, RulePolicy, ScriptedPolicy,  # noqa: F401
                              ScriptedPolicyExhausted, is_question)
-from memlib.tools import MemorySystem, ToolResult, dispatch, result_message
+from memlib.tools import NO_CALL, MemorySystem, ToolResult, dispatch, result_message
 
 __all__ = [
     "Agent",
@@ -108,6 +114,8 @@ class Trace:
         self.events: list[TraceEvent] = []
         #: exceptions the policy raised during the step (each also a `policy_error` event)
         self.policy_errors: list[Exception] = []
+        #: the user's message as it entered main context (set by `Agent.begin`)
+        self.user_message: Message | None = None
 
     def add(self, kind: str, detail: str, **extra: Any) -> TraceEvent:
         event = TraceEvent(kind, detail, **extra)
@@ -214,6 +222,7 @@ class Agent:
         self.traces: list[Trace] = []
         self._calls_made = 0
         self._pending_alert: float | None = None  # pressure seen but not yet shown to the policy
+        self._seen: int | None = None  # context events already in a trace when the policy was last asked
 
     def __repr__(self) -> str:
         return (
@@ -222,32 +231,22 @@ class Agent:
         )
 
     def step(self, user_text: str) -> Trace:
-        """Handle one user message; returns the trace of everything that happened."""
-        if not isinstance(user_text, str):
-            raise TypeError(f"user_text must be a str, got {type(user_text).__name__}")
-        if not user_text.strip():
-            raise ValueError("user_text is empty; pass what the user said")
-        trace = Trace(user_text, step=len(self.traces) + 1)
-        # A message too big for the window raises ContextOverflowError here,
-        # before anything changed: the caller must split or archive it.
-        user_message = self._append(Message.user(user_text), trace)
-        self.traces.append(trace)
-        self.memory.turn_id = user_message.id
+        """Handle one user message; returns the trace of everything that happened.
+
+        The loop notebook 04 asks students to write, from the agent's parts:
+        `begin`, `ask`, `memlib.tools.dispatch` and `splice`, chained by
+        heartbeats up to `max_heartbeats`.
+        """
+        trace = self.begin(user_text)
         calls: list[tuple[ToolCall, ToolResult]] = []
         heartbeats = 0
         while True:
-            alerts = self._deliver_alert(trace)
-            view = AgentView(user_message, self.memory, tuple(calls), alerts, self.max_heartbeats - heartbeats)
-            try:
-                output = self.policy.next_call(view)
-            except (NotImplementedError, PolicyStopped):
-                raise
-            except Exception as exc:  # a bug in the policy: observed, never a crash of the loop
-                call, result = self._policy_error(exc, trace)
-                calls.append((call, result))
+            call = self.ask(trace, calls)
+            if call is None:  # the policy crashed: ask recorded why
                 break
-            call, result = self._run(output, trace)
+            result = dispatch(call.name, call.arguments, self.memory)
             calls.append((call, result))
+            self.splice(call, result, trace)
             if not result.heartbeat:
                 break
             if heartbeats >= self.max_heartbeats:
@@ -258,10 +257,102 @@ class Agent:
             trace.add("heartbeat", f"{heartbeats}/{self.max_heartbeats} ({reason}): the policy runs again")
         return trace
 
+    # -- the agent's parts (what `step` is written with) ---------------------------
+
+    def begin(self, user_text: str) -> Trace:
+        """Start a step: the user's message enters main context; returns the step's new Trace.
+
+        Raises TypeError for a user_text that is not a str, ValueError for an
+        empty one, and ContextOverflowError (before anything changed) for a
+        message too big for the window: the caller must split or archive it.
+        """
+        if not isinstance(user_text, str):
+            raise TypeError(f"user_text must be a str, got {type(user_text).__name__}")
+        if not user_text.strip():
+            raise ValueError("user_text is empty; pass what the user said")
+        trace = Trace(user_text, step=len(self.traces) + 1)
+        trace.user_message = self._append(Message.user(user_text), trace)
+        self.traces.append(trace)
+        self.memory.turn_id = trace.user_message.id
+        return trace
+
+    def ask(self, trace: Trace, calls: Sequence[tuple[ToolCall, ToolResult]] = ()) -> ToolCall | None:
+        """The policy's next call, given main context and `calls` (this step's (call, result) pairs so far).
+
+        A pending memory-pressure alert enters main context first and reaches
+        the policy in `view.alerts`; `view.calls_left` is what the heartbeat
+        cap still allows after this call. A malformed output comes back as an
+        `invalid_call` ToolCall, which `dispatch` answers with a Failed result
+        (and a heartbeat), so the policy reads what went wrong. A policy that
+        raises gets a `policy_error` event and a Failed observation in main
+        context, and ask returns None: the step should end (a policy that
+        crashed once would crash again). NotImplementedError and
+        `PolicyStopped` propagate; TypeError for a trace that `begin` did not
+        make or `calls` that are not (ToolCall, ToolResult) pairs.
+        """
+        user_message = self._own_trace(trace)
+        if not isinstance(calls, (list, tuple)) or not all(
+                isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], ToolCall)
+                and isinstance(pair[1], ToolResult) for pair in calls):
+            raise TypeError(f"calls must be this step's (ToolCall, ToolResult) pairs so far, oldest first; "
+                            f"got {shown(calls, 80)}")
+        alerts = self._deliver_alert(trace)
+        left = max(0, self.max_heartbeats - len(calls))
+        view = AgentView(user_message, self.memory, tuple(calls), alerts, left)
+        self._seen = self._events_count()
+        try:
+            output = self.policy.next_call(view)
+        except (NotImplementedError, PolicyStopped):
+            raise
+        except Exception as exc:  # a bug in the policy: observed, never a crash of the loop
+            self._policy_error(exc, trace)
+            return None
+        try:
+            return as_tool_call(output)
+        except TypeError as exc:
+            return ToolCall(NO_CALL, {"policy_output": shown(output, 200), "problem": str(exc)})
+
+    def splice(self, call: ToolCall, result: ToolResult, trace: Trace) -> None:
+        """The call and its result enter main context back to back under one tool_call_id, and the trace.
+
+        The trace gets the call's thought, the call, what the tool did to the
+        context since `ask` (evictions, summaries, core edits), the result, and
+        the words sent for a successful send_message. A call message too large
+        for the window enters shortened. TypeError for arguments of the wrong
+        kind or a trace that `begin` did not make.
+        """
+        if not isinstance(call, ToolCall):
+            raise TypeError(f"call must be the ToolCall ask returned, got {type(call).__name__}")
+        if not isinstance(result, ToolResult):
+            raise TypeError(f"result must be the ToolResult dispatch returned, got {type(result).__name__}")
+        self._own_trace(trace)
+        if call.thought:
+            trace.add("thought", call.thought, call=call)
+        trace.add("tool_call", call.render(), call=call)
+        context = self.memory.context
+        if context is not None and self._seen is not None:
+            for event in context.events[self._seen:]:
+                self._record(event, trace)
+        self._seen = None
+        trace.add("tool_result", f"{result.status}: {result.message}", call=call, result=result)
+        if call.name == "send_message" and result.ok and self.memory.outbox:
+            trace.add("send_message", self.memory.outbox[-1], call=call, result=result)
+        self._append_pair(call, result, trace)
+
     # -- internals ----------------------------------------------------------------
 
-    def _policy_error(self, exc: Exception, trace: Trace) -> tuple[ToolCall, ToolResult]:
-        """A policy that raised: record what it raised as a Failed observation, and end the step."""
+    def _own_trace(self, trace: Any) -> Message:
+        """The user message of a trace `begin` made on this agent (TypeError otherwise)."""
+        if not isinstance(trace, Trace) or trace.user_message is None or not any(t is trace for t in self.traces):
+            raise TypeError(f"trace must be the Trace this agent's begin(user_text) returned, got {shown(trace, 60)}")
+        return trace.user_message
+
+    def _events_count(self) -> int | None:
+        context = self.memory.context
+        return len(context.events) if context is not None else None
+
+    def _policy_error(self, exc: Exception, trace: Trace) -> None:
+        """A policy that raised: record what it raised as a Failed observation (the step ends)."""
         where = ""
         tb = exc.__traceback__
         while tb is not None and tb.tb_next is not None:
@@ -273,42 +364,16 @@ class Agent:
         trace.add("policy_error", f"the policy raised {text}; the step ends here")
         call = ToolCall("policy_error", {"exception": type(exc).__name__, "message": shorten(str(exc), 200)})
         result = ToolResult("Failed", f"the policy raised {text}")
+        self._seen = None
         trace.add("tool_call", call.render(), call=call)
         trace.add("tool_result", f"{result.status}: {result.message}", call=call, result=result)
         self._append_pair(call, result, trace)
-        return call, result
-
-    def _run(self, output: Any, trace: Trace) -> tuple[ToolCall, ToolResult]:
-        """Run what the policy returned; anything malformed becomes a Failed result."""
-        result: ToolResult | None
-        try:
-            call = as_tool_call(output)
-        except TypeError as exc:
-            call = ToolCall("invalid_call", {"policy_output": shown(output, 200)})
-            result = ToolResult("Failed", f"the policy returned no usable tool call: {exc}", heartbeat=True)
-        else:
-            result = None
-        if call.thought:
-            trace.add("thought", call.thought, call=call)
-        trace.add("tool_call", call.render(), call=call)
-        if result is None:
-            context = self.memory.context
-            seen = len(context.events) if context is not None else 0
-            result = dispatch(call.name, call.arguments, self.memory)
-            if context is not None:
-                for event in context.events[seen:]:
-                    self._record(event, trace)
-        trace.add("tool_result", f"{result.status}: {result.message}", call=call, result=result)
-        if call.name == "send_message" and result.ok:
-            trace.add("send_message", self.memory.outbox[-1], call=call, result=result)
-        self._append_pair(call, result, trace)
-        return call, result
 
     def _append_pair(self, call: ToolCall, result: ToolResult, trace: Trace) -> None:
         """The call and its result enter the context back to back, under one tool_call_id."""
         self._calls_made += 1
         call_id = f"call-{self._calls_made:04d}"
-        if call.name == "send_message" and result.ok:
+        if call.name == "send_message" and result.ok and self.memory.outbox:
             said = self.memory.outbox[-1]  # the words the user read, so conversation_search finds them
         else:
             said = call.render()

@@ -53,6 +53,7 @@ __all__ = [
     "tool_schemas",
     "memgpt_return",
     "MAX_PAUSE_HEARTBEATS",
+    "NO_CALL",
 ]
 
 #: Longest string any tool accepts; longer text must be split (it matches the archival limit).
@@ -447,6 +448,10 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [spec.schema() for spec in TOOLS.values()]
 
 # -- dispatch ---------------------------------------------------------------------
 
+#: The name the agent loop gives a policy output that was no tool call at all; its
+#: arguments say what came back ("policy_output") and why it is unusable ("problem").
+NO_CALL = "invalid_call"
+
 # Any, not tuple[type, ...]: the checks below tell the value's type by param.type, after isinstance.
 _JSON_TYPES: dict[str, Any] = {"string": (str,), "integer": (int,), "boolean": (bool,)}
 
@@ -540,7 +545,8 @@ def dispatch(call_name: Any, arguments: Any, memory: MemorySystem) -> ToolResult
 
     `arguments` is a dict or its JSON text (as a model would send it). A Failed
     result always asks for a heartbeat, as MemGPT does, so the agent gets a
-    chance to correct the call.
+    chance to correct the call. A `NO_CALL` call (what the agent loop makes of
+    a policy output that was no tool call) fails with the problem it carries.
     """
     name: str | None = "the tool"
     try:
@@ -550,6 +556,8 @@ def dispatch(call_name: Any, arguments: Any, memory: MemorySystem) -> ToolResult
             )
         # A plain copy of the name: a str subclass could override ==, hash or repr.
         name = str.__str__(call_name) if isinstance(call_name, str) else None
+        if name == NO_CALL and type(arguments) is dict and type(arguments.get("problem")) is str:
+            raise _ToolError(f"the policy returned no usable tool call: {shorten(arguments['problem'], 300)}")
         if name is None or name not in TOOLS:
             name = "the tool"
             raise _ToolError(f"unknown tool {_describe(call_name)}; the tools are {', '.join(TOOL_NAMES)}")

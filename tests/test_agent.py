@@ -320,3 +320,203 @@ def test_a_user_message_too_big_for_the_window_raises_and_changes_nothing():
         agent.step("word " * 2000)
     assert (len(agent.traces), len(agent.memory.recall), agent.memory.context.used) == before
     assert agent.step("Thanks.").reply == "Noted."
+
+
+# -- the agent's parts: begin, ask, splice (what step is written with) ----------------
+
+
+def _events_after(trace, kind):
+    kinds = trace.kinds
+    return kinds[kinds.index(kind) + 1:] if kind in kinds else []
+
+
+def test_begin_appends_the_user_message_and_starts_a_trace():
+    agent = new_agent(ScriptedPolicy([]))
+    trace = agent.begin("hello there")
+    assert isinstance(trace, Trace) and trace.step == 1 and agent.traces == [trace]
+    assert trace.user_message.content == "hello there" and trace.kinds == ["append"]
+    assert agent.memory.context.messages[-1] is trace.user_message
+    assert agent.memory.turn_id == trace.user_message.id
+    assert agent.begin("again").step == 2
+
+
+@pytest.mark.parametrize("text, error", [(None, TypeError), (3, TypeError), ("  ", ValueError)])
+def test_begin_rejects_bad_user_text(text, error):
+    agent = new_agent(ScriptedPolicy([]))
+    with pytest.raises(error):
+        agent.begin(text)
+    assert agent.traces == [] and len(agent.memory.recall) == 0
+
+
+def test_ask_shows_the_policy_the_calls_so_far_and_what_the_cap_leaves():
+    views = []
+
+    class Recorder:
+        def next_call(self, view):
+            views.append(view)
+            return reply("hi")
+
+    agent = new_agent(Recorder(), max_heartbeats=3)
+    trace = agent.begin("hello")
+    earlier = (ToolCall("archival_memory_search", {"query": "tea"}), agent_result("OK"))
+    assert agent.ask(trace, []) == reply("hi")
+    assert agent.ask(trace, [earlier]) == reply("hi")
+    assert views[0].calls == () and views[0].calls_left == 3 and views[0].user_message is trace.user_message
+    assert views[1].calls == (earlier,) and views[1].calls_left == 2
+    assert agent.ask(trace, [earlier] * 5) is not None and views[2].calls_left == 0  # never below zero
+    assert agent.memory.context.messages[-1] is trace.user_message  # asking changes no context
+
+
+def agent_result(status, message="done", heartbeat=False):
+    from memlib.tools import ToolResult
+
+    return ToolResult(status, message, heartbeat)
+
+
+@pytest.mark.parametrize("output", [None, "send_message", 42, {"nope": 1}])
+def test_ask_turns_a_malformed_output_into_a_call_that_dispatch_fails(output):
+    from memlib.tools import NO_CALL, dispatch
+
+    agent = new_agent(GarbagePolicy([output]))
+    trace = agent.begin("hello")
+    call = agent.ask(trace, [])
+    assert call.name == NO_CALL and "policy_output" in call.arguments
+    result = dispatch(call.name, call.arguments, agent.memory)
+    assert result.status == "Failed" and result.heartbeat
+    assert result.message.startswith("the policy returned no usable tool call: cannot read a tool call")
+
+
+def test_dispatch_reports_an_invalid_call_without_its_problem_as_an_unknown_tool():
+    from memlib.tools import NO_CALL, dispatch
+
+    memory = MemorySystem.create(window=2048, clock=Clock())
+    for arguments in ({}, {"problem": 3}, '{"problem": "x"}'):
+        result = dispatch(NO_CALL, arguments, memory)
+        assert result.status == "Failed" and "unknown tool" in result.message
+
+
+def test_ask_records_a_policy_that_raised_and_returns_none():
+    class Broken:
+        def next_call(self, view):
+            raise KeyError("lost")
+
+    agent = new_agent(Broken())
+    trace = agent.begin("hello")
+    assert agent.ask(trace, []) is None
+    assert trace.kinds == ["append", "policy_error", "tool_call", "tool_result", "append", "append"]
+    assert isinstance(trace.policy_errors[0], KeyError)
+    call_msg, result_msg = agent.memory.context.messages[-2:]
+    assert call_msg.name == "policy_error" and result_msg.tool_call_id == call_msg.tool_call_id
+    assert "Failed" in result_msg.content and "KeyError" in result_msg.content
+
+
+@pytest.mark.parametrize("error", [NotImplementedError("write next_call"), None])
+def test_ask_lets_an_unsolved_stub_and_an_exhausted_script_propagate(error):
+    from memlib.agent import PolicyStopped
+
+    class Stub:
+        def next_call(self, view):
+            raise error
+
+    agent = new_agent(Stub() if error else ScriptedPolicy([]))
+    trace = agent.begin("hello")
+    with pytest.raises(NotImplementedError if error else PolicyStopped):
+        agent.ask(trace, [])
+
+
+@pytest.mark.parametrize("trace, calls", [
+    (None, []), ("a trace", []), (Trace("made by hand"), []),
+    ("own", None), ("own", "calls"), ("own", [ToolCall("x")]), ("own", [(ToolCall("x"), "OK")]),
+])
+def test_ask_rejects_a_foreign_trace_and_malformed_calls(trace, calls):
+    agent = new_agent(ScriptedPolicy([reply("hi")]))
+    own = agent.begin("hello")
+    with pytest.raises(TypeError):
+        agent.ask(own if trace == "own" else trace, calls)
+    assert agent.policy.remaining == 1  # the policy was not asked
+
+
+def test_ask_delivers_a_pending_pressure_alert_first():
+    views = []
+
+    class Watcher:
+        def next_call(self, view):
+            views.append(view)
+            return reply("ok " + "padding " * 20)
+
+    agent = new_agent(Watcher(), window=400)
+    while not any(t.of_kind("pressure") for t in agent.traces):
+        agent.step("message with a few words to take up some room in the window")
+    trace = agent.begin("one more")
+    agent.ask(trace, [])
+    assert views[-1].alerts and views[-1].alerts[0].startswith("[memory pressure]")
+    assert "alert" in trace.kinds and agent.memory.context.messages[-1].role == "system"
+
+
+def test_splice_pairs_the_call_with_its_result_and_records_what_the_tool_did():
+    from memlib.tools import dispatch
+
+    call = ToolCall("core_memory_append", {"label": "human", "content": "Likes tea."}, thought="worth keeping")
+    agent = new_agent(ScriptedPolicy([call]))
+    trace = agent.begin("I like tea.")
+    asked = agent.ask(trace, [])
+    result = dispatch(asked.name, asked.arguments, agent.memory)
+    agent.splice(asked, result, trace)
+    assert _events_after(trace, "append")[:4] == ["thought", "tool_call", "core_edit", "tool_result"]
+    call_msg, result_msg = agent.memory.context.messages[-2:]
+    assert (call_msg.role, result_msg.role) == ("assistant", "tool")
+    assert call_msg.tool_call_id == result_msg.tool_call_id and call_msg.arguments == call.arguments
+    assert trace.tool_calls == [call] and trace.results == [result]
+
+
+def test_splice_of_a_send_message_records_the_words_sent():
+    from memlib.tools import dispatch
+
+    agent = new_agent(ScriptedPolicy([reply("Hello, Ada.")]))
+    trace = agent.begin("hi")
+    call = agent.ask(trace, [])
+    agent.splice(call, dispatch(call.name, call.arguments, agent.memory), trace)
+    assert trace.reply == "Hello, Ada." and agent.memory.context.messages[-2].content == "Hello, Ada."
+
+
+@pytest.mark.parametrize("what", ["call", "result", "trace"])
+def test_splice_rejects_arguments_of_the_wrong_kind(what):
+    agent = new_agent(ScriptedPolicy([]))
+    trace = agent.begin("hi")
+    args = {"call": reply("x"), "result": agent_result("OK"), "trace": trace}
+    args[what] = {"call": ("send_message", {}), "result": "OK", "trace": Trace("hi")}[what]
+    before = list(agent.memory.context.messages)
+    with pytest.raises(TypeError):
+        agent.splice(args["call"], args["result"], args["trace"])
+    assert agent.memory.context.messages == before
+
+
+def test_step_is_the_loop_written_with_the_parts():
+    """A loop written from the parts, as notebook 04 asks, matches Agent.step event for event."""
+    from memlib.tools import dispatch
+
+    class Mine(Agent):
+        def step(self, user_text):
+            trace, calls, beats = self.begin(user_text), [], 0
+            while (call := self.ask(trace, calls)) is not None:
+                result = dispatch(call.name, call.arguments, self.memory)
+                calls.append((call, result))
+                self.splice(call, result, trace)
+                if not result.heartbeat:
+                    break
+                if beats == self.max_heartbeats:
+                    trace.add("heartbeat", "cap reached")
+                    break
+                beats += 1
+                trace.add("heartbeat", f"{beats}")
+            return trace
+
+    script = [ToolCall("archival_memory_insert", {"content": "Ada likes tea.", "request_heartbeat": True}),
+              ToolCall("nope"), ToolCall("archival_memory_search", {"query": "tea", "request_heartbeat": True}),
+              reply("Ada likes tea.")]
+    runs = []
+    for cls in (Agent, Mine):
+        agent = cls(ScriptedPolicy(script), MemorySystem.create(window=2048, clock=Clock()), max_heartbeats=5)
+        trace = agent.step("What does Ada like?")
+        runs.append((trace.kinds, [(m.role, m.content) for m in agent.memory.context.messages]))
+    assert runs[0] == runs[1]

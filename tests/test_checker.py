@@ -58,6 +58,35 @@ def test_memlib_values_are_copied_and_rebuilt_with_their_own_validation() -> Non
         wire.decode(bad)
 
 
+def test_a_probe_policy_and_trace_events_cross_as_data() -> None:
+    from memlib.agent import Agent, ToolCall, TraceEvent
+    from memlib.policies import ProbePolicy
+    from memlib.tools import MemorySystem
+
+    search = ToolCall("archival_memory_search", {"query": "tea", "request_heartbeat": True})
+    probe = ProbePolicy([search, ProbePolicy.RAISE, ProbePolicy.MALFORMED])
+    trace = Agent(probe, MemorySystem.create(window=1024)).step("what tea?")
+    back, events = wire.decode(wire.loads(wire.dumps(wire.encode([probe, trace.events]))))
+    assert type(back) is ProbePolicy and back.script == probe.script and back.seen == probe.seen
+    assert all(type(e) is TraceEvent for e in events) and events == trace.events
+    assert [e.kind for e in events] == trace.kinds
+
+
+@pytest.mark.parametrize("state, message", [
+    ({"script": "raise", "seen": []}, "expected a list"),
+    ({"script": ["explode"], "seen": []}, "only ToolCalls and its two markers"),
+    ({"script": [["send_message", {}]], "seen": []}, "only ToolCalls"),
+    ({"script": ["raise"], "seen": [[[], 1, []], [[], 1, []]]}, "more turns"),
+    ({"script": ["raise"], "seen": [[[1], 1, []]]}, "call names, calls_left, alerts"),
+    ({"script": ["raise"], "seen": [[[], "1", []]]}, "call names, calls_left, alerts"),
+    ({"script": ["raise"]}, "expected a list"),
+    (["raise"], "needs its script"),
+])
+def test_a_probe_policy_from_the_other_side_is_decoded_strictly(state, message) -> None:
+    with pytest.raises(wire.WireError, match=message):
+        wire.decode({"$": "state", "type": "memlib.policies:ProbePolicy", "state": state})
+
+
 @pytest.mark.parametrize("data, message", [
     ({"$": "dataclass", "type": "os:system", "fields": {}}, "may cross"),
     ({"$": "state", "type": "subprocess:Popen", "state": {}}, "may cross"),
@@ -146,7 +175,7 @@ def _grade(cells: list[str], tmp_path: Path, seconds: float = 30) -> dict[int, c
             return kernel_run.CellRun(index, kernel_run.OK if outcome.status == "passed" else kernel_run.ERROR)
         return run
 
-    graded = {i: hook(i) for i, s in enumerate(cells) if s.startswith("from fixture_checks")}
+    graded = {i: hook(i) for i, s in enumerate(cells) if s.startswith(("from fixture_checks", "from memlib.course.checks import check_"))}
     sandbox, _ = resolve("none")
     kernel_run.run_notebook(nb, sandbox, tmp_path / "job", [FIXTURE_CHECKS], cell_timeout=seconds, timeout=120,
                             instead=graded)
@@ -218,3 +247,20 @@ def test_an_answer_that_calls_the_checks_own_code_is_noticed(tmp_path: Path) -> 
     assert outcomes[1].status == "passed"
     assert outcomes[1].references == ("memlib.course.checks._common.ordinal (the checks' own code)",)
     assert "uses memlib's reference implementation" not in outcomes[3].output and outcomes[3].references == ()
+
+
+@pytest.mark.slow
+def test_the_loop_check_runs_the_students_agent_in_the_kernel_and_reads_its_trace(tmp_path: Path) -> None:
+    from memlib.course import mutation
+
+    check = "from memlib.course.checks import check_loop\n\ncheck_loop(MyAgent)"
+    solution = mutation.exercise_cell(mutation.EXERCISES["04-loop"])
+    outcomes = _grade([
+        solution, check,
+        solution.replace("if heartbeats == self.max_heartbeats:", "if heartbeats > self.max_heartbeats:"), check,
+        solution.replace("call = self.ask(trace, calls)", "call = self.ask(trace, [])"), check,
+    ], tmp_path, seconds=120)
+    assert outcomes[1].status == "passed", outcomes[1].message
+    assert "PASS  all checks for 04-loop" in outcomes[1].output and outcomes[1].calls > 50
+    assert outcomes[3].status == "failed" and "the cap allows 1 + 0" in outcomes[3].message
+    assert outcomes[5].status == "failed" and "saw 0 earlier call(s) on its 2nd turn" in outcomes[5].message

@@ -315,3 +315,143 @@ REPLY = ToolCall("send_message", {"message": "Biscuit must avoid chicken. [arc-0
 ])
 def test_page_fault_mistakes_get_their_message(calls, expected):
     assert expected in failure(check_page_fault, calls)
+
+
+# -- 04 the loop (exercise L) --------------------------------------------------------
+
+from memlib.agent import Agent  # noqa: E402
+from memlib.course.checks import check_loop  # noqa: E402
+from memlib.course.checks import nb04_loop  # noqa: E402
+from memlib.tools import dispatch  # noqa: E402
+
+
+def loop_agent(**bugs):
+    """The contract's loop, with the named mistakes switched on."""
+
+    class LoopAgent(Agent):
+        def step(self, user_text):
+            trace = self.begin(user_text)
+            calls = []
+            beats = 0
+            while True:
+                call = self.ask(trace, [] if bugs.get("forget_calls") else calls)
+                if call is None:
+                    if bugs.get("ask_after_none"):
+                        continue
+                    break
+                result = dispatch(call.name, call.arguments, self.memory)
+                calls.append((call, result))
+                if not bugs.get("no_splice"):
+                    self.splice(call, result, trace)
+                if bugs.get("splice_twice"):
+                    self.splice(call, result, trace)
+                go_on = result.heartbeat and (result.ok or not bugs.get("stop_on_failure"))
+                if bugs.get("read_request"):
+                    go_on = bool(call.arguments.get("request_heartbeat"))
+                if bugs.get("until_send"):
+                    go_on = call.name != "send_message"
+                if not go_on:
+                    break
+                if beats >= self.max_heartbeats + bugs.get("cap_shift", 0) and not bugs.get("no_cap"):
+                    if not bugs.get("silent_cap"):
+                        trace.add("heartbeat", "limit reached" if bugs.get("cap_unnamed") else "cap reached")
+                    break
+                beats += 1
+                if not bugs.get("no_heartbeat_event"):
+                    trace.add("heartbeat", "the policy runs again")
+                if bugs.get("extra_event"):
+                    trace.add("thought", "thinking")
+            return None if bugs.get("no_return") else trace
+
+    return LoopAgent
+
+
+def test_loop_reference_passes_and_groups_its_scenarios(capsys):
+    check_loop(loop_agent())
+    out = capsys.readouterr().out
+    assert out.count("PASS  ") == 5 and "PASS  all checks for 04-loop" in out
+    assert "NOTE" not in out  # written from the parts, not by calling Agent.step
+
+
+def test_loop_answers_the_contract_allows_pass(capsys):
+    class ForLoop(Agent):
+        """A for loop over the turns the cap allows; the heartbeat noted before splicing; tuples for calls."""
+
+        def step(self, user_text):
+            trace = self.begin(user_text)
+            calls = ()
+            for turn in range(self.max_heartbeats + 1):
+                call = self.ask(trace, calls)
+                if call is None:
+                    return trace
+                result = dispatch(call.name, call.arguments, self.memory)
+                calls += ((call, result),)
+                if result.heartbeat and turn < self.max_heartbeats:
+                    trace.add("heartbeat", f"heartbeat {turn + 1} (cap {self.max_heartbeats})")
+                self.splice(call, result, trace)
+                if not result.heartbeat:
+                    return trace
+            trace.add("heartbeat", "the CAP ends the step")
+            return trace
+
+    check_loop(ForLoop)
+    assert "PASS  all checks for 04-loop" in capsys.readouterr().out
+
+
+def test_loop_that_calls_memlibs_step_passes_with_a_note_and_one_that_inherits_it_fails(capsys):
+    class Super(Agent):
+        def step(self, user_text):
+            return super().step(user_text)
+
+    check_loop(Super)
+    assert "memlib.agent.Agent.step" in capsys.readouterr().out
+    assert "does not define its own step" in failure(check_loop, type("Inherits", (Agent,), {}))
+
+
+def test_loop_unsolved_stub_and_wrong_kinds_of_answer():
+    class Stub(Agent):
+        def step(self, user_text):
+            raise NotImplementedError("Exercise L: run the policy")
+
+    assert "not solved yet: Exercise L: run the policy" in failure(check_loop, Stub)
+    assert "expected your agent class" in failure(check_loop, Stub(nb04_loop.loop_scenarios()[0].probe()))
+    assert "crashed with ZeroDivisionError" in failure(check_loop, type("Div", (Agent,), {"step": lambda s, t: 1 / 0}))
+
+
+@pytest.mark.parametrize("bugs, expected", [
+    ({"forget_calls": True}, "the policy saw 0 earlier call(s) on its 2nd turn, expected 1"),
+    ({"ask_after_none": True}, "the step went on after the policy crashed (ask returned None)"),
+    ({"no_splice": True}, "the policy chose 1 call(s) but the trace shows 0"),
+    ({"splice_twice": True}, "the trace shows 2 calls but the policy chose 1"),
+    ({"stop_on_failure": True}, "the step stopped after a failed call"),
+    ({"read_request": True}, "the step stopped after a failed call"),
+    ({"until_send": True}, "whose result asked for no heartbeat"),
+    ({"no_cap": True}, "the step ran 2 calls with max_heartbeats=0: the cap allows 1 + 0"),
+    ({"cap_shift": 1}, "the step ran 2 calls with max_heartbeats=0: the cap allows 1 + 0"),
+    ({"cap_shift": -1}, "the step stopped after 2 call(s) with max_heartbeats=2"),
+    ({"silent_cap": True}, "without a 'heartbeat' event saying so"),
+    ({"cap_unnamed": True}, "its last 'heartbeat' event says 'limit reached'"),
+    ({"no_heartbeat_event": True}, "the step added 0 'heartbeat' event(s), expected 3"),
+    ({"extra_event": True}, "the trace's events differ from memlib's loop (thought)"),
+    ({"no_return": True}, "step returned None, not the step's Trace"),
+])
+def test_loop_mistakes_get_their_message(bugs, expected):
+    message = failure(check_loop, loop_agent(**bugs))
+    assert expected in message, message
+    assert message.startswith("[04-loop] scenario ")
+
+
+def test_loop_scenarios_reach_what_they_test():
+    """Each scenario makes memlib's loop do what its description promises."""
+    played = {s.name: nb04_loop._play(Agent, s, student=False) for s in nb04_loop.loop_scenarios()}
+    calls = {name: len(p.pairs) for name, p in played.items()}
+    assert calls == {"reply": 1, "no_heartbeat": 1, "chain": 4, "exactly_at_cap": 3, "cap_0": 1, "cap_1": 2,
+                     "cap_5": 6, "failed_calls": 3, "failed_at_cap": 2, "malformed": 2, "crash_first": 1,
+                     "crash_later": 2, "pressure": 3, "flush": 4}
+    assert [n for n, p in played.items() if nb04_loop._capped(p)] == ["cap_0", "cap_1", "cap_5", "failed_at_cap"]
+    kinds = {name: [e.kind for e in p.events] for name, p in played.items()}
+    assert "alert" in kinds["pressure"] and "evict" not in kinds["pressure"]
+    assert kinds["pressure"].index("alert") > kinds["pressure"].index("tool_call")  # raised during the step
+    assert {"evict", "flush"} <= set(kinds["flush"])
+    assert all(p.seen[-1] == ((), 5, ()) or p.seen for p in played.values())
+    assert played["pressure"].seen[-1][2]  # the alert reached the policy

@@ -104,3 +104,8 @@ def test_progress_on_stderr_a_line_per_check_in_a_log_a_bar_on_a_terminal(capsys
     assert len(drawn) == total + 1  # before each mutant, then the check's summary
     assert drawn[0].startswith("[" + "-" * 30 + f"] 0/{total} ") and "check 1/1 01-token-budget: " in drawn[0]
     assert drawn[-1].endswith("\n") and re.fullmatch(summary.re, drawn[-1].rstrip())
+
+
+def test_notebook_04_mutates_the_loop_and_the_page_fault_script_separately():
+    assert "class MyAgent(Agent)" in mutation.exercise_cell(mutation.EXERCISES["04-loop"])
+    assert "def page_fault_calls" in mutation.exercise_cell(mutation.EXERCISES["04-page-fault"])

@@ -318,3 +318,41 @@ def test_fallible_sweep_reports_a_line_per_probability():
     rows = fallible_sweep((0.0, 0.3), seeds=(0,), log=lines.append)
     assert len(lines) == 2 and lines[0].startswith("p = 0.0: ") and lines[1].startswith("p = 0.3: ")
     assert f"{rows[0]['memory calls']} memory calls" in lines[0]
+
+
+# -- ProbePolicy: the loop check's instrument ------------------------------------------
+
+
+def test_probe_policy_replays_misbehaves_on_markers_and_notes_each_view():
+    from memlib.agent import Agent
+    from memlib.policies import ProbeCrash, ProbePolicy
+
+    search = ToolCall("archival_memory_search", {"query": "tea", "request_heartbeat": True})
+    probe = ProbePolicy([search, ProbePolicy.MALFORMED, ProbePolicy.RAISE, ToolCall("send_message", {"message": "x"})])
+    agent = Agent(probe, MemorySystem.create(window=2048), max_heartbeats=3)
+    trace = agent.step("what tea?")
+    assert [c.name for c in trace.tool_calls] == ["archival_memory_search", "invalid_call", "policy_error"]
+    assert isinstance(trace.policy_errors[0], ProbeCrash)
+    assert probe.seen == [((), 3, ()), (("archival_memory_search",), 2, ()),
+                          (("archival_memory_search", "invalid_call"), 1, ())]
+    assert probe.remaining == 1 and repr(probe) == "ProbePolicy(4 entries, 1 left)"
+
+
+def test_probe_policy_runs_out_like_a_script():
+    from memlib.agent import Agent
+    from memlib.policies import ProbePolicy, ScriptedPolicyExhausted
+
+    probe = ProbePolicy([ToolCall("archival_memory_search", {"query": "tea", "request_heartbeat": True})])
+    with pytest.raises(ScriptedPolicyExhausted, match="ran out after 1 calls"):
+        Agent(probe, MemorySystem.create(window=2048)).step("hi")
+    assert len(probe.seen) == 1
+
+
+@pytest.mark.parametrize("script, error", [
+    ("send_message", TypeError), ({"name": "x"}, TypeError), (["explode"], ValueError), ([42], TypeError),
+])
+def test_probe_policy_rejects_a_bad_script(script, error):
+    from memlib.policies import ProbePolicy
+
+    with pytest.raises(error):
+        ProbePolicy(script)

@@ -10,9 +10,9 @@ on both sides:
 * a tuple, a datetime and a dict with other keys are tagged
   (``{"$": "tuple", ...}``);
 * memlib's own values are copied as data: the dataclasses listed in
-  `DATACLASSES` (a `Message`, a `ToolCall`, a `Verdict`, a `CitedAnswer` ...)
-  field by field, an `ArchivalStore`, a `CoreMemory`, a `MemorySystem` and an
-  `AgentView` by their contents. Decoding rebuilds them with their own
+  `DATACLASSES` (a `Message`, a `ToolCall`, a `Verdict`, a `CitedAnswer`, a
+  `TraceEvent` ...) field by field, an `ArchivalStore`, a `CoreMemory`, a
+  `MemorySystem`, an `AgentView` and a `ProbePolicy` by their contents. Decoding rebuilds them with their own
   constructors, so their validation runs on the receiving side;
 * anything else (the student's function, class or object) stays where it is
   and crosses as a *handle*, ``{"$": "handle", "id": 3, "kind": "class",
@@ -54,6 +54,7 @@ DATACLASSES = (
     "memlib.citations:CitedAnswer",
     "memlib.archival:ArchivalRecord",
     "memlib.archival:Transition",
+    "memlib.agent:TraceEvent",
 )
 
 #: Exceptions a remote error may be rebuilt as (the first one in the raising class's MRO wins).
@@ -375,11 +376,38 @@ def _view_from(state: Any, handle: Any, depth: int) -> Any:
                      left if type(left) is int else None)
 
 
+def _probe_state(probe: Any, handle: Any, depth: int) -> dict:
+    return {"script": [encode(entry, None, depth + 1) for entry in probe.script],
+            "seen": [[list(names), left, list(alerts)] for names, left, alerts in probe.seen]}
+
+
+def _probe_from(state: Any, handle: Any, depth: int) -> Any:
+    from memlib.agent import ToolCall
+    from memlib.policies import ProbePolicy
+
+    if type(state) is not dict:
+        raise WireError("a probe policy needs its script")
+    script = [decode(entry, None, depth + 1) for entry in _list(state, "script")]
+    if not all(type(entry) is ToolCall or entry in (ProbePolicy.RAISE, ProbePolicy.MALFORMED) for entry in script):
+        raise WireError("a probe policy's script holds only ToolCalls and its two markers")
+    probe = ProbePolicy(script)
+    for turn in _list(state, "seen"):
+        if (type(turn) is not list or len(turn) != 3 or type(turn[0]) is not list or type(turn[2]) is not list
+                or not all(type(x) is str for x in turn[0] + turn[2])
+                or not (turn[1] is None or type(turn[1]) is int)):
+            raise WireError("a probe policy's turn is [call names, calls_left, alerts]")
+        probe.seen.append((tuple(turn[0]), turn[1], tuple(turn[2])))
+    if len(probe.seen) > len(script):
+        raise WireError("a probe policy saw more turns than its script holds")
+    return probe
+
+
 _CODECS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "memlib.archival:ArchivalStore": (_store_state, _store_from),
     "memlib.core_memory:CoreMemory": (_core_state, _core_from),
     "memlib.tools:MemorySystem": (_memory_state, _memory_from),
     "memlib.agent:AgentView": (_view_state, _view_from),
+    "memlib.policies:ProbePolicy": (_probe_state, _probe_from),
 }
 
 

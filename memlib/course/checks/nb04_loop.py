@@ -1,0 +1,397 @@
+"""Notebook 04's check, exercise L: the agent loop written from the agent's parts.
+
+The student subclasses `memlib.agent.Agent` and writes ``step``: ask the
+policy, dispatch its call, splice the call and its result into main context,
+and go on while heartbeats are asked for, up to ``max_heartbeats``. The check
+plays short scenarios with a `memlib.policies.ProbePolicy` (a script that can
+also crash or return garbage, and that notes what each view showed) on the
+student's class and on memlib's own `Agent`, and compares what they did: the
+(call, result) pairs in order, the calls the policy saw, the "heartbeat"
+events and the one at the cap, main context after the step, and the other
+events of the trace. Every failure names the scenario and what the loop did
+instead.
+
+It grades behaviour through the agent's public parts, never code: the free
+parts (how the loop is written, the heartbeat events' wording apart from the
+word "cap", whether `calls` is a list or a tuple) are never looked at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable
+
+from memlib.course.checking import CheckFailed, graded, is_class, passed
+from memlib.course.checks._common import _call, _short, ordinal
+from memlib.course.exercise import Exercise
+
+__all__ = ["check_loop", "loop_scenarios", "LoopScenario"]
+
+# A clock that never moves: the scenario's memory crosses to a grader's kernel with
+# its time frozen (memlib.course.wire), so both loops stamp the same times.
+_NOW = datetime(2026, 3, 2, 9, 0)
+
+_FACTS = ("Biscuit is allergic to chicken.", "The vet is Dr Okafor on Otley Road.",
+          "Ada's swimming lesson is at 5:15 at Scott Hall.")
+_FILLER = ("Log {i}: reviewed the Doncaster feed backlog, batch {i} of the Heron migration, "
+           "nothing unusual in the scans.")
+
+
+#: What a group of scenarios shows when all of them pass (the check prints one line per group).
+_GROUPS = {
+    "ends": "send_message, and a call without request_heartbeat, end the step",
+    "heartbeats": "heartbeats chain the calls, one 'heartbeat' event each, up to the cap (0, 1, 2, 5), "
+                  "which ends the step with a 'cap' event",
+    "failures": "failed calls and a malformed output get a heartbeat; a policy that crashes ends the step",
+    "memory": "a memory-pressure alert and a flush during the step land in main context and the trace",
+}
+
+
+def _frozen_clock() -> datetime:
+    return _NOW
+
+
+@dataclass(frozen=True)
+class LoopScenario:
+    """One step to play: the probe's script, the cap, and the memory it starts from.
+
+    `filler` user/assistant exchanges fill main context of `window` tokens first
+    (to reach memory pressure or a flush during the step); `what` says in a
+    failure what the scenario tests.
+    """
+
+    name: str
+    what: str
+    script: tuple
+    group: str  # a key of _GROUPS: what a passing run of the group's scenarios shows
+    max_heartbeats: int = 5
+    window: int = 2048
+    filler: int = 0
+    user_text: str = "Which food must Biscuit avoid?"
+
+    def memory(self) -> Any:
+        """A fresh, deterministic memory: three archived facts and `filler` exchanges in main context."""
+        from memlib.messages import Message
+        from memlib.tools import MemorySystem
+
+        memory = MemorySystem.create(window=self.window, clock=_frozen_clock, session_id="s1")
+        for fact in _FACTS:
+            memory.archival.insert(fact)
+        for i in range(1, self.filler + 1):
+            memory.append_message(Message.user(_FILLER.format(i=i)))
+            memory.append_message(Message.assistant(f"Noted, log {i}."))
+        return memory
+
+    def probe(self) -> Any:
+        from memlib.policies import ProbePolicy
+
+        return ProbePolicy(self.script)
+
+
+def _search(query: str, heartbeat: bool = True) -> Any:
+    from memlib.agent import ToolCall
+
+    return ToolCall("archival_memory_search", {"query": query, "request_heartbeat": heartbeat})
+
+
+def _reply(text: str) -> Any:
+    from memlib.agent import ToolCall
+
+    return ToolCall("send_message", {"message": text})
+
+
+def loop_scenarios() -> list[LoopScenario]:
+    """The scenarios the check plays, simplest first."""
+    from memlib.agent import ToolCall
+    from memlib.policies import ProbePolicy
+
+    insert = ToolCall("archival_memory_insert", {"content": "The user asked about Biscuit's food.",
+                                                 "request_heartbeat": True})
+    note = ToolCall("core_memory_append", {"label": "human", "content": "Has a dog, Biscuit.",
+                                           "request_heartbeat": True})
+    long_note = ToolCall("archival_memory_insert", {"content": "Biscuit's diet: " + "no chicken, " * 60,
+                                                    "request_heartbeat": True})
+    answer = _reply("Biscuit must avoid chicken: he is allergic to it.")
+    extra = _reply("(this call should never run)")
+    return [
+        LoopScenario("reply", "send_message ends the step", (answer, _search("vet"), extra), "ends"),
+        LoopScenario("no_heartbeat", "a call without request_heartbeat ends the step",
+                     (_search("Biscuit", heartbeat=False), answer, extra), "ends"),
+        LoopScenario("chain", "a chain of three heartbeats, then the reply",
+                     (insert, _search("Biscuit allergic"), note, answer, extra), "heartbeats"),
+        LoopScenario("exactly_at_cap", "two heartbeats with max_heartbeats=2, then the reply",
+                     (_search("Biscuit"), _search("chicken"), answer, extra), "heartbeats", max_heartbeats=2),
+        LoopScenario("cap_0", "max_heartbeats=0: the first call asks for a heartbeat",
+                     (_search("Biscuit"), answer, extra), "heartbeats", max_heartbeats=0),
+        LoopScenario("cap_1", "max_heartbeats=1: every call asks for a heartbeat",
+                     (_search("Biscuit"), _search("chicken"), answer, extra), "heartbeats", max_heartbeats=1),
+        LoopScenario("cap_5", "max_heartbeats=5: every call asks for a heartbeat",
+                     tuple(_search(word) for word in ("Biscuit", "chicken", "vet", "Ada", "swimming", "Okafor"))
+                     + (answer, extra), "heartbeats", max_heartbeats=5),
+        LoopScenario("failed_calls", "an unknown tool and bad arguments fail, and a failed call asks for a heartbeat",
+                     (ToolCall("archival_memory_delete", {"id": "arc-000001"}),
+                      ToolCall("archival_memory_search", {"q": "Biscuit"}), answer, extra), "failures"),
+        LoopScenario("failed_at_cap", "max_heartbeats=1 and every call fails",
+                     (ToolCall("archival_memory_delete", {"id": "arc-000001"}),
+                      ToolCall("archival_memory_delete", {"id": "arc-000002"}), answer, extra), "failures",
+                     max_heartbeats=1),
+        LoopScenario("malformed", "the policy returns text, no tool call: a failed call",
+                     (ProbePolicy.MALFORMED, answer, extra), "failures"),
+        LoopScenario("crash_first", "the policy raises on its first turn: ask returns None",
+                     (ProbePolicy.RAISE, answer, extra), "failures"),
+        LoopScenario("crash_later", "the policy raises after a heartbeat: ask returns None",
+                     (_search("Biscuit"), ProbePolicy.RAISE, answer, extra), "failures"),
+        LoopScenario("pressure", "main context fills up during the step: a memory-pressure alert",
+                     (long_note, _search("Biscuit allergic"), answer, extra), "memory", window=900, filler=8),
+        LoopScenario("flush", "main context overflows during the step: a flush",
+                     (long_note, long_note, _search("Biscuit allergic"), answer, extra), "memory", window=900,
+                     filler=8),
+    ]
+
+
+# -- playing a loop -------------------------------------------------------------------
+
+
+@dataclass
+class _Played:
+    """What one agent class did on one scenario (read through the agent's public attributes)."""
+
+    events: list  # the step's TraceEvents
+    context: list  # main context's messages after the step, as comparable tuples
+    summary: str
+    seen: list  # the probe's turns: (names of calls so far, calls_left, alerts)
+    ran_out: bool = False  # the loop asked the probe for more than its script holds
+
+    @property
+    def pairs(self) -> list:
+        calls = [e.call for e in self.events if e.kind == "tool_call"]
+        results = [e.result for e in self.events if e.kind == "tool_result"]
+        return list(zip(calls, results))
+
+    @property
+    def heartbeats(self) -> list[str]:
+        return [str(e.detail) for e in self.events if e.kind == "heartbeat"]
+
+
+def _message_key(message: Any) -> tuple:
+    return (message.role, message.content, message.name, message.tool_call_id, message.arguments, message.thought)
+
+
+def _play(agent_class: Callable, scenario: LoopScenario, *, student: bool) -> _Played:
+    """Run `scenario`'s step with a fresh agent of `agent_class`; what it did."""
+    from memlib.agent import TraceEvent
+
+    where = f"scenario {scenario.name!r}"
+    args = (scenario.probe(), scenario.memory())
+    options = {"max_heartbeats": scenario.max_heartbeats}
+    agent = _call(agent_class, args, options, where=f"making MyAgent, {where}") if student else agent_class(
+        *args, **options)
+    trace, ran_out = _call(_run_step, (agent, scenario.user_text), where=where)
+    if ran_out:
+        traces = list(agent.traces)
+        if not traces:
+            raise CheckFailed(f"{where}: the policy was asked before the user's message entered main context",
+                              "start the step with trace = self.begin(user_text)")
+        trace = traces[-1]
+    events = _events_of(trace, where)
+    if not all(type(e) is TraceEvent for e in events):
+        raise CheckFailed(f"{where}: the trace holds something that is not an event",
+                          "note heartbeats with trace.add('heartbeat', detail)")
+    context = agent.memory.context
+    return _Played(events, [_message_key(m) for m in context.messages], context.summary,
+                   list(agent.policy.seen), ran_out)
+
+
+def _run_step(agent: Any, user_text: str) -> tuple[Any, bool]:
+    """(the step's trace, False), or (None, True) when the loop asked the probe past its script."""
+    from memlib.agent import PolicyStopped
+
+    try:
+        return agent.step(user_text), False
+    except PolicyStopped:
+        return None, True
+
+
+def _events_of(trace: Any, where: str) -> list:
+    events = getattr(trace, "events", None) if trace is not None else None
+    if type(events) is not list:
+        raise CheckFailed(f"{where}: step returned {_short(trace)}, not the step's Trace",
+                          "return the trace that self.begin(user_text) made")
+    return events
+
+
+# -- comparing with memlib's loop ----------------------------------------------------------
+
+
+def _capped(played: _Played) -> bool:
+    return bool(played.heartbeats) and "cap" in played.heartbeats[-1].lower()
+
+
+def _compare_pairs(mine: _Played, ref: _Played, scenario: LoopScenario, where: str) -> None:
+    n = scenario.max_heartbeats
+    got, want = mine.pairs, ref.pairs
+    if len(mine.seen) > len(got) and not mine.ran_out:
+        raise CheckFailed(
+            f"{where}: the policy chose {len(mine.seen)} call(s) but the trace shows {len(got)}",
+            "splice each call and its result: self.splice(call, result, trace)")
+    if len(got) > len(mine.seen):
+        raise CheckFailed(
+            f"{where}: the trace shows {len(got)} calls but the policy chose {len(mine.seen)}",
+            "splice each call and its result once")
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g[0] != w[0]:
+            raise CheckFailed(f"{where}: call {i + 1} in the trace is {g[0].render(60)}, expected {w[0].render(60)}",
+                              "splice the call that self.ask returned, once")
+        if g[1] != w[1]:
+            raise CheckFailed(
+                f"{where}: {g[0].render(60)} got {g[1].status}: {_short(g[1].message, 80)}, expected "
+                f"{w[1].status}: {_short(w[1].message, 80)}",
+                "run the call once with dispatch(call.name, call.arguments, self.memory) and splice that result")
+    if len(got) == len(want) and not mine.ran_out:
+        return
+    if len(got) < len(want) and not mine.ran_out:
+        if not got:
+            raise CheckFailed(f"{where}: the step made no call", "ask the policy, dispatch its call and splice it")
+        call, result = got[-1]
+        if not result.ok:
+            raise CheckFailed(
+                f"{where}: the step stopped after a failed call ({call.render(60)}): a failed call asks for a "
+                "heartbeat", "go on while result.heartbeat is True (dispatch sets it on every Failed result)")
+        raise CheckFailed(
+            f"{where}: the step stopped after {len(got)} call(s) with max_heartbeats={n}, although "
+            f"{call.render(60)} asked for a heartbeat: the cap allows 1 + {n}",
+            "go on while result.heartbeat is True, until max_heartbeats heartbeats have been taken")
+    # the loop went further than memlib's
+    asked = len(mine.seen) + (1 if mine.ran_out else 0)
+    last_call, last_result = want[-1]
+    if last_call.name == "policy_error":
+        raise CheckFailed(
+            f"{where}: the step went on after the policy crashed (ask returned None): the policy was asked "
+            f"{asked} times", "when ask returns None, end the step at once")
+    if _capped(ref):
+        raise CheckFailed(
+            f"{where}: the step ran {asked} calls with max_heartbeats={n}: the cap allows 1 + {n}",
+            "count the heartbeats; after max_heartbeats of them, end the step even if the result asks for another")
+    what = "send_message" if last_call.name == "send_message" else last_call.render(60)
+    raise CheckFailed(
+        f"{where}: the step went on after {what}, whose result asked for no heartbeat (the policy was asked "
+        f"{asked} times, expected {len(want)})", "end the step when result.heartbeat is False")
+
+
+def _compare_seen(mine: _Played, ref: _Played, where: str) -> None:
+    for turn, (g, w) in enumerate(zip(mine.seen, ref.seen), start=1):
+        if g[0] != w[0]:
+            raise CheckFailed(
+                f"{where}: the policy saw {len(g[0])} earlier call(s) on its {ordinal(turn)} turn, expected "
+                f"{len(w[0])} ({', '.join(w[0]) or 'none'}): pass `calls`",
+                "pass self.ask(trace, calls) this step's (call, result) pairs so far, oldest first")
+        if g != w:
+            raise CheckFailed(f"{where}: on its {ordinal(turn)} turn the policy saw {g}, expected {w}",
+                              "ask the policy with self.ask(trace, calls)")
+
+
+def _compare_heartbeats(mine: _Played, ref: _Played, scenario: LoopScenario, where: str) -> None:
+    n = scenario.max_heartbeats
+    got, want = mine.heartbeats, ref.heartbeats
+    capped = _capped(ref)
+    taken = len(want) - capped
+    expected = f"{taken} heartbeat(s)" + (" and one at the cap" if capped else "")
+    if len(got) != len(want):
+        if capped and len(got) == taken:
+            raise CheckFailed(
+                f"{where}: the step ended at the cap (max_heartbeats={n}) without a 'heartbeat' event saying so",
+                "when the cap ends the step, add trace.add('heartbeat', detail) with the word 'cap' in the detail")
+        raise CheckFailed(
+            f"{where}: the step added {len(got)} 'heartbeat' event(s), expected {len(want)} ({expected})",
+            "add one 'heartbeat' event before the policy runs again"
+            + ("; and one whose detail says 'cap' when the cap ends the step" if capped else
+               "; this step never reaches the cap"))
+    if capped and "cap" not in got[-1].lower():
+        raise CheckFailed(
+            f"{where}: the step ended at the cap, but its last 'heartbeat' event says {got[-1]!r}",
+            "the event added at the cap must contain the word 'cap' in its detail")
+
+
+def _compare_context(mine: _Played, ref: _Played, where: str) -> None:
+    if mine.context == ref.context and mine.summary == ref.summary:
+        return
+    for i, (g, w) in enumerate(zip(mine.context, ref.context)):
+        if g != w:
+            raise CheckFailed(
+                f"{where}: main context after the step differs at message {i + 1}: {g[0]} {_short(g[1], 60)}, "
+                f"expected {w[0]} {_short(w[1], 60)}",
+                "the step changes main context only through begin, ask and splice, once per call")
+    if len(mine.context) != len(ref.context):
+        raise CheckFailed(
+            f"{where}: main context holds {len(mine.context)} messages after the step, expected {len(ref.context)}",
+            "the step changes main context only through begin, ask and splice, once per call")
+    raise CheckFailed(f"{where}: the summary in main context differs: {_short(mine.summary, 80)}",
+                      "the step changes main context only through begin, ask and splice")
+
+
+def _compare_events(mine: _Played, ref: _Played, where: str) -> None:
+    got = [e.kind for e in mine.events if e.kind != "heartbeat"]
+    want = [e.kind for e in ref.events if e.kind != "heartbeat"]
+    if got != want:
+        missing = sorted(set(want) - set(got)) or sorted(set(got) - set(want)) or ["their order"]
+        raise CheckFailed(f"{where}: the trace's events differ from memlib's loop ({', '.join(missing)}): "
+                          f"{len(got)} events, expected {len(want)}",
+                          "let begin, ask and splice write the trace; add only the 'heartbeat' events yourself")
+
+
+# -- the check --------------------------------------------------------------------------
+
+
+def _agent_class(answer: Any) -> Any:
+    if not is_class(answer):
+        raise CheckFailed(f"expected your agent class, got {type(answer).__name__} {_short(answer)}",
+                          "pass the class itself: check_loop(MyAgent)")
+    step = getattr(answer, "step", None)
+    if step is None:
+        raise CheckFailed("your class has no step method", "define step(self, user_text) in MyAgent")
+    if getattr(step, "__qualname__", None) == "Agent.step":
+        raise CheckFailed("MyAgent does not define its own step: it runs memlib's Agent.step",
+                          "write the loop in MyAgent.step(self, user_text)")
+    return answer
+
+
+@graded("04-loop", "the agent loop: ask, dispatch and splice while heartbeats are asked for, up to the cap",
+        references=("memlib.agent:Agent.step",))
+def check_loop(agent_class: Any) -> None:
+    """Check exercise L: the student's Agent subclass with its own step(user_text).
+
+    Plays each scenario of `loop_scenarios` with MyAgent(policy, memory,
+    max_heartbeats=N) and with memlib's Agent, and compares: the (call, result)
+    pairs in order, what the policy saw on each turn, the number of
+    "heartbeat" events and the one at the cap (its detail contains "cap"),
+    main context after the step, and the trace's other events. Fixed: the
+    order ask, dispatch, splice; go on while result.heartbeat; one "heartbeat"
+    event before the policy runs again; the cap. Free: how the loop is written,
+    the heartbeat events' wording (but the word "cap" at the cap), whether
+    `calls` is a list or a tuple.
+    """
+    from memlib.agent import Agent
+
+    cls = _agent_class(agent_class)
+    scenarios = loop_scenarios()
+    for i, scenario in enumerate(scenarios):
+        where = f"scenario {scenario.name!r} ({scenario.what})"
+        ref = _play(Agent, scenario, student=False)
+        mine = _play(cls, scenario, student=True)
+        _compare_pairs(mine, ref, scenario, where)
+        _compare_seen(mine, ref, where)
+        _compare_heartbeats(mine, ref, scenario, where)
+        _compare_context(mine, ref, where)
+        _compare_events(mine, ref, where)
+        if i + 1 == len(scenarios) or scenarios[i + 1].group != scenario.group:
+            passed(_GROUPS[scenario.group])
+
+
+EXERCISE = Exercise(
+    grade_id="04-loop",
+    notebook="04_memory_tools",
+    check="check_loop",
+    answer="MyAgent",
+    points=3,
+)
