@@ -125,7 +125,7 @@ REFERENCE_NOTE = "NOTE  your answer calls memlib's reference implementation: "
 REFERENCE_CALLS: dict[str, tuple[str, ...]] = {}
 
 # The release's stub: raise NotImplementedError("Exercise 2: ...") (see memlib.course.release).
-_STUB_MESSAGE = re.compile(r"^Exercise [0-9]+[a-z]?:")
+_STUB_MESSAGE = re.compile(r"^Exercise (?:[0-9]+[a-z]?|[A-Z]):")
 _MEMLIB_DIR = str(Path(__file__).resolve().parents[1])
 _LIBRARY_DIRS = tuple({str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
                        if (p := sysconfig.get_paths().get(key))})

@@ -7,7 +7,8 @@ Conventions for notebook authors (solutions/ is the source of truth):
 * Exercise cells: the answer sits between a ``### BEGIN SOLUTION`` line and a
   ``### END SOLUTION`` line (any indentation, nothing else on those lines).
   Somewhere above the region, in the same cell, a line
-  ``### EXERCISE N: <what to do>`` says what the student must do. The release
+  ``### EXERCISE N: <what to do>`` says what the student must do (N is a
+  number, optionally with a small letter, or one capital letter). The release
   keeps that line (students read it as a comment) and replaces the region by a
   stub at the region's indentation::
 
@@ -98,7 +99,7 @@ __all__ = [
 
 BEGIN_RE = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 END_RE = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
-EXERCISE_RE = re.compile(r"^[ \t]*### EXERCISE (?P<number>[0-9]+[a-z]?):[ \t]*(?P<what>\S.*?)[ \t]*$")
+EXERCISE_RE = re.compile(r"^[ \t]*### EXERCISE (?P<number>[0-9]+[a-z]?|[A-Z]):[ \t]*(?P<what>\S.*?)[ \t]*$")
 GRADE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 TAG_GRADED = "graded"
