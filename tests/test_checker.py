@@ -58,6 +58,65 @@ def test_memlib_values_are_copied_and_rebuilt_with_their_own_validation() -> Non
         wire.decode(bad)
 
 
+def test_recall_stores_and_summarizers_cross_by_their_contents_and_come_back_adopted() -> None:
+    from memlib.messages import Message
+    from memlib.recall import RecallStore
+    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, RecordingSummarizer, TruncatingSummarizer
+
+    at = datetime(2026, 3, 2, 9, 0)
+    recall = RecallStore(page_size=3)
+    recall.add(Message.user("Maeve lives in Lisbon.", id=4, timestamp=at))
+    recorder = RecordingSummarizer(ExtractiveSummarizer(user_weight=2.0))
+    recorder.summarize("- user: hi", (Message.tool("found", "c1", id=5, timestamp=at),), 30)
+    back = wire.decode(wire.loads(wire.dumps(wire.encode([recall, recorder, NoSummarizer(), TruncatingSummarizer()]))))
+    got_recall, got_recorder, none, truncating = back
+    assert type(got_recall) is RecallStore and got_recall.page_size == 3 and got_recall.messages == recall.messages
+    assert got_recall.conversation_search("Lisbon") == recall.messages  # rebuilt with add: searchable again
+    assert got_recorder.calls == recorder.calls and got_recorder.calls[0].kind == "tuple"
+    assert repr(got_recorder.inner) == repr(recorder.inner)
+    assert type(none) is NoSummarizer and type(truncating) is TruncatingSummarizer
+    # what the student's code did to its copies shows in the checker's own objects
+    theirs = wire.decode(wire.encode(recall))
+    theirs.add(Message.user("and works at the aquarium", id=6, timestamp=at))
+    checker._adopt(recall, theirs)
+    assert [m.id for m in recall.messages] == [4, 6]
+    their_recorder = wire.decode(wire.encode(recorder))
+    their_recorder.summarize("", [], 5)
+    checker._adopt(recorder, their_recorder)
+    assert len(recorder.calls) == 2 and recorder.calls[1].max_tokens == 5
+
+
+def _state(spec: str, state) -> dict:
+    return {"$": "state", "type": spec, "state": state}
+
+
+_MESSAGE = {"$": "dataclass", "type": "memlib.messages:Message", "fields": {"role": "user", "content": "hi"}}
+
+
+@pytest.mark.parametrize("data, message", [
+    (_state("memlib.recall:RecallStore", {"page_size": 5}), "page_size and messages"),
+    (_state("memlib.recall:RecallStore", {"page_size": 0, "messages": []}), "not a valid RecallStore"),
+    (_state("memlib.recall:RecallStore", {"page_size": 5, "messages": [_MESSAGE]}), "with an id and a timestamp"),
+    (_state("memlib.recall:RecallStore", {"page_size": 5, "messages": [{"role": "user"}]}), "with an id"),
+    (_state("memlib.summarize:NoSummarizer", {"x": 1}), "has no state"),
+    (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": "1", "assistant_weight": 0.4}), "as numbers"),
+    (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": True, "assistant_weight": 0.4}), "as numbers"),
+    (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": 1.0}), "two weights"),
+    (_state("memlib.summarize:RecordingSummarizer", {"inner": None, "calls": []}), "wraps one of memlib's"),
+    (_state("memlib.summarize:RecordingSummarizer",
+            {"inner": _state("memlib.summarize:NoSummarizer", {}), "calls": [["", [], "5", "list"]]}),
+     "a recorded call is"),
+    (_state("memlib.summarize:RecordingSummarizer",
+            {"inner": _state("memlib.summarize:NoSummarizer", {}), "calls": [["", ["text"], 5, "list"]]}),
+     "not a valid RecordingSummarizer"),
+    (_state("memlib.summarize:RecordingSummarizer", {"inner": _state("memlib.summarize:NoSummarizer", {})}),
+     "its inner summarizer and its calls"),
+])
+def test_recall_and_summarizer_states_are_decoded_strictly(data, message) -> None:
+    with pytest.raises(wire.WireError, match=message):
+        wire.decode(data)
+
+
 @pytest.mark.parametrize("data, message", [
     ({"$": "dataclass", "type": "os:system", "fields": {}}, "may cross"),
     ({"$": "state", "type": "subprocess:Popen", "state": {}}, "may cross"),
@@ -218,3 +277,4 @@ def test_an_answer_that_calls_the_checks_own_code_is_noticed(tmp_path: Path) -> 
     assert outcomes[1].status == "passed"
     assert outcomes[1].references == ("memlib.course.checks._common.ordinal (the checks' own code)",)
     assert "uses memlib's reference implementation" not in outcomes[3].output and outcomes[3].references == ()
+
