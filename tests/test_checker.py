@@ -205,7 +205,7 @@ def _grade(cells: list[str], tmp_path: Path, seconds: float = 30) -> dict[int, c
             return kernel_run.CellRun(index, kernel_run.OK if outcome.status == "passed" else kernel_run.ERROR)
         return run
 
-    graded = {i: hook(i) for i, s in enumerate(cells) if s.startswith("from fixture_checks")}
+    graded = {i: hook(i) for i, s in enumerate(cells) if s.startswith(("from fixture_checks", "from memlib.course.checks import check_"))}
     sandbox, _ = resolve("none")
     kernel_run.run_notebook(nb, sandbox, tmp_path / "job", [FIXTURE_CHECKS], cell_timeout=seconds, timeout=120,
                             instead=graded)
@@ -278,3 +278,22 @@ def test_an_answer_that_calls_the_checks_own_code_is_noticed(tmp_path: Path) -> 
     assert outcomes[1].references == ("memlib.course.checks._common.ordinal (the checks' own code)",)
     assert "uses memlib's reference implementation" not in outcomes[3].output and outcomes[3].references == ()
 
+
+@pytest.mark.slow
+def test_the_flush_check_sees_what_the_answer_did_to_recall_and_the_summarizer(tmp_path: Path) -> None:
+    import inspect
+
+    from memlib.course.checks import nb02_flush
+
+    check = "from memlib.course.checks import check_flush\n\ncheck_flush(flush)"
+    reference = inspect.getsource(nb02_flush.reference_flush).replace("def reference_flush", "def flush")
+    outcomes = _grade([
+        "from memlib.course.flushing import flush_units\n" + reference, check,
+        reference.replace("for message in evicted:", "for message in evicted + evicted[:1]:"), check,
+        reference.replace("new_summary = summarizer.summarize(summary, evicted, summary_tokens)",
+                          "new_summary = summary\n    for m in evicted:\n"
+                          "        new_summary = summarizer.summarize(new_summary, [m], summary_tokens)"), check,
+    ], tmp_path, seconds=120)
+    assert outcomes[1].status == "passed", outcomes[1].message
+    assert outcomes[3].status == "failed" and re.search(r"recall got #\d+ twice", outcomes[3].message)
+    assert outcomes[5].status == "failed" and "fold all evicted messages in one call" in outcomes[5].message

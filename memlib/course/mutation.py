@@ -97,23 +97,30 @@ class Report:
         return "\n".join(lines)
 
 
-def _solution_cells(exercise: Exercise, root: Path | None) -> list[tuple[str | None, str, str]]:
-    """(id, cell type, source) of every cell of the exercise's solution notebook."""
+def _solution_cells(exercise: Exercise, root: Path | None) -> list[tuple[str | None, str, str, str | None]]:
+    """(id, cell type, source, grade_id or None) of every cell of the exercise's solution notebook."""
     path = (root or ROOT) / "solutions" / f"{exercise.notebook}.ipynb"
     if not path.exists():
         raise FileNotFoundError(f"{path} not found: mutation testing reads the solution notebooks of a "
                                 "checkout; run it from one (python -m memlib.course.mutation)")
     nb = json.loads(path.read_text(encoding="utf-8"))
     return [(cell.get("id"), cell["cell_type"],
-             "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]) for cell in nb["cells"]]
+             "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"],
+             (cell.get("metadata", {}).get("memlib") or {}).get("grade_id")) for cell in nb["cells"]]
 
 
 def exercise_cell(exercise: Exercise, root: Path | None = None) -> str:
     """The source of the exercise cell (the one with solution regions) of the solution notebook
-    in the checkout at `root` (default: the one memlib runs from)."""
-    for _, kind, source in _solution_cells(exercise, root):
+    in the checkout at `root` (default: the one memlib runs from): the last one before the
+    exercise's graded cell (a notebook may hold several exercises), else the first one."""
+    found: list[str] = []
+    for _, kind, source, grade_id in _solution_cells(exercise, root):
+        if grade_id == exercise.grade_id and found:
+            return found[-1]
         if kind == "code" and any(BEGIN_RE.match(line) for line in source.splitlines()):
-            return source
+            found.append(source)
+    if found:
+        return found[0]
     raise LookupError(f"solutions/{exercise.notebook}.ipynb has no exercise cell")
 
 
@@ -121,7 +128,7 @@ def setup_source(exercise: Exercise, root: Path | None = None) -> str:
     """`exercise.setup`, then the source of each of its `setup_cells`, in order."""
     if not exercise.setup_cells:
         return exercise.setup
-    by_id = {cell_id: source for cell_id, _, source in _solution_cells(exercise, root)}
+    by_id = {cell_id: source for cell_id, _, source, _ in _solution_cells(exercise, root)}
     missing = [c for c in exercise.setup_cells if c not in by_id]
     if missing:
         raise LookupError(f"solutions/{exercise.notebook}.ipynb has no cell {missing[0]!r}")
