@@ -260,8 +260,9 @@ def _judge(case: _Case, run: _Run) -> None:
                           "keep evicting the oldest unit while the kept messages take more than target tokens")
     expected_cut = next(s for s in starts if sum(tokens[s:]) <= case.target)
     if cut != expected_cut:
-        raise CheckFailed(f"evicted {cut} messages, but after the oldest {expected_cut} the kept ones already took "
-                          f"{sum(tokens[expected_cut:])} tokens, within the target of {case.target} ({where})",
+        already = (f"the whole queue already took {sum(tokens)} tokens" if expected_cut == 0 else
+                   f"after the oldest {expected_cut} the kept ones already took {sum(tokens[expected_cut:])} tokens")
+        raise CheckFailed(f"evicted {cut} messages, but {already}, within the target of {case.target} ({where})",
                           "stop evicting as soon as the kept messages take at most target tokens")
     evicted = list(queue[:cut])
     if not evicted:
