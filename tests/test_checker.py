@@ -85,6 +85,63 @@ def test_a_probe_policy_and_trace_events_cross_as_data() -> None:
 def test_a_probe_policy_from_the_other_side_is_decoded_strictly(state, message) -> None:
     with pytest.raises(wire.WireError, match=message):
         wire.decode({"$": "state", "type": "memlib.policies:ProbePolicy", "state": state})
+def test_recall_stores_and_summarizers_cross_by_their_contents_and_come_back_adopted() -> None:
+    from memlib.messages import Message
+    from memlib.recall import RecallStore
+    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, RecordingSummarizer, TruncatingSummarizer
+
+    at = datetime(2026, 3, 2, 9, 0)
+    recall = RecallStore(page_size=3)
+    recall.add(Message.user("Maeve lives in Lisbon.", id=4, timestamp=at))
+    recorder = RecordingSummarizer(ExtractiveSummarizer(user_weight=2.0))
+    recorder.summarize("- user: hi", (Message.tool("found", "c1", id=5, timestamp=at),), 30)
+    back = wire.decode(wire.loads(wire.dumps(wire.encode([recall, recorder, NoSummarizer(), TruncatingSummarizer()]))))
+    got_recall, got_recorder, none, truncating = back
+    assert type(got_recall) is RecallStore and got_recall.page_size == 3 and got_recall.messages == recall.messages
+    assert got_recall.conversation_search("Lisbon") == recall.messages  # rebuilt with add: searchable again
+    assert got_recorder.calls == recorder.calls and got_recorder.calls[0].kind == "tuple"
+    assert repr(got_recorder.inner) == repr(recorder.inner)
+    assert type(none) is NoSummarizer and type(truncating) is TruncatingSummarizer
+    # what the student's code did to its copies shows in the checker's own objects
+    theirs = wire.decode(wire.encode(recall))
+    theirs.add(Message.user("and works at the aquarium", id=6, timestamp=at))
+    checker._adopt(recall, theirs)
+    assert [m.id for m in recall.messages] == [4, 6]
+    their_recorder = wire.decode(wire.encode(recorder))
+    their_recorder.summarize("", [], 5)
+    checker._adopt(recorder, their_recorder)
+    assert len(recorder.calls) == 2 and recorder.calls[1].max_tokens == 5
+
+
+def _state(spec: str, state) -> dict:
+    return {"$": "state", "type": spec, "state": state}
+
+
+_MESSAGE = {"$": "dataclass", "type": "memlib.messages:Message", "fields": {"role": "user", "content": "hi"}}
+
+
+@pytest.mark.parametrize("data, message", [
+    (_state("memlib.recall:RecallStore", {"page_size": 5}), "page_size and messages"),
+    (_state("memlib.recall:RecallStore", {"page_size": 0, "messages": []}), "not a valid RecallStore"),
+    (_state("memlib.recall:RecallStore", {"page_size": 5, "messages": [_MESSAGE]}), "with an id and a timestamp"),
+    (_state("memlib.recall:RecallStore", {"page_size": 5, "messages": [{"role": "user"}]}), "with an id"),
+    (_state("memlib.summarize:NoSummarizer", {"x": 1}), "has no state"),
+    (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": "1", "assistant_weight": 0.4}), "as numbers"),
+    (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": True, "assistant_weight": 0.4}), "as numbers"),
+    (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": 1.0}), "two weights"),
+    (_state("memlib.summarize:RecordingSummarizer", {"inner": None, "calls": []}), "wraps one of memlib's"),
+    (_state("memlib.summarize:RecordingSummarizer",
+            {"inner": _state("memlib.summarize:NoSummarizer", {}), "calls": [["", [], "5", "list"]]}),
+     "a recorded call is"),
+    (_state("memlib.summarize:RecordingSummarizer",
+            {"inner": _state("memlib.summarize:NoSummarizer", {}), "calls": [["", ["text"], 5, "list"]]}),
+     "not a valid RecordingSummarizer"),
+    (_state("memlib.summarize:RecordingSummarizer", {"inner": _state("memlib.summarize:NoSummarizer", {})}),
+     "its inner summarizer and its calls"),
+])
+def test_recall_and_summarizer_states_are_decoded_strictly(data, message) -> None:
+    with pytest.raises(wire.WireError, match=message):
+        wire.decode(data)
 
 
 @pytest.mark.parametrize("data, message", [
@@ -264,3 +321,20 @@ def test_the_loop_check_runs_the_students_agent_in_the_kernel_and_reads_its_trac
     assert "PASS  all checks for 04-loop" in outcomes[1].output and outcomes[1].calls > 50
     assert outcomes[3].status == "failed" and "the cap allows 1 + 0" in outcomes[3].message
     assert outcomes[5].status == "failed" and "saw 0 earlier call(s) on its 2nd turn" in outcomes[5].message
+def test_the_flush_check_sees_what_the_answer_did_to_recall_and_the_summarizer(tmp_path: Path) -> None:
+    import inspect
+
+    from memlib.course.checks import nb02_flush
+
+    check = "from memlib.course.checks import check_flush\n\ncheck_flush(flush)"
+    reference = inspect.getsource(nb02_flush.reference_flush).replace("def reference_flush", "def flush")
+    outcomes = _grade([
+        "from memlib.course.flushing import flush_units\n" + reference, check,
+        reference.replace("for message in evicted:", "for message in evicted + evicted[:1]:"), check,
+        reference.replace("new_summary = summarizer.summarize(summary, evicted, summary_tokens)",
+                          "new_summary = summary\n    for m in evicted:\n"
+                          "        new_summary = summarizer.summarize(new_summary, [m], summary_tokens)"), check,
+    ], tmp_path, seconds=120)
+    assert outcomes[1].status == "passed", outcomes[1].message
+    assert outcomes[3].status == "failed" and re.search(r"recall got #\d+ twice", outcomes[3].message)
+    assert outcomes[5].status == "failed" and "fold all evicted messages in one call" in outcomes[5].message

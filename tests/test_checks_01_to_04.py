@@ -455,3 +455,107 @@ def test_loop_scenarios_reach_what_they_test():
     assert {"evict", "flush"} <= set(kinds["flush"])
     assert all(p.seen[-1] == ((), 5, ()) or p.seen for p in played.values())
     assert played["pressure"].seen[-1][2]  # the alert reached the policy
+# -- 02 the flush (exercise F) -------------------------------------------------------------
+
+
+def _flush_variant(kind: str):
+    """The reference flush with one plausible mistake (or an allowed difference) named by `kind`."""
+    from memlib.course.flushing import flush_units
+
+    def flush(queue, tokens, target, summary, summarizer, summary_tokens, recall):
+        starts = flush_units(queue) if kind != "no_units" else list(range(len(queue) + 1))
+        kept_tokens, cut = sum(tokens), 0
+        for begin, end in zip(starts, starts[1:]):
+            fits = kept_tokens < target if kind == "strict" else kept_tokens <= target + (10 if kind == "loose" else 0)
+            if fits:
+                break
+            kept_tokens -= sum(tokens[begin:end])
+            cut = end
+        if kind == "pops_queue" and queue:
+            queue.pop(0)
+        if cut == 0 and kind != "always_summarize":
+            return (tuple(queue) if kind == "tuples" else queue), summary
+        evicted = queue[:cut]
+        if kind == "newest":
+            evicted, kept = queue[len(queue) - cut:], queue[:len(queue) - cut]
+        else:
+            kept = queue[cut:]
+        if kind in ("recall_first", "tuples"):
+            for message in evicted:
+                recall.add(message)
+        if kind == "per_message":
+            new = summary
+            for message in evicted:
+                new = summarizer.summarize(new, [message], summary_tokens)
+        else:
+            given = {"reversed": evicted[::-1], "generator": (m for m in evicted), "tuples": tuple(evicted)}
+            new = summarizer.summarize("" if kind == "no_previous" else summary, given.get(kind, evicted),
+                                       target if kind == "target_budget" else summary_tokens)
+        filed = {"no_recall": [], "recall_kept": evicted + kept[:1], "recall_reversed": evicted[::-1],
+                 "recall_twice": evicted + evicted[:1], "recall_first": [], "tuples": []}.get(kind, evicted)
+        for message in filed:
+            recall.add(message)
+        if kind == "returns_previous":
+            new = summary
+        if kind == "kept_only":
+            return kept
+        return (tuple(kept) if kind == "tuples" else kept), new
+
+    return flush
+
+
+def test_flush_reference_and_allowed_answers_pass(capsys):
+    from memlib.course.checks import check_flush, reference_flush
+
+    check_flush(reference_flush)
+    check_flush(_flush_variant("recall_first"))  # recall before the summary
+    check_flush(_flush_variant("tuples"))  # tuples, and the queue itself when nothing leaves
+    assert capsys.readouterr().out.count("PASS  all checks for 02-flush") == 3
+
+
+@pytest.mark.parametrize("kind, expected", [
+    ("strict", "already took"),
+    ("loose", "over the target of"),
+    ("no_units", "is a tool result whose call (#"),
+    ("newest", "kept is not the newest messages of the queue"),
+    ("pops_queue", "queue was changed"),
+    ("always_summarize", "nothing had to leave, yet the summarizer was called"),
+    ("per_message", "the summarizer was called"),
+    ("reversed", ", oldest first"),
+    ("generator", "as a generator"),
+    ("no_previous", "summarize got previous=''"),
+    ("target_budget", "summarize got max_tokens="),
+    ("returns_previous", "is not what summarize returned"),
+    ("no_recall", "recall is missing #"),
+    ("recall_kept", "which stayed in main context"),
+    ("recall_reversed", "out of order"),
+    ("recall_twice", "twice"),
+    ("kept_only", "return a pair: (kept, new_summary)"),
+])
+def test_flush_mistakes_get_their_message(kind, expected):
+    from memlib.course.checks import check_flush
+
+    assert expected in failure(check_flush, _flush_variant(kind))
+
+
+def test_flush_stub_crash_and_non_function():
+    from memlib.course.checks import check_flush
+
+    def stub_f(*args):
+        raise NotImplementedError("Exercise F: evict the oldest messages")
+
+    def crashes(queue, *rest):
+        return queue[len(queue)], ""
+
+    assert "not solved yet: Exercise F" in failure(check_flush, stub_f)
+    assert "crashed with IndexError" in failure(check_flush, crashes)
+    assert "expected your function flush" in failure(check_flush, "flush")
+
+
+def test_flush_messages_name_the_case_and_the_messages():
+    from memlib.course.checks import check_flush
+
+    message = failure(check_flush, _flush_variant("per_message"))
+    assert re.search(r"called \d+ times: fold all evicted messages in one call", message)
+    assert "target=" in message and "summary_tokens=" in message
+    assert re.search(r"recall got #\d+ twice", failure(check_flush, _flush_variant("recall_twice")))

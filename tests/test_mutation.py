@@ -31,6 +31,11 @@ def test_every_operator_produces_mutants_somewhere():
             "keep-state"} <= operators, operators
 
 
+def test_a_notebook_with_two_exercises_mutates_the_one_before_each_graded_cell():
+    assert "def flush(queue" in mutation.exercise_cell(mutation.EXERCISES["02-flush"])
+    assert "class MySummarizer" in mutation.exercise_cell(mutation.EXERCISES["02-summarizer"])
+
+
 def test_mutant_descriptions_are_unique_and_stable():
     for gid in GRADE_IDS:
         first = [m.description for m in mutation.mutants(mutation.EXERCISES[gid])]

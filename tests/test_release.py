@@ -189,6 +189,23 @@ def test_stub_source_indentation_and_multiple_regions() -> None:
         namespace["g"](1)
 
 
+@pytest.mark.parametrize("name", ["F", "2", "2b"])
+def test_an_exercise_is_named_by_a_number_or_a_capital_letter(name) -> None:
+    from memlib.course.checking import is_exercise_stub
+
+    stubbed, _ = stub_source(f"def f():\n    ### EXERCISE {name}: flush\n    ### BEGIN SOLUTION\n    return 1\n"
+                             "    ### END SOLUTION")
+    namespace: dict = {}
+    exec(stubbed, namespace)
+    with pytest.raises(NotImplementedError) as info:
+        namespace["f"]()
+    assert str(info.value) == f"Exercise {name}: flush" and is_exercise_stub(info.value)
+    assert not is_exercise_stub(NotImplementedError("Exercise FF: flush"))
+    with pytest.raises(ValueError, match="EXERCISE N"):  # a word is not a name: the region has no exercise line
+        stub_source("def f():\n    ### EXERCISE Flush: flush\n    ### BEGIN SOLUTION\n    return 1\n"
+                    "    ### END SOLUTION")
+
+
 def test_message_with_quotes_stays_a_valid_literal() -> None:
     stubbed, _ = stub_source('def f():\n    ### EXERCISE 4: return "ok" \\o/\n    ### BEGIN SOLUTION\n    return "ok"\n    ### END SOLUTION')
     namespace: dict = {}

@@ -59,3 +59,21 @@ def test_every_summarizer_respects_max_tokens(texts, previous, max_tokens):
     evicted = [Message.user(t) for t in texts]
     for summarizer in ALL:
         assert count(summarizer.summarize(previous, evicted, max_tokens)) <= max_tokens
+
+
+def test_recording_summarizer_notes_each_call_and_refuses_what_is_not_a_summarizer():
+    from memlib.summarize import RecordingSummarizer, SummaryCall
+
+    recorder = RecordingSummarizer(TruncatingSummarizer())
+    evicted = [Message.user("Maeve lives in Lisbon."), Message.user("The dentist is on 12 May.")]
+    assert recorder.summarize("", (m for m in evicted), 40) == TruncatingSummarizer().summarize("", evicted, 40)
+    assert recorder.calls == [SummaryCall("", tuple(evicted), 40, "generator")]  # read once, handed on as a list
+    with pytest.raises(TypeError, match="evicted must be a list of Message"):
+        recorder.summarize("", ["text"], 40)
+    assert len(recorder.calls) == 1  # an invalid call is not recorded
+    for inner in (object(), RecordingSummarizer()):
+        with pytest.raises(TypeError, match="inner must be a summarizer"):
+            RecordingSummarizer(inner)
+    with pytest.raises(TypeError, match="SummaryCall records"):
+        RecordingSummarizer(calls=[("", (), 5, "list")])
+    assert isinstance(RecordingSummarizer().inner, NoSummarizer)

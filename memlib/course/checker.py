@@ -298,13 +298,15 @@ class _Link:
 def _adopt(given: Any, state: Any) -> None:
     """Let the checker's copy of an argument show what the student's code did to theirs."""
     from memlib.archival import ArchivalStore
+    from memlib.recall import RecallStore
+    from memlib.summarize import RecordingSummarizer
 
     if type(given) is list and type(state) is list:
         given[:] = state
     elif type(given) is dict and type(state) is dict:
         given.clear()
         given.update(state)
-    elif type(given) is ArchivalStore and type(state) is ArchivalStore:
+    elif type(given) in (ArchivalStore, RecallStore, RecordingSummarizer) and type(state) is type(given):
         vars(given).clear()
         vars(given).update(vars(state))
 

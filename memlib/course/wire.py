@@ -12,7 +12,9 @@ on both sides:
 * memlib's own values are copied as data: the dataclasses listed in
   `DATACLASSES` (a `Message`, a `ToolCall`, a `Verdict`, a `CitedAnswer`, a
   `TraceEvent` ...) field by field, an `ArchivalStore`, a `CoreMemory`, a
-  `MemorySystem`, an `AgentView` and a `ProbePolicy` by their contents. Decoding rebuilds them with their own
+  `MemorySystem`, an `AgentView`, a `ProbePolicy`, a `RecallStore` and
+  memlib's summarizers (with a `RecordingSummarizer`'s log of calls) by their
+  contents. Decoding rebuilds them with their own
   constructors, so their validation runs on the receiving side;
 * anything else (the student's function, class or object) stays where it is
   and crosses as a *handle*, ``{"$": "handle", "id": 3, "kind": "class",
@@ -400,6 +402,73 @@ def _probe_from(state: Any, handle: Any, depth: int) -> Any:
     if len(probe.seen) > len(script):
         raise WireError("a probe policy saw more turns than its script holds")
     return probe
+def _recall_state(recall: Any, handle: Any, depth: int) -> dict:
+    return {"page_size": recall.page_size,
+            "messages": [encode(m, None, depth + 2) for m in recall.messages]}
+
+
+def _recall_from(state: Any, handle: Any, depth: int) -> Any:
+    from memlib.messages import Message
+    from memlib.recall import RecallStore
+
+    if type(state) is not dict or set(state) != {"page_size", "messages"}:
+        raise WireError("a recall store needs its page_size and messages")
+    recall = RecallStore(page_size=state["page_size"])
+    for item in _list(state, "messages"):
+        message = decode(item, None, depth + 2)
+        if type(message) is not Message or message.id < 0 or message.timestamp is None:
+            raise WireError("a recall store holds messages with an id and a timestamp")
+        recall.add(message)
+    return recall
+
+
+def _summarizer_state(summarizer: Any, handle: Any, depth: int) -> dict:
+    from memlib.summarize import ExtractiveSummarizer
+
+    if type(summarizer) is ExtractiveSummarizer:
+        return {"user_weight": summarizer.user_weight, "assistant_weight": summarizer.assistant_weight}
+    return {}
+
+
+def _summarizer_from(cls_name: str) -> Callable[..., Any]:
+    def rebuild(state: Any, handle: Any, depth: int) -> Any:
+        from memlib import summarize
+
+        cls = getattr(summarize, cls_name)
+        if cls is summarize.ExtractiveSummarizer:
+            if type(state) is not dict or set(state) != {"user_weight", "assistant_weight"} or not all(
+                    type(state[k]) in (int, float) and math.isfinite(state[k]) for k in state):
+                raise WireError("an ExtractiveSummarizer needs its two weights, as numbers")
+            return cls(**state)
+        if state != {}:
+            raise WireError(f"a {cls_name} has no state")
+        return cls()
+
+    return rebuild
+
+
+def _recording_state(recorder: Any, handle: Any, depth: int) -> dict:
+    return {"inner": encode(recorder.inner, None, depth + 1),
+            "calls": [[c.previous, [encode(m, None, depth + 3) for m in c.evicted], c.max_tokens, c.kind]
+                      for c in recorder.calls]}
+
+
+def _recording_from(state: Any, handle: Any, depth: int) -> Any:
+    from memlib.summarize import (ExtractiveSummarizer, NoSummarizer, RecordingSummarizer, SummaryCall,
+                                  TruncatingSummarizer)
+
+    if type(state) is not dict or set(state) != {"inner", "calls"}:
+        raise WireError("a recording summarizer needs its inner summarizer and its calls")
+    calls = []
+    for call in _list(state, "calls"):
+        if type(call) is not list or len(call) != 4 or type(call[1]) is not list or type(call[2]) is not int:
+            raise WireError("a recorded call is [previous, [messages], max_tokens, kind]")
+        calls.append(SummaryCall(_str(call[0], "a summary"), tuple(decode(call[1], None, depth + 2)), call[2],
+                                 _str(call[3], "a kind")))
+    inner = decode(state["inner"], None, depth + 1)
+    if type(inner) not in (NoSummarizer, TruncatingSummarizer, ExtractiveSummarizer):
+        raise WireError("a recording summarizer wraps one of memlib's summarizers")
+    return RecordingSummarizer(inner, calls)
 
 
 _CODECS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
@@ -408,6 +477,11 @@ _CODECS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "memlib.tools:MemorySystem": (_memory_state, _memory_from),
     "memlib.agent:AgentView": (_view_state, _view_from),
     "memlib.policies:ProbePolicy": (_probe_state, _probe_from),
+    "memlib.recall:RecallStore": (_recall_state, _recall_from),
+    "memlib.summarize:NoSummarizer": (_summarizer_state, _summarizer_from("NoSummarizer")),
+    "memlib.summarize:TruncatingSummarizer": (_summarizer_state, _summarizer_from("TruncatingSummarizer")),
+    "memlib.summarize:ExtractiveSummarizer": (_summarizer_state, _summarizer_from("ExtractiveSummarizer")),
+    "memlib.summarize:RecordingSummarizer": (_recording_state, _recording_from),
 }
 
 

@@ -145,6 +145,8 @@ class ContextStepper(_Explorer):
     Shows the context bar (70 % / 100 % lines), the messages with evicted ones
     greyed and struck through, the current summary and the events of the last
     turn. Turn 0 is the empty context; `step()` appends the next message.
+    Pass `window`, `summarizer` and MainContext's keyword arguments, or a fresh
+    `context` (a MainContext of your own, e.g. a `memlib.course.flushing.FlushContext`).
 
     Example:
         >>> stepper = ContextStepper([("user", f"fact {i}: it rained on day {i}") for i in range(40)], window=300)
@@ -152,10 +154,17 @@ class ContextStepper(_Explorer):
         (30, True)
     """
 
-    def __init__(self, messages, window: int = 1024, summarizer=None, *, interval_ms: int = 800,
-                 show_evicted: int = 8, **context_kwargs):
+    def __init__(self, messages, window: int | None = None, summarizer=None, *, interval_ms: int = 800,
+                 show_evicted: int = 8, context=None, **context_kwargs):
         w = _widgets()
-        self.history: list[Snapshot] = replay(messages, window=window, summarizer=summarizer, **context_kwargs)
+        if context is not None:  # a ready MainContext (a subclass, say): it brings its own settings
+            if window is not None or summarizer is not None or context_kwargs:
+                raise TypeError("pass either a ready context or window, summarizer and MainContext's "
+                                "keyword arguments, not both")
+            self.history: list[Snapshot] = replay(messages, context=context)
+        else:
+            self.history = replay(messages, window=1024 if window is None else window, summarizer=summarizer,
+                                  **context_kwargs)
         if len(self.history) < 2:
             raise ValueError("ContextStepper needs at least one message to step through")
         self.position = 0

@@ -26,6 +26,7 @@ EXERCISES = {
     "02-summarizer": ("check_summarizer", "MySummarizer", True),
     "03-bm25": ("check_bm25", "bm25_scores", False),
     "04-page-fault": ("check_page_fault", "page_fault_calls", False),
+    "02-flush": ("check_flush", "flush", False),
     "04-loop": ("check_loop", "MyAgent", False),
     "05-policy": ("check_policy", "MyDecider", False),
     "06-citations": ("check_citation_contract", "answer_with_citations", False),
