@@ -7,6 +7,7 @@ are driven through their methods. Runs on ipywidgets 7.7.1 / plotly 5.24.1
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -564,6 +565,20 @@ def test_trace_viewer_draws_segments_when_the_trace_records_them():
 # -- paging profiles side by side, and tables ------------------------------
 
 
+def _assert_subplot_titles_fit(fig, *, figure_px: int) -> None:
+    """Each subplot title line fits over its panel when the figure is `figure_px` wide (a laptop's notebook).
+
+    A character of plotly's default sans-serif is at most about 0.6 em wide on average.
+    """
+    plot_px = figure_px - fig.layout.margin.l - fig.layout.margin.r
+    panels = [fig.layout[name].domain for name in ("xaxis", "xaxis2", "xaxis3")]
+    titles = fig.layout.annotations[:len(panels)]
+    for title, (left, right) in zip(titles, panels):
+        for line in re.sub(r"</?b>", "", title.text).split("<br>"):
+            width = len(line) * 0.6 * title.font.size
+            assert width <= (right - left) * plot_px, f"{line!r} (~{width:.0f} px) overflows its panel"
+
+
 def test_profile_figure_and_table_come_from_real_replays():
     from memlib.evaluation import evaluate_profile
     from memlib.viz import ProfileExplorer, profile_comparison, profile_histories, table_html
@@ -583,6 +598,7 @@ def test_profile_figure_and_table_come_from_real_replays():
     # Letta's sliding window keeps what fits under 70 % of the window: its target line says so
     assert [s.y0 for s in fig.layout.shapes if (s.xref, s.name) == ("x3 domain", "evict target")] == [0.7 * 400]
     ex = ProfileExplorer(messages, window=400)
+    _assert_subplot_titles_fit(profile_comparison(h, upto=None), figure_px=1000)
     rows = ex.goto(50)
     assert [r["profile"] for r in rows] == ["paper", "memgpt", "letta"] and rows[2]["warnings"] == 0
     assert ex.step(3)[0]["tokens used"] == h["paper"][53].used and ex.position == 53
