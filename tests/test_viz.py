@@ -253,6 +253,20 @@ def test_recall_at_k_curve():
         recall_at_k_curve({"x": [1.5]})
 
 
+def test_every_figure_titles_its_axes():
+    # a reader must know what a bar's length or a curve's height counts without reading the code
+    history = replay(conversation(30), window=300)
+    figures = {"context_bar": context_bar(history[-1]), "usage_bar": usage_bar(300, 400),
+               "token_timeline": token_timeline(history), "score_bars": score_bars([("a", 1.0)]),
+               "recall_at_k_curve": recall_at_k_curve({"a": [0.5]})}
+    for name, fig in figures.items():
+        for axis in (fig.layout.xaxis, fig.layout.yaxis):
+            # a category axis whose tick labels name the items (score_bars' records) needs no title
+            assert axis.title.text or (axis.type == "category" and axis.showticklabels is not False), (
+                f"{name}: an axis without a title")
+    assert context_bar(history[-1]).layout.xaxis.title.text == "tokens (window: 300)"
+
+
 def test_figures_serialise_to_json():
     # what nbconvert stores in a saved notebook; plotly 5 and 7 both must manage it
     history = replay(conversation(30), window=300)

@@ -130,7 +130,7 @@ def _segments_of(obj, window: int | None) -> tuple[dict[str, int], int, dict[str
 
 def context_bar(ctx_or_segments, window: int | None = None, *, warn_at: float | None = None,
                 flush_at: float | None = None, evict_to: float | None = None,
-                title: str | None = None, height: int = 190) -> "go.Figure":
+                title: str | None = None, height: int = 230) -> "go.Figure":
     """A stacked horizontal bar of the prompt by segment, with the paging lines.
 
     One bar trace per segment (system prompt, core memory, summary, messages,
@@ -169,16 +169,16 @@ def _stacked_bar(parts: list[tuple[str, str, int]], window: int,
     fig.update_layout(
         template=TEMPLATE, barmode="stack", height=height,
         title=dict(text=title or f"main context: {used} / {window} tokens ({used / window:.0%})", x=0.01),
-        xaxis=dict(range=[0, max(window, used) * 1.02]),
-        yaxis=dict(showticklabels=False),
-        legend=dict(orientation="h", y=-0.45, x=0, traceorder="normal"),
-        margin=dict(l=20, r=20, t=60, b=20),
+        xaxis=dict(range=[0, max(window, used) * 1.02], title=dict(text=f"tokens (window: {window:,})")),
+        yaxis=dict(showticklabels=False, title=dict(text="prompt")),
+        legend=dict(orientation="h", y=-0.75, x=0, traceorder="normal"),
+        margin=dict(l=50, r=20, t=60, b=20),
     )
     return fig
 
 
 def usage_bar(used: int, window: int, *, warn_at: float = 0.7, flush_at: float = 1.0,
-              evict_to: float = 0.5, title: str | None = None, height: int = 190) -> "go.Figure":
+              evict_to: float = 0.5, title: str | None = None, height: int = 230) -> "go.Figure":
     """The context bar when only the total is known: "in use" and "free".
 
     For traces that recorded tokens used but not the split by segment.

@@ -49,7 +49,7 @@ def _check(events) -> list:
 MIN_SPAN_MS = 20 * 60 * 1000
 
 
-def timeline_figure(events: Sequence, *, title: str = "Two agents, one memory", height: int = 320,
+def timeline_figure(events: Sequence, *, title: str = "Two agents, one memory", height: int = 400,
                     hide_hours: tuple[int, int] | None = (21, 8)):
     """Plotly figure: spans as thick lines, actions as markers, one row per agent (who).
 
@@ -91,10 +91,12 @@ def timeline_figure(events: Sequence, *, title: str = "Two agents, one memory", 
             name=kind.replace("_", " "), marker=dict(color=KIND_COLORS.get(kind, _OTHER), size=9, symbol="diamond"),
             hovertext=[f"{e.at:%a %H:%M} {e.kind}: {e.what}" for e in group], hoverinfo="text",
         ))
-    fig.update_layout(title=title, height=height, margin=dict(t=50, b=40, l=90),
-                      xaxis=dict(type="date", title="",
+    fig.update_layout(title=title, height=height, margin=dict(t=50, b=120, l=90),
+                      xaxis=dict(type="date",
+                                 title=f"time (nights from {hide_hours[0]}:00 to {hide_hours[1]}:00 left out)"
+                                 if hide_hours else "time",
                                  rangebreaks=[dict(bounds=list(hide_hours), pattern="hour")] if hide_hours else []),
-                      yaxis=dict(categoryorder="array", categoryarray=list(reversed(rows)), title="",
+                      yaxis=dict(categoryorder="array", categoryarray=list(reversed(rows)), title="agent",
                                  range=[-0.6, len(rows) - 0.4]),
-                      legend=dict(orientation="h", y=-0.2))
+                      legend=dict(orientation="h", y=-0.33, yanchor="top"))  # below the axis title
     return fig
