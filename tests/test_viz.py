@@ -128,6 +128,60 @@ def test_context_bar_segments_add_up_to_the_window_with_lines_at_70_and_100():
     assert fig.layout.barmode == "stack"
 
 
+# -- colour blindness ------------------------------------------------------------
+
+# Machado, Oliveira and Fernandes (2009), "A Physiologically-based Model for Simulation of Color
+# Vision Deficiency", IEEE TVCG 15(6): the simulation matrices for severity 1.0, applied to
+# linear RGB (their table of matrices, deuteranopia and protanopia rows).
+DEUTERANOPIA = ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881))
+PROTANOPIA = ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998))
+#: CIE76 colour difference below which two filled areas are hard to tell apart at a glance.
+MIN_DELTA_E = 20
+
+
+def _linear_rgb(hex_color: str) -> list[float]:
+    channels = [int(hex_color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    return [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+
+
+def _lab(rgb: list[float]) -> tuple[float, float, float]:
+    """CIELAB (D65) of a linear sRGB colour."""
+    x = (0.4124 * rgb[0] + 0.3576 * rgb[1] + 0.1805 * rgb[2]) / 0.95047
+    y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+    z = (0.0193 * rgb[0] + 0.1192 * rgb[1] + 0.9505 * rgb[2]) / 1.08883
+    fx, fy, fz = (t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116 for t in (x, y, z))
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def _seen_with(matrix, hex_color: str) -> tuple[float, float, float]:
+    rgb = _linear_rgb(hex_color)
+    return _lab([min(1.0, max(0.0, sum(m * c for m, c in zip(row, rgb)))) for row in matrix])
+
+
+def _delta_e(a, b) -> float:
+    return sum((p - q) ** 2 for p, q in zip(a, b)) ** 0.5
+
+
+def test_the_simulation_tells_the_old_clash_from_a_safe_pair():
+    # the colours of messages and core memory that readers with deuteranopia could not tell apart
+    assert _delta_e(_seen_with(DEUTERANOPIA, "#3a86c8"), _seen_with(DEUTERANOPIA, "#8e6cc1")) < 6
+    # black and white stay black and white
+    assert _delta_e(_seen_with(DEUTERANOPIA, "#000000"), _seen_with(DEUTERANOPIA, "#ffffff")) > 99
+
+
+@pytest.mark.parametrize("matrix", [DEUTERANOPIA, PROTANOPIA], ids=["deuteranopia", "protanopia"])
+def test_segment_colours_stay_apart_for_colour_blind_readers(matrix):
+    from memlib.viz.timeline import KIND_COLORS
+
+    # every segment is drawn next to every other in the context bar and the token areas
+    pairs = [(a, b) for i, a in enumerate(SEGMENTS) for b in SEGMENTS[i + 1:]]
+    seen = {name: _seen_with(matrix, SEGMENT_COLORS[name]) for name in SEGMENTS}
+    close = [(a, b, round(_delta_e(seen[a], seen[b]), 1)) for a, b in pairs if _delta_e(seen[a], seen[b]) < MIN_DELTA_E]
+    assert not close, f"segment colours too close: {close}"
+    # the two agents' spans in the sleep-time timeline
+    assert _delta_e(_seen_with(matrix, KIND_COLORS["session"]), _seen_with(matrix, KIND_COLORS["sleep_run"])) >= MIN_DELTA_E
+
+
 def test_context_bar_from_a_dict_fills_free_and_checks_input():
     fig = context_bar({"system": 40, "messages": 500}, window=1000, warn_at=0.8)
     assert [t.x[0] for t in fig.data] == [40, 0, 0, 500, 460]

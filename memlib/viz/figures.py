@@ -30,10 +30,13 @@ SEGMENT_LABELS = {
     "system": "system prompt", "core_memory": "core memory", "summary": "summary",
     "messages": "messages", "free": "free",
 }
-# One colour per segment, the same in every figure and widget of the course.
+# One colour per segment, the same in every figure and widget of the course. Core memory,
+# summary and messages are Okabe and Ito's colour-blind-safe blue, bluish green and orange
+# ("Color Universal Design", 2008), the system prompt a dark slate: every pair stays apart
+# for a reader with deuteranopia or protanopia (tests/test_viz.py simulates it).
 SEGMENT_COLORS = {
-    "system": "#5b6577", "core_memory": "#8e6cc1", "summary": "#e39b2d",
-    "messages": "#3a86c8", "free": "#e6e9ee",
+    "system": "#3b4150", "core_memory": "#009e73", "summary": "#e69f00",
+    "messages": "#0072b2", "free": "#e6e9ee",
 }
 LINE_COLORS = {"warning": "#f08c00", "flush": "#d62728", "evict target": "#6c757d"}
 TRUST_COLORS = {"trusted": "#2e9e4f", "unverified": "#8a8f98", "untrusted": "#d62728"}

@@ -18,9 +18,10 @@ __all__ = ["timeline_figure", "timeline_rows", "KIND_COLORS", "WHO_ORDER", "MIN_
 #: Rows top to bottom; agents not listed come after, in order of appearance.
 WHO_ORDER = ("primary", "sleep-time")
 KIND_COLORS = {
-    "session": "#3a86c8", "sleep_run": "#8e6cc1",
-    "learn": "#8a8f98", "confirm": "#2e9e4f", "reject": "#d62728", "block_append": "#3a86c8",
-    "block_full": "#f08c00", "answer": "#1f3b73", "supersede": "#e39b2d", "block_rewrite": "#8e6cc1",
+    # the two agents: Okabe and Ito's blue and reddish purple, apart under colour blindness too
+    "session": "#0072b2", "sleep_run": "#cc79a7",
+    "learn": "#8a8f98", "confirm": "#2e9e4f", "reject": "#d62728", "block_append": "#0072b2",
+    "block_full": "#f08c00", "answer": "#1f3b73", "supersede": "#e39b2d", "block_rewrite": "#cc79a7",
     "pending_left": "#f08c00",
 }
 _OTHER = "#5b6577"
