@@ -214,7 +214,7 @@ def exercise_texts(source: str) -> list[tuple[str, str]]:
     """(number, what to do) of each ``### EXERCISE`` line of a cell, its wrapped lines joined back.
 
     Example:
-        >>> exercise_texts("### EXERCISE 2: sort the scores and\n###             keep the top k\nx = 1")
+        >>> exercise_texts("### EXERCISE 2: sort the scores and\\n###             keep the top k\\nx = 1")
         [('2', 'sort the scores and keep the top k')]
     """
     found: list[list[str]] = []
