@@ -177,11 +177,10 @@ def _pack(pieces: list[str], room: int) -> list[str]:
     return lines
 
 
-def _exercise_comment_lines(line: str) -> list[str]:
-    """An ``### EXERCISE`` line, wrapped at `LINE_LIMIT` with its text going on under itself."""
+def _exercise_comment_lines(line: str, marker: re.Match[str]) -> list[str]:
+    """An ``### EXERCISE`` line (`marker` is its match), wrapped at `LINE_LIMIT` with its text going on under itself."""
     if len(line) <= LINE_LIMIT:
         return [line]
-    marker = EXERCISE_RE.match(line)
     head = line[:marker.start("what")]
     body = _pack(_pieces(marker.group("what")), LINE_LIMIT - len(head))
     indent = head[:len(head) - len(head.lstrip())]
@@ -280,7 +279,7 @@ def stub_source(source: str, *, cell_type: str = "code", where: str = "cell") ->
                 raise ReleaseError(f"{where}, line {number}: '### END SOLUTION' without a matching '### BEGIN SOLUTION'")
             if marker:
                 exercise = f"Exercise {marker.group('number')}: {marker.group('what')}"
-                out.extend(_exercise_comment_lines(line))
+                out.extend(_exercise_comment_lines(line, marker))
                 continue
             out.append(line)
         else:
