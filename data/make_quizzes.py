@@ -471,7 +471,7 @@ Q["05"] = ("Who decides what to remember", [
    ("None of them: nothing from those sessions survived", ""),
    ("All of them, by searching the conversation", "The history starts fresh with each session: there is nothing to search.")],
   2, "Measured in notebook 05: 0/44 when ignoring alerts, 24/44 for the reference that saves. The summary and the history start fresh with each session, so what was not saved is gone."),
- ("Now one history runs through all sessions (recall storage keeps every message). Ignoring alerts scored 29/44, saving 28/44. Why does saving not help here?",
+ ("Now one history runs through all sessions (recall storage keeps every message). Ignoring alerts scored 30/44, saving 28/44. Why does saving not help here?",
   [("The saved notes were evicted from archival memory", "Archival memory never evicts."),
    ("The alert came too late to save anything at all", "The saves happened; they added nothing new."),
    ("conversation_search already finds every raw message", ""),

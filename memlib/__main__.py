@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import re
 import sys
 import types
 from collections.abc import Callable
@@ -62,6 +63,16 @@ DEMO_CONVERSATION_QUESTION = "What did I tell you about the dentist?"
 # Kinds of trace event worth a full printout during the filler turns.
 _NOTABLE = {"pressure", "evict", "flush", "summarize", "core_edit"}
 
+#: Terms of the trace explained once, under the first trace line that uses them (a reader
+#: new to MemGPT meets them there): (what finds the term in a line, the explanation, filled
+#: in with what the pattern's groups matched).
+_EXPLAINED = (
+    (re.compile(r"heartbeat"), "(heartbeat: the tool call asks for another turn of the agent, so it can act "
+                               "on the result before the user speaks)"),
+    (re.compile(r"#(\d+)\.\.#(\d+)"), "(#{0}..#{1}: the messages numbered {0} to {1}; each message gets the "
+                                     "next number when it arrives)"),
+)
+
 
 def run_demo(write: Callable[[str], None] = print) -> int:
     """Play the lesson's scenario with a RulePolicy agent and write the trace line by line."""
@@ -86,22 +97,34 @@ def run_demo(write: Callable[[str], None] = print) -> int:
         write("")
         write(f"== {title} ==")
 
+    unexplained = list(_EXPLAINED)
+
+    def say(text: str) -> None:
+        """Write a rendered trace; under the first line that uses a term of `_EXPLAINED`, its explanation."""
+        for line in text.splitlines():
+            write(line)
+            for term in list(unexplained):
+                found = term[0].search(line)
+                if found:
+                    write(" " * 15 + term[1].format(*found.groups()))
+                    unexplained.remove(term)
+
     write("memlib demo: an agent that pages its memory (MemGPT's virtual context)")
-    write(
-        f"main context {DEMO_WINDOW} tokens: warning at 70%, flush at 100% evicts the oldest "
-        "messages to 50%; policy RulePolicy; no summarizer"
-    )
+    write(f"main context {DEMO_WINDOW} tokens; policy RulePolicy; no summarizer.")
+    write("At 70% full the agent gets a memory-pressure warning. At 100% a flush evicts the oldest")
+    write("messages: it moves them out of the prompt into recall storage (conversation_search")
+    write("still finds them there) until the prompt is down to 50%.")
 
     section("1. Core memory: persona and user facts")
     for text in DEMO_SETUP:
-        write(agent.step(text).render(compact=True))
+        say(agent.step(text).render(compact=True))
     write("core memory is now (always in the prompt):")
     for line in memory.core.render().splitlines():
         write(f"  {line}")
 
     section("2. Archival memory: three facts")
     for text in DEMO_FACTS:
-        write(agent.step(text).render(compact=True))
+        say(agent.step(text).render(compact=True))
     fact_message = next(m for m in memory.recall if m.content == DEMO_FACTS[0])
     write(f"archival memory holds {len(memory.archival)} records; {meter()}")
 
@@ -115,7 +138,7 @@ def run_demo(write: Callable[[str], None] = print) -> int:
         if routine:
             write(f"step {trace.step} · user: {trace.user_text} -> {trace.reply}  {meter()}")
         else:
-            write(trace.render(compact=True))
+            say(trace.render(compact=True))
 
     show(agent.step(DEMO_ASIDE))
     aside_message = next(m for m in memory.recall if m.content == DEMO_ASIDE)
@@ -132,7 +155,7 @@ def run_demo(write: Callable[[str], None] = print) -> int:
 
     section("4. A follow-up about an evicted fact, answered from archival memory")
     trace = agent.step(DEMO_FACT_QUESTION)
-    write(trace.render(compact=True))
+    say(trace.render(compact=True))
     reply = trace.reply or ""
     cited = [memory.archival.get(i) for i in CITATION_PATTERN.findall(reply) if i in memory.archival]
     answer = CitedAnswer(strip_citations(reply), tuple(Citation.from_record(r) for r in cited))
@@ -141,7 +164,7 @@ def run_demo(write: Callable[[str], None] = print) -> int:
                                                           if not problems else "; ".join(problems)))
 
     section("5. conversation_search pages an evicted turn back in")
-    write(agent.step(DEMO_CONVERSATION_QUESTION).render(compact=True))
+    say(agent.step(DEMO_CONVERSATION_QUESTION).render(compact=True))
 
     section("Done")
     ids = [m.id for m in memory.recall]

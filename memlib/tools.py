@@ -265,13 +265,13 @@ def conversation_search(memory: MemorySystem, query: str, page: int = 0) -> Tool
     said = _describe(query)
     query = _search_words(query)
     recall = memory.recall
-    total = sum(1 for i in recall.matching(query) if _is_conversation(recall.get(i)))
+    total = sum(1 for i in recall.matching(query) if _is_conversation(recall.get(i), memory))
     _check_page(page, total)
     # Rank only as deep as the page needs; tool messages are skipped, so look deeper until it is full.
     wanted, depth, messages = (page + 1) * PAGE_SIZE, (page + 1) * PAGE_SIZE, []
     while total:
         found = recall.conversation_search(query, page_size=depth)
-        messages = [m for m in found if _is_conversation(m)]
+        messages = [m for m in found if _is_conversation(m, memory)]
         if len(messages) >= wanted or len(found) < depth:
             break
         depth *= 4
@@ -289,7 +289,7 @@ def conversation_search_date(memory: MemorySystem, start_date: str, end_date: st
     if start > end:
         raise _ToolError(f"start_date {start} is after end_date {end}; swap them")
     found = memory.recall.conversation_search_date(start_date, end_date, page_size=max(len(memory.recall), 1))
-    messages = [m for m in found if _is_conversation(m)]
+    messages = [m for m in found if _is_conversation(m, memory)]
     total = len(messages)
     _check_page(page, total)
     messages = messages[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
@@ -337,14 +337,18 @@ def _snippet(text: str) -> str:
     return one_line(text, _SNIPPET_CHARS)
 
 
-def _is_conversation(message: Message) -> bool:
+def _is_conversation(message: Message, memory: MemorySystem) -> bool:
     """What conversation search shows: what the user said and what the agent sent back.
 
     Tool results and other tool calls are the agent's own bookkeeping; showing
-    them would let a search find its own earlier search results.
+    them would let a search find its own earlier search results. The user
+    message the agent is answering (`memory.turn_id`) is left out too: it is
+    in the prompt already, and MemGPT writes a turn's messages to recall
+    storage only after the turn's function calls ran, so its searches never
+    found the question that asked for them.
     """
     if message.role == "user":
-        return True
+        return message.id != memory.turn_id
     return message.role == "assistant" and (message.tool_call_id is None or message.name == "send_message")
 
 

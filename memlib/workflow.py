@@ -497,24 +497,35 @@ def measure_retrieval(scenario: WorkflowScenario | None = None, k: int = 5) -> d
 
 
 def retrieval_tables(measured: dict | None = None) -> str:
-    """`measure_retrieval` as two Markdown tables (what `python -m memlib.workflow` prints)."""
+    """`measure_retrieval` as Markdown tables (what `python -m memlib.workflow` prints).
+
+    The query sets first (what each searches), then the searches' results: two narrow
+    tables rather than one of eleven columns, which a laptop-size notebook squeezes
+    into unreadable slivers. A result that does not apply to a set shows "—".
+    """
     measured = measured if measured is not None else measure_retrieval()
     k = measured["k"]
     out = ["How the default analyzer (memlib.retrieval.tokenize) splits identifiers:", "",
            "| text | tokens |", "|---|---|"]
     out += [f"| `{text}` | {' '.join(tokens) or '(none)'} |" for text, tokens in measured["tokens"].items()]
-    out += ["", f"| query set | store | n | share of the store a query matches (mean) | identifier answers | BM25 hit@1 "
-                f"| BM25 hit@{k} | current version on top | keyed lookup | ProcedurePolicy line | exact words |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def cell(row, key):
         value = row.get(key)
-        return "" if value is None else f"{value}/{row['n']}"
+        return "—" if value is None else f"{value}/{row['n']}"
 
+    out += ["", "The query sets:", "",
+            "| query set | store | questions | share of the store a query matches (mean) | identifier answers |",
+            "|---|---|---|---|---|"]
+    out += [f"| {row['set']} | {row['store']} | {row['n']} | {row['matching']:.0%} | "
+            f"{cell(row, 'identifier_answers')} |" for row in measured["rows"]]
+    results = {"hit@1": "BM25 hit@1", f"hit@{k}": f"BM25 hit@{k}", "current@1": "current version on top",
+               "keyed": "keyed lookup", "policy": "ProcedurePolicy line", "substring": "exact words"}
+    out += ["", f"Questions each search answers with the needed record: on top, or for hit@{k} in the top {k} "
+                "(— : does not apply to the set):", "",
+            "| query set | store | " + " | ".join(results.values()) + " |", "|---|---|" + "---|" * len(results)]
     for row in measured["rows"]:
-        out.append(f"| {row['set']} | {row['store']} | {row['n']} | {row['matching']:.0%} | " + " | ".join(
-            cell(row, key) for key in ("identifier_answers", "hit@1", f"hit@{k}", "current@1", "keyed", "policy",
-                                       "substring")) + " |")
+        store = row["store"].split(" (")[0]  # the record count is in the table above
+        out.append(f"| {row['set']} | {store} | " + " | ".join(cell(row, key) for key in results) + " |")
     return "\n".join(out)
 
 

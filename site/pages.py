@@ -50,7 +50,7 @@ from pathlib import Path
 import nbformat
 
 from memlib.course import config
-from memlib.course.release import (BEGIN_RE, END_RE, EXERCISE_RE, TAG_COLAB_BADGE, TAG_COLAB_SETUP, TAG_GRADED,
+from memlib.course.release import (BEGIN_RE, END_RE, TAG_COLAB_BADGE, TAG_COLAB_SETUP, TAG_GRADED, exercise_texts,
                                    graded_cells, release_notebook)
 
 HERE = Path(__file__).resolve().parent
@@ -140,10 +140,9 @@ def notebook_info(student: dict, stem: str) -> NotebookInfo:
     exercises: dict[str, str] = {}
     for cell in cells:
         if cell.get("cell_type") == "code":
-            for match in map(EXERCISE_RE.match, _text(cell.get("source", "")).splitlines()):
-                if match:
-                    # An exercise in several parts: its last line says what it returns.
-                    exercises[match.group("number")] = match.group("what")
+            for number, what in exercise_texts(_text(cell.get("source", ""))):
+                # An exercise in several parts: its last line says what it returns.
+                exercises[number] = what
     graded = [(g.grade_id, g.points) for g in graded_cells(student)]
     meta = student.get("metadata", {}).get("memlib", {})
     return NotebookInfo(stem=stem, number=stem.split("_", 1)[0], title=title, goal=goal,

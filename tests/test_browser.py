@@ -47,7 +47,7 @@ from conftest import NOTEBOOKS, ROOT, SOLUTIONS
 
 SOLUTION_FILES = sorted(SOLUTIONS.glob("[0-9]*.ipynb"))
 STUDENT_NOTEBOOKS = sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
-#: Lines a displayed check failure may take: what is wrong, the hint, how to see more, the "keeps running" note.
+#: Lines a displayed check failure may take: what is wrong, the hint (wrapped), the "keeps running" note.
 MAX_FAILURE_LINES = 6
 SCREENSHOTS = Path(os.environ.get("MEMLIB_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
 #: Per notebook: opening, Run All and the interactions (a notebook runs in < 20 s under nbval).

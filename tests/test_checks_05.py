@@ -569,8 +569,9 @@ class SearchesForTheWrongWords(Planner):
 
 @pytest.mark.parametrize("decider, failure_text, cause", [
     (AnswersWithTheFirstResult,
-     "scenario 'recall', step 14 ('What did I say about the team offsite?'): the reply does not say 'Corn Exchange'",
-     "a search returned [msg-000000], which holds the answer"),
+     "scenario 'page_two', step 22 ('What did I say about the offsite venue?'): the reply does not say "
+     "'Corn Exchange'",
+     "a search returned [msg-000049], which holds the answer"),
     (SearchesForTheWrongWords,
      "scenario 'page_fault', step 16 ('Which food must Biscuit avoid?'): the reply does not say 'chicken'",
      "no search in this step returned a record that holds the answer"),
@@ -584,23 +585,25 @@ def test_a_scenario_answer_that_misses_gets_the_hint_of_its_cause(decider, failu
 
 
 class CitesTheQuestionAfterAFailure(Planner):
-    """After the archive fails, searches the conversation and cites the first message it gets: the question."""
+    """After the archive fails, searches the conversation, then answers with the question and cites it
+    (conversation search no longer returns the question being answered, as in MemGPT: the citation
+    points at a message no search of this step returned)."""
 
     def next_call(self, view):
         if view.calls and not view.last_result.ok and view.last_call.name == "archival_memory_search":
             return _chain("conversation_search", query=" ".join(self.terms(view)))
         if view.calls and view.last_call.name == "conversation_search" and any(
                 not r.ok for _, r in view.calls):
-            first = view.last_result.records[0]
-            return _send(f"{first.content} {Citation.from_message(first).format()}")
+            question = view.user_message
+            return _send(f"{question.content} {Citation.from_message(question).format()}")
         return super().next_call(view)
 
 
-def test_after_a_failed_search_a_citation_must_hold_the_answer():
+def test_after_a_failed_search_a_citation_must_come_from_a_search():
     with pytest.raises(CheckFailed) as failure:
         check_policy(CitesTheQuestionAfterAFailure)
     message = str(failure.value)
-    assert "scenario 'failed_search'" in message and "which does not say 'chicken'" in message, message
+    assert "scenario 'failed_search'" in message and "which no search returned in this step" in message, message
 
 
 # -- the floor and the ceiling the exercise states ----------------------------------------------

@@ -1,5 +1,6 @@
 """`python -m memlib demo` and the command-line dispatcher."""
 
+import re
 import subprocess
 import sys
 
@@ -47,6 +48,34 @@ def test_demo_shows_the_lesson_scenario(demo_output):
     ]
     missing = [line for line in key_lines if line not in demo_output]
     assert not missing, f"demo output lacks {missing}:\n{demo_output}"
+
+
+@pytest.mark.slow
+def test_demo_explains_each_term_where_it_first_appears(demo_output):
+    lines = demo_output.splitlines()
+
+    def first(pattern: str) -> int:
+        return next(i for i, line in enumerate(lines) if re.search(pattern, line))
+
+    # flush and evict: the header says what they do before any trace line uses them
+    assert first(r"\bflush\b") == first(r"a flush evicts the oldest") < first(r"^\s+flush\s")
+    assert "moves them out of the prompt into recall storage" in lines[first(r"\bflush\b") + 1]
+    # heartbeat: the line after the first mention
+    assert lines[first(r"heartbeat") + 1].strip().startswith("(heartbeat: the tool call asks for another turn")
+    # the message range of an eviction: the line after the first one, with its own numbers
+    evict = first(r"#\d+\.\.#\d+")
+    low, high = re.search(r"#(\d+)\.\.#(\d+)", lines[evict]).groups()
+    assert lines[evict + 1].strip().startswith(f"(#{low}..#{high}: the messages numbered {low} to {high};")
+    # each explanation once
+    assert sum("(heartbeat:" in line for line in lines) == 1 and sum("the messages numbered" in line for line in lines) == 1
+
+
+@pytest.mark.slow
+def test_the_demos_search_finds_what_was_said_not_the_question_asking(demo_output):
+    search = demo_output.split("conversation_search(query='dentist'", 1)[1]
+    hits = re.findall(r"^\s+\d+\. \[msg #\d+ .*$", search.split("send_message", 1)[0], re.M)
+    assert hits and "I have a dentist appointment on Friday at 9." in hits[0]
+    assert not any("What did I tell you about the dentist?" in hit for hit in hits)
 
 
 @pytest.mark.slow

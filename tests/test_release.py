@@ -17,11 +17,14 @@ from memlib.course.release import (
     graded_cells,
     main,
     release,
+    EXERCISE_RE,
+    LINE_LIMIT,
+    exercise_texts,
     release_notebook,
     source_checksum,
     stub_source,
 )
-from conftest import FIXTURE_COURSE
+from conftest import FIXTURE_COURSE, NOTEBOOKS, SOLUTIONS
 
 
 
@@ -63,7 +66,7 @@ def test_stubs_parse_and_raise_the_exercise_message(released: Path) -> None:
     assert _exec_raises(add) == "Exercise 1: return the sum of a and b"
     assert _exec_raises(counter) == "Exercise 2: count the words of text (split on whitespace)"
     # the stub keeps the region's indentation (8 spaces inside the method)
-    assert '        raise NotImplementedError("Exercise 2:' in counter
+    assert '        raise NotImplementedError(' in counter
     # the instruction line stays for the student
     assert "### EXERCISE 1: return the sum of a and b" in add
 
@@ -213,6 +216,53 @@ def test_message_with_quotes_stays_a_valid_literal() -> None:
     with pytest.raises(NotImplementedError) as info:
         namespace["f"]()
     assert str(info.value) == 'Exercise 4: return "ok" \\o/'
+
+
+LONG_TASK = ("return the next ToolCall: store facts, save under pressure, search the archive, "
+             'turn pages, answer with "quotes" and a \\ backslash, then cite what you found')
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t", " " * 12])
+def test_long_exercise_lines_and_messages_wrap_and_keep_their_text(indent: str) -> None:
+    source = (f"def f():\n{indent}### EXERCISE 2c: {LONG_TASK}\n{indent}### BEGIN SOLUTION\n"
+              f"{indent}return 1\n{indent}### END SOLUTION\n")
+    stubbed, _ = stub_source(source)
+    assert max(len(line) for line in stubbed.splitlines()) <= LINE_LIMIT, stubbed
+    assert len(stubbed.splitlines()) > 5  # it did wrap
+    namespace: dict = {}
+    exec(stubbed, namespace)
+    with pytest.raises(NotImplementedError) as info:
+        namespace["f"]()
+    assert str(info.value) == f"Exercise 2c: {LONG_TASK}"
+    # the wrapped comment reads back as the whole task, and releasing again changes nothing
+    assert exercise_texts(stubbed) == [("2c", LONG_TASK)]
+    assert stub_source(stubbed)[0] == stubbed
+
+
+def test_an_authors_wrapped_exercise_line_is_one_message() -> None:
+    source = ("def f():\n    ### EXERCISE 3: sort the scores and\n    ###             keep the top k\n"
+              "    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n")
+    stubbed, _ = stub_source(source)
+    assert 'raise NotImplementedError("Exercise 3: sort the scores and keep the top k")' in stubbed
+    # a "###" line that does not follow an exercise line is not part of it
+    assert exercise_texts("###   not an exercise\n### EXERCISE 4: do it\nx = 1\n###   unrelated") == [("4", "do it")]
+
+
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("[0-9]*.ipynb")), ids=lambda p: p.name)
+def test_what_the_release_writes_fits_a_laptop_screen(path: Path) -> None:
+    """Every line the release writes into notebooks/ (exercise comments and stubs) fits in LINE_LIMIT.
+
+    Lines the authors wrote elsewhere in the cells are theirs to keep short; this test covers the
+    release's own.
+    """
+    released = nbformat.read(str(NOTEBOOKS / path.name), as_version=4)
+    solution_lines = {line for cell in nbformat.read(str(path), as_version=4).cells
+                      for line in cell.source.splitlines()}
+    too_long = [f"{cell.id}: {line.strip()[:60]}... ({len(line)} characters)"
+                for cell in released.cells if cell.cell_type == "code" and "exercise" in cell.metadata.get("memlib", {})
+                for line in cell.source.splitlines()
+                if len(line) > LINE_LIMIT and (line not in solution_lines or EXERCISE_RE.match(line))]
+    assert not too_long, "\n".join(too_long)
 
 
 @pytest.mark.parametrize(

@@ -39,11 +39,12 @@ def test_outside_ipython_a_failed_check_raises_even_after_the_switch():
     _failure(check_token_budget, lambda *a, **k: 0)
 
 
-def test_a_raised_failure_renders_in_three_lines_and_the_full_traceback_is_one_flag_away(monkeypatch):
+def test_a_raised_failure_renders_in_two_lines_and_the_full_traceback_is_one_flag_away(monkeypatch):
     failure = _failure(check_bm25, lambda q, d, **kw: [0.0] * len(d))
     short = failure._render_traceback_()
-    assert len(short) == 3 and "03-bm25" in short[0] and short[1].startswith("Hint: ")
-    assert "MEMLIB_FULL_TRACEBACK=1" in short[2]
+    assert len(short) == 2 and "03-bm25" in short[0] and short[1].startswith("Hint: ")
+    # the instructors' switch is in the README and the instructor guide, not in what students see
+    assert not any(checking.FULL_TRACEBACK_ENV in line or "instructors" in line for line in short)
     monkeypatch.setenv(checking.FULL_TRACEBACK_ENV, "1")
     full = failure._render_traceback_()
     assert full[0].startswith("Traceback") and len(full) > 5
@@ -164,7 +165,7 @@ def test_in_a_kernel_strict_until_the_setup_cell_runs_then_run_all_keeps_going(k
     status, outputs = run(kernel, GRADED)
     assert status == "error"
     error = next(c for t, c in outputs if t == "error")
-    assert error["ename"] == "CheckFailed" and len(error["traceback"]) == 3
+    assert error["ename"] == "CheckFailed" and len(error["traceback"]) == 2
     assert "not solved yet: Exercise 0: do it" in error["traceback"][0]
     # a student's Run All runs the setup cell first
     status, outputs = run(kernel, colab_setup_source())
@@ -175,6 +176,13 @@ def test_in_a_kernel_strict_until_the_setup_cell_runs_then_run_all_keeps_going(k
     assert len(shown) == 1 and "memlib-check-failed" in shown[0]["data"]["text/html"]
     text = shown[0]["data"]["text/plain"]
     assert "not solved yet: Exercise 0: do it" in text and len(text.splitlines()) <= 4
+    # students see what is wrong and the hint; the instructors' switch is not theirs to read
+    assert checking.FULL_TRACEBACK_ENV not in shown[0]["data"]["text/html"] + text
+    assert run(kernel, f"import os; os.environ[{checking.FULL_TRACEBACK_ENV!r}] = '1'")[0] == "ok"
+    status, outputs = run(kernel, GRADED)
+    full = next(c for t, c in outputs if t == "display_data")["data"]["text/plain"]
+    assert status == "ok" and full.startswith("Traceback"), "the switch still shows the whole traceback"
+    assert run(kernel, f"import os; del os.environ[{checking.FULL_TRACEBACK_ENV!r}]")[0] == "ok"
     assert run(kernel, AFTER)[0] == "ok"
     assert run(kernel, f"import os; os.environ[{checking.STRICT_ENV!r}] = '1'")[0] == "ok"
     assert run(kernel, GRADED)[0] == "error", "MEMLIB_STRICT_CHECKS=1 forces strict mode"

@@ -140,6 +140,9 @@ def test_timeline_figure_has_a_row_per_agent(runs):
     assert {"session", "sleep run", "supersede", "block rewrite", "confirm"} <= names
     assert timeline_rows(runs[False].events) == ["primary"]
     fig.to_json()  # serialisable: renders without a widget
+    assert fig.layout.yaxis.title.text == "agent"
+    assert fig.layout.xaxis.title.text == "time (nights from 21:00 to 8:00 left out)"
+    assert timeline_figure(runs[True].events, hide_hours=None).layout.xaxis.title.text == "time"
 
 
 def test_timeline_figure_refuses_bad_input():

@@ -208,6 +208,23 @@ def test_conversation_search_finds_an_evicted_message():
     assert result.records[0].id == 0
 
 
+def test_conversation_search_leaves_out_the_message_being_answered():
+    # MemGPT writes a turn's messages to recall storage after the turn's calls ran: a search
+    # made while answering a message never finds that message itself
+    memory = MemorySystem.create(window=2000, clock=Clock())
+    memory.append_message(Message.user("I have a dentist appointment on Friday at 9"))
+    memory.append_message(Message.user("What did I tell you about the dentist?"))
+    asking = memory.recall.messages[-1]
+    memory.turn_id = asking.id  # what the agent loop sets while it handles this message
+    for tool, args in (("conversation_search", {"query": "dentist"}),
+                       ("conversation_search_date", {"start_date": "2026-01-05", "end_date": "2026-01-05"})):
+        result = dispatch(tool, args, memory)
+        assert [m.id for m in result.records] == [memory.recall.messages[0].id], (tool, result.message)
+        assert "What did I tell you" not in result.message and "1 message" in result.message
+    memory.turn_id = None  # outside a turn every message is searchable
+    assert len(dispatch("conversation_search", {"query": "dentist"}, memory).records) == 2
+
+
 def test_conversation_search_hides_tool_bookkeeping(memory):
     memory.append_message(Message.assistant("archival_memory_search(query='dentist')", tool_call_id="c1",
                                             name="archival_memory_search"))

@@ -7,6 +7,7 @@ are driven through their methods. Runs on ipywidgets 7.7.1 / plotly 5.24.1
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -125,6 +126,60 @@ def test_context_bar_segments_add_up_to_the_window_with_lines_at_70_and_100():
     assert [s.x0 for s in shapes_named(fig, "flush")] == [1000]
     assert [s.x0 for s in shapes_named(fig, "evict target")] == [500]
     assert fig.layout.barmode == "stack"
+
+
+# -- colour blindness ------------------------------------------------------------
+
+# Machado, Oliveira and Fernandes (2009), "A Physiologically-based Model for Simulation of Color
+# Vision Deficiency", IEEE TVCG 15(6): the simulation matrices for severity 1.0, applied to
+# linear RGB (their table of matrices, deuteranopia and protanopia rows).
+DEUTERANOPIA = ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881))
+PROTANOPIA = ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998))
+#: CIE76 colour difference below which two filled areas are hard to tell apart at a glance.
+MIN_DELTA_E = 20
+
+
+def _linear_rgb(hex_color: str) -> list[float]:
+    channels = [int(hex_color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    return [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+
+
+def _lab(rgb: list[float]) -> tuple[float, float, float]:
+    """CIELAB (D65) of a linear sRGB colour."""
+    x = (0.4124 * rgb[0] + 0.3576 * rgb[1] + 0.1805 * rgb[2]) / 0.95047
+    y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+    z = (0.0193 * rgb[0] + 0.1192 * rgb[1] + 0.9505 * rgb[2]) / 1.08883
+    fx, fy, fz = (t ** (1 / 3) if t > 216 / 24389 else (24389 / 27 * t + 16) / 116 for t in (x, y, z))
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def _seen_with(matrix, hex_color: str) -> tuple[float, float, float]:
+    rgb = _linear_rgb(hex_color)
+    return _lab([min(1.0, max(0.0, sum(m * c for m, c in zip(row, rgb)))) for row in matrix])
+
+
+def _delta_e(a, b) -> float:
+    return sum((p - q) ** 2 for p, q in zip(a, b)) ** 0.5
+
+
+def test_the_simulation_tells_the_old_clash_from_a_safe_pair():
+    # the colours of messages and core memory that readers with deuteranopia could not tell apart
+    assert _delta_e(_seen_with(DEUTERANOPIA, "#3a86c8"), _seen_with(DEUTERANOPIA, "#8e6cc1")) < 6
+    # black and white stay black and white
+    assert _delta_e(_seen_with(DEUTERANOPIA, "#000000"), _seen_with(DEUTERANOPIA, "#ffffff")) > 99
+
+
+@pytest.mark.parametrize("matrix", [DEUTERANOPIA, PROTANOPIA], ids=["deuteranopia", "protanopia"])
+def test_segment_colours_stay_apart_for_colour_blind_readers(matrix):
+    from memlib.viz.timeline import KIND_COLORS
+
+    # every segment is drawn next to every other in the context bar and the token areas
+    pairs = [(a, b) for i, a in enumerate(SEGMENTS) for b in SEGMENTS[i + 1:]]
+    seen = {name: _seen_with(matrix, SEGMENT_COLORS[name]) for name in SEGMENTS}
+    close = [(a, b, round(_delta_e(seen[a], seen[b]), 1)) for a, b in pairs if _delta_e(seen[a], seen[b]) < MIN_DELTA_E]
+    assert not close, f"segment colours too close: {close}"
+    # the two agents' spans in the sleep-time timeline
+    assert _delta_e(_seen_with(matrix, KIND_COLORS["session"]), _seen_with(matrix, KIND_COLORS["sleep_run"])) >= MIN_DELTA_E
 
 
 def test_context_bar_from_a_dict_fills_free_and_checks_input():
@@ -250,6 +305,20 @@ def test_recall_at_k_curve():
         recall_at_k_curve({"x": [0.1]}, ks=[1, 2])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         recall_at_k_curve({"x": [1.5]})
+
+
+def test_every_figure_titles_its_axes():
+    # a reader must know what a bar's length or a curve's height counts without reading the code
+    history = replay(conversation(30), window=300)
+    figures = {"context_bar": context_bar(history[-1]), "usage_bar": usage_bar(300, 400),
+               "token_timeline": token_timeline(history), "score_bars": score_bars([("a", 1.0)]),
+               "recall_at_k_curve": recall_at_k_curve({"a": [0.5]})}
+    for name, fig in figures.items():
+        for axis in (fig.layout.xaxis, fig.layout.yaxis):
+            # a category axis whose tick labels name the items (score_bars' records) needs no title
+            assert axis.title.text or (axis.type == "category" and axis.showticklabels is not False), (
+                f"{name}: an axis without a title")
+    assert context_bar(history[-1]).layout.xaxis.title.text == "tokens (window: 300)"
 
 
 def test_figures_serialise_to_json():
@@ -564,6 +633,20 @@ def test_trace_viewer_draws_segments_when_the_trace_records_them():
 # -- paging profiles side by side, and tables ------------------------------
 
 
+def _assert_subplot_titles_fit(fig, *, figure_px: int) -> None:
+    """Each subplot title line fits over its panel when the figure is `figure_px` wide (a laptop's notebook).
+
+    A character of plotly's default sans-serif is at most about 0.6 em wide on average.
+    """
+    plot_px = figure_px - fig.layout.margin.l - fig.layout.margin.r
+    panels = [fig.layout[name].domain for name in ("xaxis", "xaxis2", "xaxis3")]
+    titles = fig.layout.annotations[:len(panels)]
+    for title, (left, right) in zip(titles, panels):
+        for line in re.sub(r"</?b>", "", title.text).split("<br>"):
+            width = len(line) * 0.6 * title.font.size
+            assert width <= (right - left) * plot_px, f"{line!r} (~{width:.0f} px) overflows its panel"
+
+
 def test_profile_figure_and_table_come_from_real_replays():
     from memlib.evaluation import evaluate_profile
     from memlib.viz import ProfileExplorer, profile_comparison, profile_histories, table_html
@@ -583,6 +666,7 @@ def test_profile_figure_and_table_come_from_real_replays():
     # Letta's sliding window keeps what fits under 70 % of the window: its target line says so
     assert [s.y0 for s in fig.layout.shapes if (s.xref, s.name) == ("x3 domain", "evict target")] == [0.7 * 400]
     ex = ProfileExplorer(messages, window=400)
+    _assert_subplot_titles_fit(profile_comparison(h, upto=None), figure_px=1000)
     rows = ex.goto(50)
     assert [r["profile"] for r in rows] == ["paper", "memgpt", "letta"] and rows[2]["warnings"] == 0
     assert ex.step(3)[0]["tokens used"] == h["paper"][53].used and ex.position == 53

@@ -262,7 +262,13 @@ def test_measured_retrieval_shows_the_difference(scenario):
     assert tasks_plain["current@1"] < tasks_plain["n"] == tasks_slept["current@1"]
     # by name the current rule is always found; BM25 on other words often is not
     assert paraphrase["keyed"] == paraphrase["n"] > paraphrase["hit@1"]
-    assert "| workflow tasks |" in retrieval_tables(measure_retrieval(scenario))
+    tables = retrieval_tables(measure_retrieval(scenario))
+    assert "| workflow tasks |" in tables
+    # readable in a laptop-size notebook: no table wider than eight columns, no blank cells
+    rows = [line for line in tables.splitlines() if line.startswith("| ")]
+    assert max(line.count(" | ") + 1 for line in rows) <= 8
+    assert not any("|  |" in line or "| |" in line for line in rows), tables
+    assert "| workflow lookups (paraphrase) | day-3 store, with sleep-time | 3/8 |" in tables
 
 
 def test_states_and_the_log_survive_a_sqlite_reopen(tmp_path, scenario):

@@ -56,10 +56,12 @@ process of its own, which calls the answer in the kernel through plain data
 (`memlib.course.checker`).
 
 A failure that is raised renders short too: `CheckFailed._render_traceback_`
-gives IPython three lines (what, hint, how to see more) instead of a
-traceback through memlib's internals. The full traceback, including the
-student's exception that caused the failure, is one flag away:
-``MEMLIB_FULL_TRACEBACK=1`` or `show_full_tracebacks()`.
+gives IPython two lines (what, hint) instead of a traceback through
+memlib's internals. The full traceback, including the student's exception
+that caused the failure, is one flag away for instructors:
+``MEMLIB_FULL_TRACEBACK=1`` or `show_full_tracebacks()`. Students are not
+told about the flag (the README's grading section and the instructor guide
+are): a student needs what is wrong and what to try, not a switch.
 
 Inside a check, any exception the student's code raises becomes a
 `CheckFailed` that names the exception and where it was raised ("your answer
@@ -227,13 +229,11 @@ class CheckFailed(AssertionError):
         return f"CheckFailed(what={self.what!r}, hint={self.hint!r}, grade_id={self.grade_id!r})"
 
     def short_lines(self) -> list[str]:
-        """The failure as a student sees it: what is wrong, the hint, how to see more."""
+        """The failure as a student sees it: what is wrong and the hint."""
         label = f"check {self.grade_id} failed" if self.grade_id else "check failed"
         lines = [f"{label}: {self.what}"]
         if self.hint:
             lines.append(f"Hint: {self.hint}")
-        lines.append(f"(instructors: {FULL_TRACEBACK_ENV}=1 or memlib.course.checking.show_full_tracebacks() "
-                     "shows the full traceback)")
         return lines
 
     def full_lines(self) -> list[str]:
@@ -340,7 +340,7 @@ def _crash(error: BaseException, grade_id: str) -> CheckFailed:
         return CheckFailed(
             f"the check could not run on your answer: {detail}",
             "is the answer of the kind the exercise asks for (a function, a class, an instance)? "
-            f"If it is, tell your instructor ({FULL_TRACEBACK_ENV}=1 shows the full traceback)",
+            "If it is, tell your instructor",
             grade_id)
     line = f": {frame.line.strip()}" if frame.line else ""
     return CheckFailed(

@@ -15,7 +15,12 @@ Conventions for notebook authors (solutions/ is the source of truth):
       # Your code here: replace the next line.
       raise NotImplementedError("Exercise N: <what to do>")
 
-  so the cell still parses and fails with guidance where it is used. An
+  so the cell still parses and fails with guidance where it is used. Students
+  read the notebook in a laptop-size JupyterLab, so the release wraps what it
+  writes at `LINE_LIMIT` characters: a long ``### EXERCISE`` line goes on in
+  ``###`` lines indented under its text (authors may write these too), and a
+  long message becomes a parenthesised concatenation of string literals (the
+  same text). An
   exercise should *define* something (a function, a class): a region at the
   top level of a cell raises when the cell runs and is reported as a warning.
   In a markdown cell a region becomes ``*Your answer here.*``. A released
@@ -94,12 +99,17 @@ __all__ = [
     "graded_cells",
     "source_checksum",
     "stub_source",
+    "exercise_texts",
     "main",
 ]
 
 BEGIN_RE = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 END_RE = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
 EXERCISE_RE = re.compile(r"^[ \t]*### EXERCISE (?P<number>[0-9]+[a-z]?|[A-Z]):[ \t]*(?P<what>\S.*?)[ \t]*$")
+#: A wrapped ``### EXERCISE`` line goes on in lines of ``###``, two or more blanks, then text.
+EXERCISE_MORE_RE = re.compile(r"^[ \t]*###[ \t]{2,}(?P<more>\S.*?)[ \t]*$")
+#: The longest line the release writes (a laptop-size JupyterLab shows about this many characters).
+LINE_LIMIT = 88
 GRADE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 TAG_GRADED = "graded"
@@ -152,6 +162,74 @@ def _where(name: str, index: int, source: str) -> str:
     return f"{name}, cell {index + 1} ({first!r})"
 
 
+def _pieces(text: str) -> list[str]:
+    """`text` cut after each run of blanks: the pieces join back to exactly `text`."""
+    return re.findall(r"\S+\s*|\s+", text)
+
+
+def _pack(pieces: list[str], room: int) -> list[str]:
+    """Consecutive pieces joined into lines of at most `room` characters (a longer piece stays whole)."""
+    lines: list[str] = []
+    for piece in pieces:
+        if lines and len(lines[-1]) + len(piece.rstrip()) <= room:
+            lines[-1] += piece
+        else:
+            lines.append(piece)
+    return lines
+
+
+def _exercise_comment_lines(line: str, marker: re.Match[str]) -> list[str]:
+    """An ``### EXERCISE`` line (`marker` is its match), wrapped at `LINE_LIMIT` with its text going on under itself."""
+    if len(line) <= LINE_LIMIT:
+        return [line]
+    head = line[:marker.start("what")]
+    body = _pack(_pieces(marker.group("what")), LINE_LIMIT - len(head))
+    indent = head[:len(head) - len(head.lstrip())]
+    more = indent + "###" + " " * (len(head) - len(indent) - 3)
+    return [head + body[0].rstrip()] + [more + part.rstrip() for part in body[1:]]
+
+
+def _raise_lines(indent: str, message: str) -> list[str]:
+    """``raise NotImplementedError(message)``, as string literals of at most `LINE_LIMIT` characters a line."""
+    one_line = f"{indent}raise NotImplementedError({json.dumps(message, ensure_ascii=False)})"
+    if len(one_line) <= LINE_LIMIT:
+        return [one_line]
+    inner = indent + ("\t" if "\t" in indent else "    ")
+    room = LINE_LIMIT - len(inner) - 2  # the two quotes
+    # pack by the literal's length (an escaped quote or backslash takes two characters); each
+    # literal keeps its trailing blank so the pieces join back to the message
+    literals, current = [], ""
+    for piece in _pieces(message):
+        if current and len(json.dumps(current + piece, ensure_ascii=False)) - 2 > room:
+            literals.append(current)
+            current = ""
+        current += piece
+    literals.append(current)
+    return ([f"{indent}raise NotImplementedError("]
+            + [inner + json.dumps(part, ensure_ascii=False) for part in literals]
+            + [f"{indent})"])
+
+
+def exercise_texts(source: str) -> list[tuple[str, str]]:
+    """(number, what to do) of each ``### EXERCISE`` line of a cell, its wrapped lines joined back.
+
+    Example:
+        >>> exercise_texts("### EXERCISE 2: sort the scores and\\n###             keep the top k\\nx = 1")
+        [('2', 'sort the scores and keep the top k')]
+    """
+    found: list[list[str]] = []
+    previous_was_exercise = False
+    for line in source.splitlines():
+        marker = EXERCISE_RE.match(line)
+        more = EXERCISE_MORE_RE.match(line) if previous_was_exercise else None
+        if marker:
+            found.append([marker.group("number"), marker.group("what")])
+        elif more:
+            found[-1][1] += " " + more.group("more")
+        previous_was_exercise = bool(marker or more)
+    return [(number, what) for number, what in found]
+
+
 def stub_source(source: str, *, cell_type: str = "code", where: str = "cell") -> tuple[str, list[str]]:
     """Replace every solution region of one cell's source by its stub.
 
@@ -168,8 +246,15 @@ def stub_source(source: str, *, cell_type: str = "code", where: str = "cell") ->
     exercise: str | None = None
     inside_indent: str | None = None
     begin_line = 0
+    previous_was_exercise = False
     for number, line in enumerate(source.splitlines(), start=1):
         marker = EXERCISE_RE.match(line)
+        more = EXERCISE_MORE_RE.match(line) if previous_was_exercise and inside_indent is None else None
+        previous_was_exercise = bool(marker or more)
+        if more and exercise is not None:
+            exercise += " " + more.group("more")
+            out.append(line)
+            continue
         if inside_indent is None:
             begin = BEGIN_RE.match(line)
             if begin:
@@ -189,12 +274,14 @@ def stub_source(source: str, *, cell_type: str = "code", where: str = "cell") ->
                         "will raise as soon as the cell runs. Prefer an exercise that defines a function or class."
                     )
                 out.append(f"{inside_indent}# Your code here: replace the next line.")
-                out.append(f"{inside_indent}raise NotImplementedError({json.dumps(exercise, ensure_ascii=False)})")
+                out.extend(_raise_lines(inside_indent, exercise))
                 continue
             if END_RE.match(line):
                 raise ReleaseError(f"{where}, line {number}: '### END SOLUTION' without a matching '### BEGIN SOLUTION'")
             if marker:
                 exercise = f"Exercise {marker.group('number')}: {marker.group('what')}"
+                out.extend(_exercise_comment_lines(line, marker))
+                continue
             out.append(line)
         else:
             if BEGIN_RE.match(line):

@@ -30,10 +30,13 @@ SEGMENT_LABELS = {
     "system": "system prompt", "core_memory": "core memory", "summary": "summary",
     "messages": "messages", "free": "free",
 }
-# One colour per segment, the same in every figure and widget of the course.
+# One colour per segment, the same in every figure and widget of the course. Core memory,
+# summary and messages are Okabe and Ito's colour-blind-safe blue, bluish green and orange
+# ("Color Universal Design", 2008), the system prompt a dark slate: every pair stays apart
+# for a reader with deuteranopia or protanopia (tests/test_viz.py simulates it).
 SEGMENT_COLORS = {
-    "system": "#5b6577", "core_memory": "#8e6cc1", "summary": "#e39b2d",
-    "messages": "#3a86c8", "free": "#e6e9ee",
+    "system": "#3b4150", "core_memory": "#009e73", "summary": "#e69f00",
+    "messages": "#0072b2", "free": "#e6e9ee",
 }
 LINE_COLORS = {"warning": "#f08c00", "flush": "#d62728", "evict target": "#6c757d"}
 TRUST_COLORS = {"trusted": "#2e9e4f", "unverified": "#8a8f98", "untrusted": "#d62728"}
@@ -130,7 +133,7 @@ def _segments_of(obj, window: int | None) -> tuple[dict[str, int], int, dict[str
 
 def context_bar(ctx_or_segments, window: int | None = None, *, warn_at: float | None = None,
                 flush_at: float | None = None, evict_to: float | None = None,
-                title: str | None = None, height: int = 190) -> "go.Figure":
+                title: str | None = None, height: int = 230) -> "go.Figure":
     """A stacked horizontal bar of the prompt by segment, with the paging lines.
 
     One bar trace per segment (system prompt, core memory, summary, messages,
@@ -169,16 +172,16 @@ def _stacked_bar(parts: list[tuple[str, str, int]], window: int,
     fig.update_layout(
         template=TEMPLATE, barmode="stack", height=height,
         title=dict(text=title or f"main context: {used} / {window} tokens ({used / window:.0%})", x=0.01),
-        xaxis=dict(range=[0, max(window, used) * 1.02]),
-        yaxis=dict(showticklabels=False),
-        legend=dict(orientation="h", y=-0.45, x=0, traceorder="normal"),
-        margin=dict(l=20, r=20, t=60, b=20),
+        xaxis=dict(range=[0, max(window, used) * 1.02], title=dict(text=f"tokens (window: {window:,})")),
+        yaxis=dict(showticklabels=False, title=dict(text="prompt")),
+        legend=dict(orientation="h", y=-0.75, x=0, traceorder="normal"),
+        margin=dict(l=50, r=20, t=60, b=20),
     )
     return fig
 
 
 def usage_bar(used: int, window: int, *, warn_at: float = 0.7, flush_at: float = 1.0,
-              evict_to: float = 0.5, title: str | None = None, height: int = 190) -> "go.Figure":
+              evict_to: float = 0.5, title: str | None = None, height: int = 230) -> "go.Figure":
     """The context bar when only the total is known: "in use" and "free".
 
     For traces that recorded tokens used but not the split by segment.

@@ -89,8 +89,8 @@ def profile_comparison(histories: Mapping[str, list[Snapshot]], *, upto: int | N
     Example:
         >>> h = profile_histories([("user", f"note {i}: the tram left at {i} pm") for i in range(80)], window=300)
         >>> fig = profile_comparison(h)
-        >>> [a.text.split(":")[0] for a in fig.layout.annotations[:3]]
-        ['paper', 'memgpt', 'letta']
+        >>> [a.text.split("<br>")[0] for a in fig.layout.annotations[:3]]
+        ['<b>paper</b>', '<b>memgpt</b>', '<b>letta</b>']
     """
     go = _go()
     from plotly.subplots import make_subplots
@@ -103,9 +103,11 @@ def profile_comparison(histories: Mapping[str, list[Snapshot]], *, upto: int | N
     for name, history in histories.items():
         shown = history[:upto + 1]
         n = sum(bool(s.evicted) for s in shown)
-        titles.append(f"{name}: {n} evictions, summary {shown[-1].segments['summary']} tokens")
+        # two short lines: at laptop width a panel is about 300 px, too narrow for one long title
+        titles.append(f"<b>{name}</b><br>{n} evictions, summary {shown[-1].segments['summary']} tokens")
     fig = make_subplots(rows=1, cols=len(histories), shared_yaxes=True, subplot_titles=titles,
-                        horizontal_spacing=0.03)
+                        horizontal_spacing=0.05)
+    fig.update_annotations(font_size=13)  # only the subplot titles exist yet
     window = next(iter(histories.values()))[0].window
     for col, (name, history) in enumerate(histories.items(), start=1):
         profile = PROFILES.get(name)
@@ -120,15 +122,17 @@ def profile_comparison(histories: Mapping[str, list[Snapshot]], *, upto: int | N
             for key, at, dash, label in _profile_lines(profile, window):
                 fig.add_shape(type="line", name=key, x0=0, x1=1, y0=at, y1=at, xref=f"{xa} domain", yref=ya,
                               line=dict(color=LINE_COLORS[key], width=1.5, dash=dash))
+                # a white backing keeps the label readable where it crosses the filled areas
                 fig.add_annotation(x=0, y=at, xref=f"{xa} domain", yref=ya, text=label, showarrow=False,
-                                   xanchor="left", yanchor="bottom", font=dict(size=9, color=LINE_COLORS[key]))
+                                   xanchor="left", yanchor="bottom", bgcolor="rgba(255,255,255,0.8)",
+                                   font=dict(size=9, color=LINE_COLORS[key]))
         fig.update_xaxes(range=[0, last_turn], title=dict(text="turn"), row=1, col=col)
     fig.update_yaxes(range=[0, window * 1.08], row=1, col=1, title=dict(text="tokens"))
     fig.update_layout(
         template=TEMPLATE, height=height, hovermode="closest",
         title=dict(text=title or (f"one conversation, three paging profiles ({window}-token window)"
                                   + ("" if upto == last_turn else f", up to turn {upto} of {last_turn}")), x=0.01),
-        legend=dict(orientation="h", y=-0.2, x=0), margin=dict(l=50, r=20, t=80, b=40),
+        legend=dict(orientation="h", y=-0.2, x=0), margin=dict(l=50, r=20, t=110, b=40),
     )
     return fig
 

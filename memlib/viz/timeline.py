@@ -18,9 +18,10 @@ __all__ = ["timeline_figure", "timeline_rows", "KIND_COLORS", "WHO_ORDER", "MIN_
 #: Rows top to bottom; agents not listed come after, in order of appearance.
 WHO_ORDER = ("primary", "sleep-time")
 KIND_COLORS = {
-    "session": "#3a86c8", "sleep_run": "#8e6cc1",
-    "learn": "#8a8f98", "confirm": "#2e9e4f", "reject": "#d62728", "block_append": "#3a86c8",
-    "block_full": "#f08c00", "answer": "#1f3b73", "supersede": "#e39b2d", "block_rewrite": "#8e6cc1",
+    # the two agents: Okabe and Ito's blue and reddish purple, apart under colour blindness too
+    "session": "#0072b2", "sleep_run": "#cc79a7",
+    "learn": "#8a8f98", "confirm": "#2e9e4f", "reject": "#d62728", "block_append": "#0072b2",
+    "block_full": "#f08c00", "answer": "#1f3b73", "supersede": "#e39b2d", "block_rewrite": "#cc79a7",
     "pending_left": "#f08c00",
 }
 _OTHER = "#5b6577"
@@ -49,7 +50,7 @@ def _check(events) -> list:
 MIN_SPAN_MS = 20 * 60 * 1000
 
 
-def timeline_figure(events: Sequence, *, title: str = "Two agents, one memory", height: int = 320,
+def timeline_figure(events: Sequence, *, title: str = "Two agents, one memory", height: int = 400,
                     hide_hours: tuple[int, int] | None = (21, 8)):
     """Plotly figure: spans as thick lines, actions as markers, one row per agent (who).
 
@@ -91,10 +92,12 @@ def timeline_figure(events: Sequence, *, title: str = "Two agents, one memory", 
             name=kind.replace("_", " "), marker=dict(color=KIND_COLORS.get(kind, _OTHER), size=9, symbol="diamond"),
             hovertext=[f"{e.at:%a %H:%M} {e.kind}: {e.what}" for e in group], hoverinfo="text",
         ))
-    fig.update_layout(title=title, height=height, margin=dict(t=50, b=40, l=90),
-                      xaxis=dict(type="date", title="",
+    fig.update_layout(title=title, height=height, margin=dict(t=50, b=120, l=90),
+                      xaxis=dict(type="date",
+                                 title=f"time (nights from {hide_hours[0]}:00 to {hide_hours[1]}:00 left out)"
+                                 if hide_hours else "time",
                                  rangebreaks=[dict(bounds=list(hide_hours), pattern="hour")] if hide_hours else []),
-                      yaxis=dict(categoryorder="array", categoryarray=list(reversed(rows)), title="",
+                      yaxis=dict(categoryorder="array", categoryarray=list(reversed(rows)), title="agent",
                                  range=[-0.6, len(rows) - 0.4]),
-                      legend=dict(orientation="h", y=-0.2))
+                      legend=dict(orientation="h", y=-0.33, yanchor="top"))  # below the axis title
     return fig
