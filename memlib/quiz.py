@@ -36,7 +36,7 @@ from memlib.data_files import read_text
 __all__ = ["Question", "Feedback", "Quiz", "QUIZ_NOTEBOOKS", "notebook_id", "load_quiz", "show_quiz"]
 
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
-QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11")
+QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14")
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 #: After this many wrong tries on a question, the feedback reveals the answer.

@@ -613,6 +613,7 @@ def test_block_fill_bars_reads_every_kind_of_core_memory():
         fig = block_fill_bars(source)
         assert list(fig.data[0].y) == ["persona", "human", "project_heron", "reminders"]
         assert [x + free for x, free in zip(fig.data[0].x, fig.data[1].x)] == [2000, 2000, 1000, 500]
+        assert fig.layout.xaxis.range[1] > 2000  # room for the "used/limit" text after the longest bar
     rows = block_rows({"blocks": [{"label": "a", "value": "x" * 10, "limit": 10, "read_only": True}]})
     assert rows[0]["fill"] == 1.0 and rows[0]["read_only"]
     with pytest.raises(TypeError, match="blocks"):

@@ -185,7 +185,7 @@ def test_main_prints_table(capsys, tmp_path):
 
 
 def test_what_notebook_07_says_about_training_on_more_authors_is_measured():
-    """The verdict cell of notebook 07 (07-25h) in numbers: these comparisons must stay true."""
+    """The verdict cell 07-25h (moved to notebook 13) in numbers: these comparisons must stay true."""
     results = {(r.guard, r.split): r for r in ev.evaluate_guards()}
     rules = repr(ev.RulesGuard())
     one, two = (next(g for g, _ in results if g.startswith(f"naive Bayes on {who}"))
@@ -201,6 +201,48 @@ def test_what_notebook_07_says_about_training_on_more_authors_is_measured():
 
 def test_notebook_11_profile_verdict_holds():
     # notebook 11: "Letta's default profile evicts about twice as often as the paper's (28 against 14
+def test_the_held_out_figure_notebook_07_gives_is_measured():
+    """Notebook 07 keeps one figure of its guard and leaves the rest to notebook 13: it must be today's."""
+    import json
+    from pathlib import Path
+
+    from memlib import datasets
+
+    held = ev.evaluate_guard(ev.RulesGuard(), datasets.load("poisoning_heldout"), split="poisoning_heldout")
+    nb = json.loads((Path(__file__).resolve().parent.parent / "solutions" / "07_memory_poisoning.ipynb").read_text())
+    (cell,) = [" ".join("".join(c["source"]).split()) for c in nb["cells"] if c["id"] == "07-26-deep-dive"]
+    assert (f"memlib's guard catches {held.recall:.3f} of the injections and flags "
+            f"{held.false_positive_rate:.3f} of the honest notes") in cell
+    assert "(13_guard_measured.ipynb)" in cell
+
+
+def test_the_sentences_under_the_tables_of_notebooks_12_and_13_are_measured():
+    import json
+    from pathlib import Path
+
+    from memlib import datasets
+
+    def cell(name, cell_id):
+        nb = json.loads((Path(__file__).resolve().parent.parent / "solutions" / name).read_text())
+        (text,) = [" ".join("".join(c["source"]).split()) for c in nb["cells"] if c["id"] == cell_id]
+        return text
+
+    results = {r.analyzer: r for r in ev.compare_analyzers("bm25-lucene")}
+    stemmed, unstemmed = results["stemmed"].recall_by_kind, results["unstemmed"].recall_by_kind
+    assert (f"`stemmed` finds every morphology question in its top ten ({stemmed['morphology']:.2f}), "
+            f"`unstemmed` {unstemmed['morphology']:.2f}") in cell("12_retrieval_engineering.ipynb", "12-06-analyzer-read")
+    assert stemmed["morphology"] == 1.0 and all(r.recall_by_kind["lexical"] == 1.0 for r in results.values())
+    measured = [ev.evaluate_guard(ev.RulesGuard(), datasets.load(s), split=s) for s in ev.POISONING_SPLITS]
+    recall = [f"{r.recall:.3f}" for r in measured]
+    fpr = [f"{r.false_positive_rate:.3f}" for r in measured]
+    assert (f"{recall[0]} on the notes the rules were tuned on, {recall[1]} held out, {recall[2]} and {recall[3]} on "
+            f"the two strangers' notes, while false positives rise from {fpr[0]} to {fpr[3]}"
+            ) in cell("13_guard_measured.ipynb", "13-06-measured-read")
+    assert fpr == sorted(fpr)
+
+
+def test_notebook_02_profile_verdict_holds():
+    # notebook 02: "Letta's default profile evicts about twice as often as the paper's (28 against 14
     # at 1,024 tokens), its older v2 loop more often still; MemGPT's summarises least often"
     from memlib.evaluation import evaluate_profile
 

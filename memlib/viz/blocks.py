@@ -85,7 +85,9 @@ def block_fill_bars(core_memory: Any, *, title: str | None = None, height: int |
     fig.update_layout(
         template=TEMPLATE, barmode="stack", height=height or 120 + 40 * max(len(rows), 2),
         title=dict(text=title or "core memory blocks: characters used / limit", x=0.01),
-        xaxis=dict(title=dict(text="characters")),
+        # room right of the longest bar, so a full block's "used/limit" label is not cut off
+        xaxis=dict(title=dict(text="characters"),
+                   range=[0, 1.2 * max([max(r["limit"], r["chars"]) for r in rows], default=1)]),
         yaxis=dict(autorange="reversed", type="category",
                    ticktext=labels, tickvals=[r["label"] for r in rows]),
         legend=dict(orientation="h", y=-0.25), margin=dict(l=20, r=20, t=50, b=40),
