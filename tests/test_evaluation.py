@@ -199,8 +199,6 @@ def test_what_notebook_07_says_about_training_on_more_authors_is_measured():
     assert held[two].recall < held[one].recall and held[two].false_positive_rate < held[one].false_positive_rate
 
 
-def test_notebook_11_profile_verdict_holds():
-    # notebook 11: "Letta's default profile evicts about twice as often as the paper's (28 against 14
 def test_the_held_out_figure_notebook_07_gives_is_measured():
     """Notebook 07 keeps one figure of its guard and leaves the rest to notebook 13: it must be today's."""
     import json
@@ -241,8 +239,8 @@ def test_the_sentences_under_the_tables_of_notebooks_12_and_13_are_measured():
     assert fpr == sorted(fpr)
 
 
-def test_notebook_02_profile_verdict_holds():
-    # notebook 02: "Letta's default profile evicts about twice as often as the paper's (28 against 14
+def test_notebook_11_profile_verdict_holds():
+    # notebook 11: "Letta's default profile evicts about twice as often as the paper's (28 against 14
     # at 1,024 tokens), its older v2 loop more often still; MemGPT's summarises least often"
     from memlib.evaluation import evaluate_profile
 
