@@ -30,7 +30,7 @@ def stub(*args, **kwargs):
 
 
 def test_checks_are_registered_under_their_grade_ids():
-    for grade_id in ("01-token-budget", "02-summarizer", "03-bm25", "04-page-fault"):
+    for grade_id in ("01-token-budget", "02-summarizer", "03-bm25", "05-page-fault"):
         assert grade_id in CHECKS
 
 
@@ -281,7 +281,7 @@ def test_scenario_is_deterministic_and_the_fact_is_evicted():
 def test_page_fault_reference_passes(capsys):
     check_page_fault(nb04.reference_page_fault_calls)
     check_page_fault(nb04.reference_page_fault_calls())  # a list works too
-    assert capsys.readouterr().out.count("PASS  all checks for 04-page-fault") == 2
+    assert capsys.readouterr().out.count("PASS  all checks for 05-page-fault") == 2
 
 
 SEARCH = ToolCall("archival_memory_search", {"query": "Biscuit allergic", "request_heartbeat": True})

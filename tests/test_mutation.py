@@ -111,6 +111,7 @@ def test_progress_on_stderr_a_line_per_check_in_a_log_a_bar_on_a_terminal(capsys
     assert drawn[-1].endswith("\n") and re.fullmatch(summary.re, drawn[-1].rstrip())
 
 
-def test_notebook_04_mutates_the_loop_and_the_page_fault_script_separately():
+def test_the_page_fault_script_mutates_apart_from_the_loop_and_the_decider():
     assert "class MyAgent(Agent)" in mutation.exercise_cell(mutation.EXERCISES["04-loop"])
-    assert "def page_fault_calls" in mutation.exercise_cell(mutation.EXERCISES["04-page-fault"])
+    script = mutation.exercise_cell(mutation.EXERCISES["05-page-fault"])
+    assert "def page_fault_calls" in script and "MyDecider" not in script

@@ -25,7 +25,7 @@ EXERCISES = {
     "01-token-budget": ("check_token_budget", "how_many_fit", False),
     "02-summarizer": ("check_summarizer", "MySummarizer", True),
     "03-bm25": ("check_bm25", "bm25_scores", False),
-    "04-page-fault": ("check_page_fault", "page_fault_calls", False),
+    "05-page-fault": ("check_page_fault", "page_fault_calls", False),
     "02-flush": ("check_flush", "flush", False),
     "04-loop": ("check_loop", "MyAgent", False),
     "05-policy": ("check_policy", "MyDecider", False),

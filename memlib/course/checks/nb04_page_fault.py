@@ -1,4 +1,8 @@
-"""Notebook 04's check, exercise 2b: scripting the agent through a page fault."""
+"""The page-fault scenario of notebooks 04 and 05, and the check of exercise 2b (notebook 05).
+
+Notebook 04 traces the scenario through the agent loop; exercise 2b, in notebook 05, scripts
+the calls that answer it. The module keeps its name because notebook 04 imports the scenario.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ __all__ = ["check_page_fault", "reference_page_fault_calls", "page_fault_scenari
 
 
 # ============================================================================
-# 04 · scripting the agent through a page fault
+# 04 and 05 · the page-fault scenario; 05 · exercise 2b, scripting the agent through it
 # ============================================================================
 
 _SCENARIO_SETUP = [
@@ -36,7 +40,7 @@ _SCENARIO_START = datetime(2026, 3, 2, 9, 0)
 
 @dataclass
 class PageFaultScenario:
-    """Notebook 04's setup: an agent whose main context no longer holds the answer.
+    """The page-fault setup of notebooks 04 and 05: an agent whose main context no longer holds the answer.
 
     `agent` ran a RulePolicy through the setup and filler turns; `question`
     is the user's next message; `record_id` is the archival record that
@@ -71,7 +75,7 @@ class PageFaultScenario:
 
 
 def page_fault_scenario(window: int = 600) -> PageFaultScenario:
-    """A fresh, deterministic agent that archived a fact and then evicted it (notebook 04)."""
+    """A fresh, deterministic agent that archived a fact and then evicted it (notebooks 04 and 05)."""
     from memlib.agent import Agent
     from memlib.policies import RulePolicy
     from memlib.tools import MemorySystem
@@ -116,10 +120,10 @@ def _script_of(answer: Any) -> list:
     return calls
 
 
-@graded("04-page-fault", "the scripted agent pages the evicted fact in from archival memory and answers with a citation",
+@graded("05-page-fault", "the scripted agent pages the evicted fact in from archival memory and answers with a citation",
         references=("memlib.course.checks.nb04_page_fault:reference_page_fault_calls",))
 def check_page_fault(page_fault_calls: Any) -> None:
-    """Check the notebook-04 exercise: the calls that answer the scenario's question.
+    """Check exercise 2b (notebook 05): the calls that answer the scenario's question.
 
     Accepts the student's function (called with no arguments) or its list of ToolCall.
     Fixed: an archival_memory_search that returns the record, with request_heartbeat=True so
@@ -223,8 +227,8 @@ def check_page_fault(page_fault_calls: Any) -> None:
     passed(f"the reply answers and cites {scenario.record_id}: {_short(reply, 100)}")
 
 EXERCISE = Exercise(
-    grade_id='04-page-fault',
-    notebook='04_memory_tools',
+    grade_id='05-page-fault',
+    notebook='05_who_decides',
     check='check_page_fault',
     answer='page_fault_calls',
     points=3,
