@@ -54,7 +54,9 @@ decoy folder and the checkout's memlib/ are unchanged; plain_private_helper (the
 plain sight) is flagged for review.
 
 The fork bomb used up uid nobody's process limit for every sandbox on the machine; with a uid
-per kernel it uses up only its own. The module is one xdist group so its own tests never overlap.
+per kernel it uses up only its own. The module is one xdist group so its own tests never overlap;
+pytest-xdist 3.8 still ran two of them on a second worker, which graded the class again, so every
+test process marks its attacks' processes with its own pid (attacks.MARKER).
 """
 
 from __future__ import annotations
@@ -338,8 +340,19 @@ def test_the_disk_filler_cannot_fill_the_graders_disk(graded):
 
 
 def test_no_process_of_the_class_survives_the_grader(graded):
-    examples = list(graded.survivors.values())[:3]
+    examples = [f"{graded.survivors[pid][:60]!r} ({_whose(pid)})" for pid in list(graded.survivors)[:3]]
     assert not graded.survivors, f"{len(graded.survivors)} processes survive, e.g. {examples}"
+
+
+def _whose(pid: int) -> str:
+    """A surviving process's ids and PID namespace, to tell where it escaped from."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        ids = "; ".join(" ".join(line.split()) for line in status.splitlines()
+                        if line.startswith(("State", "PPid", "Uid", "NSpid")))
+        return f"{ids}; pid namespace {os.readlink(f'/proc/{pid}/ns/pid')}, ours {os.readlink('/proc/self/ns/pid')}"
+    except OSError as error:
+        return str(error)
 
 
 def test_nothing_outside_the_graders_output_changes(graded):

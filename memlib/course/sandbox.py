@@ -214,7 +214,7 @@ class Sandbox:
             raise SandboxError(f"bubblewrap could not start the sandbox (exit code {process.returncode}): "
                                f"{said[-500:] or 'no message'}")
         return Kernel(process, dict(connection, ip=f"{root}{SANDBOX_IPC}/k"), uid_lock=lock, root=root,
-                      init=(pid, _started(pid)))
+                      init=(pid, _started(pid)), uid=uid)
 
     def _bwrap_args(self, support: list[Path]) -> list[str]:
         args = [*_unshare(), "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev"]
@@ -251,6 +251,7 @@ class Kernel:
     uid_lock: int | None = None  # the lock on this kernel's own uid (as root)
     root: str = ""  # the sandbox's file system as the grader reaches it, /proc/<pid>/root
     init: tuple[int, str] = (0, "")  # the host pid of the sandbox's first process and its start time
+    uid: int = -1  # the kernel's own uid (as root): no process outside this kernel has it
 
     def seal(self) -> None:
         """Once the kernel answers, and before any notebook code runs: as root, take its socket folder
@@ -266,6 +267,8 @@ class Kernel:
     def close(self) -> None:
         """After the process is gone: end what it left running, free its uid and remove its host folder."""
         _end_sandbox(*self.init)
+        if self.uid_lock is not None:
+            _end_processes_of(self.uid)  # before the uid is free for another kernel
         _release(self.uid_lock)
         self.uid_lock = None
         if self.folder is not None:
@@ -300,6 +303,35 @@ def _end_sandbox(pid: int, started: str) -> None:
         return
     deadline = time.monotonic() + 60
     while _started(pid) == started and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _end_processes_of(uid: int) -> None:
+    """SIGKILL every process of `uid` until none is left (at most 60 s).
+
+    As root every kernel has a uid of its own, claimed because no process had it: whatever
+    still runs as that uid was started by this kernel's code. Ending the sandbox's PID
+    namespace should already have ended them all; this makes it certain, whatever the
+    namespace did, before the uid is handed to the next kernel.
+    """
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = False
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                # /proc/<pid> itself may be owned by root (a process is not dumpable after setuid): read its ids
+                fields = dict(line.split(":", 1) for line in Path(entry.path, "status").read_text().splitlines()
+                              if ":" in line)
+                if str(uid) not in fields.get("Uid", "").split() or fields.get("State", "").strip().startswith("Z"):
+                    continue
+                os.kill(int(entry.name), signal.SIGKILL)
+                found = True
+            except (OSError, ValueError):  # gone meanwhile
+                continue
+        if not found:
+            return
         time.sleep(0.02)
 
 
