@@ -19,6 +19,8 @@ from memlib.course import checker, kernel_run, wire
 from memlib.course.checking import is_exercise_stub
 from memlib.course.sandbox import resolve
 
+from conftest import ROOT
+
 FIXTURE_CHECKS = Path(__file__).parent / "fixtures" / "course" / "solutions" / "fixture_checks.py"
 
 
@@ -311,7 +313,7 @@ def test_the_loop_check_runs_the_students_agent_in_the_kernel_and_reads_its_trac
     from memlib.course import mutation
 
     check = "from memlib.course.checks import check_loop\n\ncheck_loop(MyAgent)"
-    solution = mutation.exercise_cell(mutation.EXERCISES["04-loop"])
+    solution = mutation.exercise_cell(mutation.EXERCISES["04-loop"], ROOT)  # the checkout, not site-packages
     outcomes = _grade([
         solution, check,
         solution.replace("if heartbeats == self.max_heartbeats:", "if heartbeats > self.max_heartbeats:"), check,
