@@ -51,7 +51,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 __all__ = ["Limits", "Sandbox", "SandboxError", "Kernel", "resolve", "INSTALL_HINT", "MISSING_PROTECTION"]
 
@@ -317,18 +317,13 @@ def _end_processes_of(uid: int) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         found = False
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
+        for pid, fields in _processes():
+            if str(uid) not in fields.get("Uid", "").split() or fields.get("State", "").strip().startswith("Z"):
                 continue
             try:
-                # /proc/<pid> itself may be owned by root (a process is not dumpable after setuid): read its ids
-                fields = dict(line.split(":", 1) for line in Path(entry.path, "status").read_text().splitlines()
-                              if ":" in line)
-                if str(uid) not in fields.get("Uid", "").split() or fields.get("State", "").strip().startswith("Z"):
-                    continue
-                os.kill(int(entry.name), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
                 found = True
-            except (OSError, ValueError):  # gone meanwhile
+            except OSError:  # gone meanwhile
                 continue
         if not found:
             return
@@ -506,8 +501,11 @@ def _plain_env(work: Path) -> dict[str, str]:
     return env
 
 
-def _tasks_of(uid: int) -> int:
-    count = 0
+def _processes() -> Iterator[tuple[int, dict[str, str]]]:
+    """Every process as (pid, the fields of /proc/<pid>/status); one that ends meanwhile is left out.
+
+    Its ids are read from the status file: /proc/<pid> itself is owned by root once a
+    process has changed its uid (it is no longer dumpable)."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -515,10 +513,12 @@ def _tasks_of(uid: int) -> int:
             status = Path(entry.path, "status").read_text()
         except OSError:
             continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("Uid", "").split()[:1] == [str(uid)]:
-            count += int(fields.get("Threads", "1").strip() or 1)
-    return count
+        yield int(entry.name), dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+
+
+def _tasks_of(uid: int) -> int:
+    return sum(int(fields.get("Threads", "1").strip() or 1) for _, fields in _processes()
+               if fields.get("Uid", "").split()[:1] == [str(uid)])
 
 
 _PROBED: dict[str, str] = {}
