@@ -314,8 +314,8 @@ def _adopt(given: Any, state: Any) -> None:
 class Remote:
     """The checker's stand-in for an object in the student's kernel.
 
-    Reading an attribute asks the kernel; so do ``str()``, ``len()``, ``in`` and
-    ``[]``. Comparison is identity: an answer cannot lie through ``__eq__``.
+    Reading an attribute asks the kernel; so do ``str()``, ``len()``, ``in``,
+    ``[]``, ``float()``, ``int()`` and ``operator.index()``. Comparison is identity: an answer cannot lie through ``__eq__``.
     """
 
     __slots__ = ("__memlib_handle__", "_link", "_name")
@@ -352,6 +352,22 @@ class Remote:
         if type(size) is not int or size < 0:
             raise TypeError(f"__len__ returned {size!r}, not a non-negative int")
         return size
+
+    def __float__(self) -> float:
+        return self._number("__float__", float)
+
+    def __int__(self) -> int:
+        return self._number("__int__", int)
+
+    def __index__(self) -> int:
+        return self._number("__index__", int)
+
+    def _number(self, method: str, kind: type) -> Any:
+        """float(x), int(x) and operator.index(x), answered by the object in the kernel, as in the kernel."""
+        value = self._method(method)
+        if type(value) is not kind:
+            raise TypeError(f"{method} returned {type(value).__name__}, not {kind.__name__}")
+        return value
 
     def __contains__(self, item: Any) -> bool:
         return bool(self._method("__contains__", item) is True)

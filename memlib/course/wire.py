@@ -6,7 +6,11 @@ exchange JSON. This module turns values into that JSON and back, the same way
 on both sides:
 
 * plain values pass as themselves: None, bool, int, float, str, lists, and
-  dicts with string keys;
+  dicts with string keys; another int or float class passes as its int or
+  float value, so a number stays a number;
+* numpy's numbers and arrays of numbers (bool, int, uint, float dtypes) are
+  rebuilt as themselves, dtype and shape included (``{"$": "numpy", ...}``),
+  so a check meets the same value in the checker as in the student's kernel;
 * a tuple, a datetime and a dict with other keys are tagged
   (``{"$": "tuple", ...}``);
 * memlib's own values are copied as data: the dataclasses listed in
@@ -35,6 +39,7 @@ import functools
 import importlib
 import json
 import math
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
@@ -126,6 +131,13 @@ def encode(value: Any, handle: Callable[[Any], dict] | None = None, depth: int =
         return value
     if type(value) is float:
         return value if math.isfinite(value) else {"$": "float", "repr": repr(value)}
+    numpy_value = _numpy_state(value, depth)
+    if numpy_value is not None:
+        return numpy_value
+    if isinstance(value, int) and not isinstance(value, bool):  # an int subclass: its value, not its methods
+        return int.__index__(value)
+    if isinstance(value, float):
+        return encode(float.__float__(value), handle, depth)
     if type(value) is list:
         return [encode(v, handle, depth + 1) for v in value]
     if type(value) is tuple:
@@ -223,6 +235,8 @@ def decode(data: Any, handle: Callable[[dict], Any] | None = None, depth: int = 
             raise
         except Exception as error:
             raise WireError(f"not a valid {data['type'].rpartition(':')[2]}: {type(error).__name__}: {error}") from None
+    if tag == "numpy":
+        return _numpy_from(data, depth)
     if tag == "handle":
         if handle is None:
             raise WireError("an object handle where only data may be")
@@ -279,6 +293,61 @@ def _list(data: dict, key: str) -> list:
     if type(value) is not list:
         raise WireError(f"expected a list for {key!r}")
     return value
+
+
+# --------------------------------------------------------------------------- numpy's numbers
+
+#: numpy dtypes that cross as values (numbers and truth values); anything else is a handle.
+NUMPY_DTYPES = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                          "float16", "float32", "float64"})
+
+
+def _numpy_state(value: Any, depth: int) -> dict | None:
+    """A numpy scalar or array of a `NUMPY_DTYPES` dtype as data; None for anything else.
+
+    numpy is looked up, never imported: a kernel that has no numpy loaded has no numpy values.
+    """
+    numpy = sys.modules.get("numpy")
+    if numpy is None or not isinstance(value, (numpy.generic, numpy.ndarray)) or type(value).__module__ != "numpy":
+        return None
+    dtype = str(value.dtype)
+    if dtype not in NUMPY_DTYPES:
+        return None
+    if isinstance(value, numpy.generic):
+        return {"$": "numpy", "dtype": dtype, "value": encode(value.item(), None, depth + 1)}
+    if value.ndim > MAX_DEPTH - depth:
+        raise WireError(f"an array of {value.ndim} dimensions")
+    return {"$": "numpy", "dtype": dtype, "shape": list(value.shape),
+            "items": encode(value.tolist(), None, depth + 1)}
+
+
+def _numpy_from(data: dict, depth: int) -> Any:
+    import numpy
+
+    dtype = _str(data.get("dtype"), "a dtype")
+    if dtype not in NUMPY_DTYPES:
+        raise WireError(f"not a numpy dtype that may cross: {dtype[:40]!r}")
+    if "shape" not in data:
+        item = decode(data.get("value"), None, depth + 1)
+        if type(item) not in (bool, int, float):
+            raise WireError("a numpy scalar holds a bool, an int or a float")
+        try:
+            return numpy.dtype(dtype).type(item)
+        except (OverflowError, ValueError) as error:
+            raise WireError(f"not a valid {dtype}: {error}") from None
+    shape = _list(data, "shape")
+    if not all(type(n) is int and n >= 0 for n in shape):
+        raise WireError("an array's shape is a list of sizes")
+    items = decode(data.get("items"), None, depth + 1)
+    try:
+        array = numpy.array(items, dtype=dtype)
+    except (OverflowError, ValueError, TypeError) as error:
+        raise WireError(f"not a valid {dtype} array: {error}") from None
+    if array.size == 0 and 0 in shape:  # [] does not say which of an empty array's sizes is 0
+        array = array.reshape(shape)
+    if list(array.shape) != shape:
+        raise WireError(f"an array of shape {list(array.shape)}, said to be {shape}")
+    return array
 
 
 # --------------------------------------------------------------------------- stateful memlib values
