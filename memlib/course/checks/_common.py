@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Callable
 
 from memlib._util import quote, shown
@@ -12,6 +13,11 @@ def ordinal(n: int) -> str:
     """1 -> '1st', 2 -> '2nd', 11 -> '11th'."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def is_whole_number(value: Any) -> bool:
+    """True for what Python counts as a whole number (an int, numpy's int64 ...), never a bool or a float."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _short(value: Any, width: int = 60) -> str:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from memlib._util import is_int
 from memlib.course.checking import CheckFailed, expect, graded, passed
 from memlib.course.exercise import Exercise
-from memlib.course.checks._common import _as_callable, _call, _short
+from memlib.course.checks._common import _as_callable, _call, _short, is_whole_number
 
 __all__ = ["check_token_budget", "reference_how_many_fit", "BUDGET_MISTAKES"]
 
@@ -168,10 +167,11 @@ def check_token_budget(how_many_fit: Callable) -> None:
         given = list(messages)  # the student gets a copy; the case's own list stays as it was
         value = _call(fn, (given, window, system_prompt, reserve),
                       where=f"how_many_fit on {_describe_budget_case(label, messages, window, system_prompt, reserve)}")
-        if not is_int(value):
+        if not is_whole_number(value):
             raise CheckFailed(
                 f"how_many_fit returned {type(value).__name__} {_short(value)} for {label}",
-                "return the number of messages that fit, an int (not the tokens, not the messages)",
+                "return the number of messages that fit, a whole number such as an int "
+                "(not the tokens, not the messages, not a float)",
             )
         expect(given == messages, f"how_many_fit changed the list of messages it was given ({label}): "
                f"{len(messages)} messages before the call, {len(given)} after"
