@@ -391,11 +391,19 @@ class _ReferenceWatch:
                 if code is not None:
                     self.codes[code] = spec.replace(":", ".")
 
+    def _called_by_student(self, frame: Any) -> bool:
+        """True when the code that called `frame` is the student's: not a library's, not the reference's own.
+
+        A reference calling itself is not the student's call: a dataclass's generated
+        ``__init__`` (file ``<string>``) calls its ``__post_init__`` whoever built it.
+        """
+        caller = frame.f_back
+        return (caller is not None and caller.f_code not in self.codes
+                and not _is_library_file(caller.f_code.co_filename))
+
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in self.codes:
-            caller = frame.f_back
-            if caller is not None and not _is_library_file(caller.f_code.co_filename):
-                self._note(self.codes[frame.f_code])
+        if event == "call" and frame.f_code in self.codes and self._called_by_student(frame):
+            self._note(self.codes[frame.f_code])
 
     def __enter__(self) -> "_ReferenceWatch":
         self._resolve()

@@ -88,8 +88,7 @@ class _Watch(_ReferenceWatch):
         name = self.codes.get(code) or (f"{module}.{code.co_name} (the checks' own code)"
                                         if any(module == m or module.startswith(m + ".") for m in self.modules)
                                         else None)
-        caller = frame.f_back
-        if name and caller is not None and not _is_library_file(caller.f_code.co_filename):
+        if name and self._called_by_student(frame):
             self._note(name)
 
     def __enter__(self) -> "_Watch":
