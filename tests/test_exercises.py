@@ -41,6 +41,41 @@ def test_every_graded_cell_has_exactly_one_record_and_every_record_a_cell() -> N
         assert check.grade_id == record.grade_id and check.__module__ == record.module
 
 
+def _plain(text: str) -> str:
+    """Text as a reader sees it, for finding a phrase: no bold marks, one space between words."""
+    return " ".join(text.replace("**", "").split())
+
+
+def _notebook_text(path: Path) -> str:
+    return _plain("\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]))
+
+
+def _unstated(record, text: str) -> list[str]:
+    """The phrases of `record`'s contract that `text` does not contain."""
+    return [phrase for phrase in record.contract if _plain(phrase) not in text]
+
+
+def test_the_exercises_with_the_most_numbers_state_them_from_their_records() -> None:
+    stated = {grade_id for grade_id, record in exercises().items() if record.contract}
+    assert {"06-citations", "07-guard", "08-typed-core-memory"} <= stated, stated
+
+
+@pytest.mark.parametrize("grade_id", sorted(g for g, r in exercises().items() if r.contract))
+def test_the_exercise_text_states_what_its_check_checks(grade_id: str) -> None:
+    record = exercises()[grade_id]
+    for folder in (SOLUTIONS, SOLUTIONS.parent / "notebooks"):
+        unstated = _unstated(record, _notebook_text(folder / f"{record.notebook}.ipynb"))
+        assert not unstated, (f"{folder.name}/{record.notebook}: the check's record says {unstated}, "
+                              "which the exercise's text does not")
+
+
+def test_a_changed_number_in_the_text_is_found() -> None:
+    record = exercises()["06-citations"]
+    text = _notebook_text(SOLUTIONS / "06_citations.ipynb")
+    changed = text.replace(_plain(record.contract[0]), _plain(record.contract[0]).replace("asks 12", "asks 9"))
+    assert _unstated(record, text) == [] and _unstated(record, changed) == [record.contract[0]]
+
+
 THROWAWAY_CHECK = '''"""A throwaway exercise's check (written by tests/test_exercises.py)."""
 
 from memlib.course.checking import expect_equal, graded, passed

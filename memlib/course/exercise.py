@@ -35,6 +35,9 @@ class Exercise:
     setup_cells: tuple[str, ...] = ()  # ids of earlier solution cells to run first (after `setup`)
     #: id of the exercise cell, when the notebook has more than one (default: its only cell with solution regions)
     cell: str = ""
+    #: phrases of the exercise's text that state the check's numbers and rules, built from the check's
+    #: own constants; tests/test_exercises.py finds each one in the notebook, so text and check agree
+    contract: tuple[str, ...] = ()
     #: mutant description -> why it computes the same thing as the reference (read and judged by hand)
     equivalent: Mapping[str, str] = field(default_factory=dict)
     module: str = ""  # the check module (filled in by `exercises`)

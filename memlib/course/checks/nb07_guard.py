@@ -256,6 +256,13 @@ EXERCISE = Exercise(
     points=4,
     setup="from memlib import datasets\nfrom memlib.guard import Verdict, reveal\nnotes = datasets.load('poisoning')",
     setup_cells=('07-20-toolbox-code',),
+    contract=(f"recall on injections ≥ {GUARD_THRESHOLDS['poisoning'][0]:.2f}",
+              f"false-positive rate on benign notes ≤ {GUARD_THRESHOLDS['poisoning'][1]:.2f}",
+              f"recall ≥ {GUARD_THRESHOLDS['poisoning_heldout'][0]:.2f}",
+              f"false-positive rate ≤ {GUARD_THRESHOLDS['poisoning_heldout'][1]:.2f}",
+              f"feeds {len(EXCUSED_ATTACKS)} attacks", f"at least one of the {len(EXCUSED_ATTACKS)}",
+              "the poisoned Lisbon page must be flagged", "core memory stays unchanged",
+              "text that names the agent's tools is instruction-shaped"),
     equivalent={
         'constant: 40 -> 41':
             'how many characters of the matched words a reason quotes is free: the stub asks for a readable reason, not its length',

@@ -18,6 +18,9 @@ __all__ = ["check_typed_core_memory"]
 # Exercise 5: typed core memory
 # ---------------------------------------------------------------------------
 
+#: The limit of a block ported from the flat legacy file (MemGPT's 2,000 characters per section).
+LEGACY_LIMIT = 2000
+
 _SCHEMA_CATCHES = {
     "over_limit": "a persona or human value over 2,000 characters",
     "missing_label": "a block without a label",
@@ -110,9 +113,8 @@ def check_typed_core_memory(cls: Any) -> None:
 
     Fixed: from_legacy / from_document / to_document / to_json / from_json / render /
     append / replace; every schema rule enforced (each on its own), labels unique, each
-    value within its own block's limit (exactly the limit fits); a refused edit raises
-    ValueError (CoreMemoryError), KeyError or jsonschema.ValidationError and changes
-    nothing; the caller's dicts are not changed; no state shared between instances; render
+    value within its own block's limit (exactly the limit fits); a refused edit raises an
+    exception (which one is free) and changes nothing; the caller's dicts are not changed; no state shared between instances; render
     shows each block as <label ...> value </label> with its 'used/limit' and a read-only
     marker inside the read-only blocks' sections only. Free: error wording, how
     descriptions and attributes are rendered, how blocks are stored.
@@ -144,7 +146,7 @@ def _check_port(cls: Any, examples: Any) -> dict:
         raise
     except Exception as error:
         raise CheckFailed(f"from_legacy raised {type(error).__name__} on the legacy file: {error}",
-                          "build blocks with limit 2000, a description and read_only=False; they must validate") from None
+                          f"build blocks with limit {LEGACY_LIMIT}, a description and read_only=False; they must validate") from None
     expect(given == legacy, "from_legacy changed the dict it was given",
            "read the legacy sections without adding, removing or editing keys of the caller's dict")
     doc = _document(ported, "after from_legacy")
@@ -159,8 +161,9 @@ def _check_port(cls: Any, examples: Any) -> dict:
         expect(block.get("value") == legacy[label],
                f"block {label!r} holds {_short(block.get('value'), 40)}, not the legacy text",
                "copy each section's text unchanged into its block's value")
-        expect(block.get("limit") == 2000, f"block {label!r} has limit {block.get('limit')!r}, expected 2000",
-               "MemGPT gives persona and human 2,000 characters each")
+        expect(block.get("limit") == LEGACY_LIMIT,
+               f"block {label!r} has limit {block.get('limit')!r}, expected {LEGACY_LIMIT}",
+               f"MemGPT gives persona and human {LEGACY_LIMIT:,} characters each")
         expect(isinstance(block.get("description"), str) and block["description"].strip(),
                f"block {label!r} has no description",
                "typed blocks say what belongs in them: give persona and human a one-line description")
@@ -275,17 +278,17 @@ def _check_edits(cls: Any, examples: Any) -> None:
     memory = cls.from_legacy(copy.deepcopy(legacy))
     human = legacy["human"]
     reference = CoreMemory.from_dict(copy.deepcopy(legacy))
-    room = 2000 - len(human) - 1  # the new line before appended text
+    room = LEGACY_LIMIT - len(human) - 1  # the new line before appended text
     before = _document(memory, "before an over-limit append")
     expect(_refused(lambda: memory.append("human", "x" * (room + 1))),
            f"append of {room + 1} characters to 'human' ({len(human)} used) was accepted: the block would hold "
-           f"{len(human) + 1 + room + 1} characters, over its limit of 2000",
+           f"{len(human) + 1 + room + 1} characters, over its limit of {LEGACY_LIMIT}",
            "compute the new value first and refuse (raise CoreMemoryError) when it is longer than the limit")
     expect(_document(memory, "after a refused append") == before,
            "the refused append still changed core memory (failed edits must change nothing)",
            "check the limit before you assign anything; assign only when the edit is valid")
     _must_work(lambda: memory.append("human", "y" * room),
-               f"append of {room} characters, which fills 'human' to exactly its limit of 2000,",
+               f"append of {room} characters, which fills 'human' to exactly its limit of {LEGACY_LIMIT},",
                "a value of exactly `limit` characters is allowed: refuse only when it is longer (>, not >=)")
     reference.append("human", "y" * room)
     got = _document(memory, "after an append up to the limit")["blocks"][1]["value"]
@@ -347,13 +350,13 @@ def _check_own_limit(cls: Any, examples: Any) -> None:
     """A block with its own, smaller limit."""
     letta = examples.valid["letta_blocks"]
     memory = cls.from_document(copy.deepcopy(letta))
-    small = next(b for b in _normalised(letta)["blocks"] if b["limit"] != 2000 and not b["read_only"])
+    small = next(b for b in _normalised(letta)["blocks"] if b["limit"] != LEGACY_LIMIT and not b["read_only"])
     label, limit = small["label"], small["limit"]
     room = limit - len(small["value"]) - (1 if small["value"] else 0)
     before = _document(memory, f"before filling {label!r}")
     expect(_refused(lambda: memory.append(label, "z" * (room + 1))),
            f"append to {label!r} past its own limit of {limit} characters was accepted",
-           "each block has its own limit: compare with that block's limit, not with 2000")
+           f"each block has its own limit: compare with that block's limit, not with {LEGACY_LIMIT}")
     expect(_document(memory, f"after a refused append to {label!r}") == before,
            f"the refused append to {label!r} still changed core memory", "compute, check, then assign")
     _must_work(lambda: memory.append(label, "z" * room),
@@ -443,6 +446,8 @@ EXERCISE = Exercise(
     check='check_typed_core_memory',
     answer='TypedCoreMemory',
     points=5,
+    contract=(f"`limit` {LEGACY_LIMIT:,}", "refuse (raise an exception; which one is yours)",
+              "A value of exactly `limit` characters is fine."),
     setup="import json\nimport jsonschema\nfrom memlib.datasets import load\nexamples = load('core_memory')",
     equivalent={
         "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass":
