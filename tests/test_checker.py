@@ -174,9 +174,17 @@ def test_objects_that_lie_about_their_type_are_never_data() -> None:
         def __eq__(self, other):
             return True
 
+    class Text(str):
+        def __eq__(self, other):
+            return True
+
+    # a number crosses as the number it is: its value, never its methods
+    for handle in (None, lambda value: {"$": "handle", "id": 7}):
+        sent = wire.decode(wire.encode(Liar(3), handle))
+        assert type(sent) is int and sent == 3 and sent != 4
     with pytest.raises(wire.WireError, match="cannot be sent"):
-        wire.encode(Liar(3))  # the checker side has no handles
-    assert wire.encode(Liar(3), lambda value: {"$": "handle", "id": 7})["$"] == "handle"
+        wire.encode(Text("x"))  # the checker side has no handles
+    assert wire.encode(Text("x"), lambda value: {"$": "handle", "id": 7})["$"] == "handle"
 
 
 def test_errors_cross_as_the_nearest_safe_class() -> None:
@@ -277,7 +285,8 @@ def test_lying_objects_missing_answers_and_input_calls_fail_with_a_reason(tmp_pa
         "class WordCounter:\n    def count(self, text):\n        raise NotImplementedError('Exercise 2: count the words')",
         CHECK_WORDS,
     ], tmp_path)
-    assert outcomes[1].status == "failed" and "Liar in the student's kernel" in outcomes[1].message
+    # the number crosses as its value: the lying __eq__ stays in the kernel
+    assert outcomes[1].status == "failed" and "add(2, 3) is 0, expected 5" in outcomes[1].message
     assert outcomes[3].status == "failed" and "NameError" in outcomes[3].message
     assert outcomes[5].status == "passed"  # its input() read an empty line; the protocol went on
     assert outcomes[7].status == "failed" and "not solved yet" in outcomes[7].message

@@ -502,7 +502,9 @@ def test_the_gradebook_notes_an_answer_that_calls_the_reference(tmp_path: Path) 
     # the stub's raise may span several lines (the release wraps long messages)
     stub = next(node for node in ast.walk(ast.parse(cell.source)) if isinstance(node, ast.Raise))
     lines = cell.source.splitlines()
+    # ... and prints 5,000 characters at every call: the note travels in the outcome, not in the output
     lines[stub.lineno - 1:stub.end_lineno] = ["    from memlib.citations import answer_from_store",
+                                              "    print('x' * 5000)",
                                               "    return answer_from_store(question, store)"]
     cell.source = "\n".join(lines)
     _write(tmp_path / "borrower", nb, "06_citations.ipynb")
@@ -510,6 +512,8 @@ def test_the_gradebook_notes_an_answer_that_calls_the_reference(tmp_path: Path) 
     (row,) = [r for r in report.rows if r.grade_id == "06-citations"]
     assert row.status == "passed", row
     assert "memlib's reference implementation: memlib.citations.answer_from_store" in row.reason, row
+    (detail,) = [d for d in report.results[0].details if d.grade_id == "06-citations"]
+    assert detail.stdout.endswith("x" * 1000 + "\n"), detail.stdout[-200:]  # the output's tail is all x
 
 
 def test_without_the_sandbox_grading_still_works_and_says_what_is_missing(course, tmp_path: Path) -> None:

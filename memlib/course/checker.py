@@ -94,7 +94,9 @@ class CheckOutcome:
     """What the checker said of one graded cell."""
 
     status: str  # passed / failed / error (the grader's or the kernel's problem) / timeout / died
-    message: str = ""
+    message: str = ""  # the whole message, as the student's own check prints it
+    what: str = ""  # a failed check: what is wrong ...
+    hint: str = ""  # ... and where to look
     output: str = ""  # what the check printed
     references: tuple[str, ...] = ()
     calls: int = 0
@@ -178,8 +180,8 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
         output = str(done.get("output", ""))
         if printed.strip():  # the answer's own prints while the check called it, as a student expects to see them
             output += f"{PRINTED_HEADER}\n{printed.strip()}\n"
-        return CheckOutcome(done.get("status", "error"), done.get("message", ""), output,
-                            tuple(done.get("references", ())), calls,
+        return CheckOutcome(done.get("status", "error"), done.get("message", ""), str(done.get("what", "")),
+                            str(done.get("hint", "")), output, tuple(done.get("references", ())), calls,
                             trace if done.get("status") in ("timeout", "died") else [])
     finally:
         if checker.poll() is None:
@@ -427,7 +429,7 @@ def main() -> int:
             check(answer)
             outcome = {"status": "passed"}
         except CheckFailed as failure:
-            outcome = {"status": "failed", "message": str(failure)}
+            outcome = {"status": "failed", "message": str(failure), "what": failure.what, "hint": failure.hint}
         except KernelLost as lost:
             outcome = {"status": lost.status, "message": str(lost)}
     except Exception as error:  # the grader's problem (a missing check, a bug): say so, never a score

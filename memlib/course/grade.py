@@ -126,7 +126,7 @@ from memlib.course.grading.report import (  # noqa: F401
     _rows_for_all,
     _summary_text,
 )
-from memlib.course.grading.review import reference_notes, review_notes  # noqa: F401
+from memlib.course.grading.review import review_notes  # noqa: F401
 from memlib.course.grading.run import (  # noqa: F401
     _failure_reason,
     _grade_job,

@@ -48,6 +48,7 @@ LOG_TAIL_CHARS = 4000
 ERROR_CHARS = 20_000  # of an error's message, and of each line of its traceback
 
 OK, ERROR, TIMEOUT, DIED, NOT_RUN, SKIPPED = "ok", "error", "timeout", "died", "not-run", "skipped"
+NOTEBOOK_TIMEOUT = "notebook-timeout"  # the notebook's own time limit ran out during the cell
 
 #: Answers the kernel's ``input(prompt)`` calls during one execution: prompt -> the line to send back.
 Respond = Callable[[str], str]
@@ -255,7 +256,7 @@ def run_notebook(
                 if _expects_error(cell):
                     run.status = OK if run.status == ERROR else ERROR
                 continue
-            if run.status == "notebook-timeout":
+            if run.status == NOTEBOOK_TIMEOUT:
                 run.status = NOT_RUN
                 result.notebook_timed_out = True
             elif run.status == DIED or (run.status == TIMEOUT and process.poll() is not None):
@@ -362,7 +363,7 @@ def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cel
         if reply is None and now > deadline:
             if now >= notebook_deadline:
                 _kill(process)
-                status = "notebook-timeout"
+                status = NOTEBOOK_TIMEOUT
                 break
             if not interrupted:
                 interrupted = True

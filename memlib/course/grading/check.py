@@ -12,6 +12,7 @@ about the check, because the check is not there.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -19,8 +20,11 @@ from memlib.course import checker, kernel_run
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import CellRun, Execute
 
-#: The ename of a graded cell whose check could not run for a reason that is not the student's.
-GRADER_ERROR = "GraderError"
+@dataclass
+class CheckedCell(CellRun):
+    """A graded cell the checker stood in for: how the kernel fared, and the checker's verdict as it said it."""
+
+    check: checker.CheckOutcome | None = None
 
 
 def graded_calls(assignment: Assignment) -> dict[str, checker.GradedCall]:
@@ -55,16 +59,9 @@ def _stand_in(index: int, call: checker.GradedCall, support: list[Path], scratch
     return check
 
 
-def cell_run(index: int, outcome: checker.CheckOutcome) -> CellRun:
-    """The graded cell's `CellRun`, as the rest of the grader reads any cell's."""
-    run = CellRun(index, kernel_run.OK, stdout=outcome.output)
-    if outcome.status == "passed":
-        return run
-    if outcome.status in ("timeout", "died", "notebook-timeout"):
-        run.status = {"timeout": kernel_run.TIMEOUT, "died": kernel_run.DIED}.get(outcome.status, outcome.status)
-        run.traceback = outcome.traceback  # where the answer was when it was stopped
-        return run
-    run.status = kernel_run.ERROR
-    run.ename = "CheckFailed" if outcome.status == "failed" else GRADER_ERROR
-    run.evalue = outcome.message
-    return run
+def cell_run(index: int, outcome: checker.CheckOutcome) -> CheckedCell:
+    """The graded cell's run: the kernel's status (it stops the notebook after a death), the verdict attached."""
+    status = {"passed": kernel_run.OK, "timeout": kernel_run.TIMEOUT, "died": kernel_run.DIED,
+              "notebook-timeout": kernel_run.NOTEBOOK_TIMEOUT}.get(outcome.status, kernel_run.ERROR)
+    # a timeout's traceback says where the answer was when it was stopped
+    return CheckedCell(index, status, stdout=outcome.output, traceback=list(outcome.traceback), check=outcome)

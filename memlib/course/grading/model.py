@@ -132,6 +132,7 @@ class _Outcome:
     message: str = ""
     traceback: str = ""
     stdout: str = ""
+    references: tuple[str, ...] = ()  # reference code the answer called while the check ran
 
 
 # --------------------------------------------------------------------------- helpers

@@ -10,7 +10,6 @@ student controls. This module changes no points.
 
 from __future__ import annotations
 
-from memlib.course.checking import REFERENCE_NOTE
 from memlib.course.grading.model import Assignment, _Outcome
 
 
@@ -20,15 +19,8 @@ def review_notes(assignment: Assignment, repairs: dict[str, list[str]],
     notes = {grade_id: list(found) for grade_id, found in repairs.items()}
     for graded in assignment.graded:
         outcome = outcomes.get(graded.grade_id)
-        if outcome is not None:
-            notes.setdefault(graded.grade_id, []).extend(reference_notes(outcome.stdout))
+        if outcome is not None and outcome.references:
+            names = ", ".join(outcome.references)
+            notes.setdefault(graded.grade_id, []).append(
+                f"review: the answer calls memlib's reference implementation: {names}")
     return notes
-
-
-def reference_notes(stdout: str) -> list[str]:
-    """The checker's line naming reference code the answer called (see `memlib.course.checker.main`)."""
-    for line in stdout.splitlines():
-        if line.startswith(REFERENCE_NOTE):
-            names = line[len(REFERENCE_NOTE):].split(" (the gradebook notes it)")[0]
-            return [f"review: the answer calls memlib's reference implementation: {names}"]
-    return []

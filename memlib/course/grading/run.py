@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -20,7 +19,8 @@ from pathlib import Path
 import nbformat
 
 from memlib.course import kernel_run
-from memlib.course.grading.check import GRADER_ERROR, stand_ins
+from memlib.course.checker import CheckOutcome
+from memlib.course.grading.check import CheckedCell, stand_ins
 from memlib.course.grading.collect import _Job
 from memlib.course.grading.model import (
     ERROR,
@@ -63,11 +63,21 @@ def _failure_reason(cell: CellRun, cell_timeout: float) -> tuple[str, str, str]:
     if ename == "SystemExit":
         text = "SystemExit: the code called sys.exit() or exit()"
         return text, text, trace
-    if ename == "CheckFailed" or ename.endswith(".CheckFailed"):
-        detail = re.sub(r"^\[[^\]]+\]\s*", "", evalue)
-        # the gradebook gets what is wrong; the hint goes to the feedback file
-        return _one_line(detail.split("\nHint:")[0]), detail, ""
     return _one_line(f"{ename}: {evalue}"), f"{ename}: {evalue}", trace
+
+
+def _verdict(check: CheckOutcome) -> _Outcome:
+    """A graded cell's outcome as the checker said it: no message is parsed, no output searched."""
+    stdout = check.output[-STDOUT_TAIL_CHARS:]
+    if check.status == "passed":
+        return _Outcome(PASSED, stdout=stdout, references=check.references)
+    if check.status == "error":
+        reason = f"grader error: {_one_line(check.message)}"
+        return _Outcome(ERROR, reason, reason, stdout=stdout, references=check.references)
+    what = _strip_ansi(check.what or check.message)
+    # the gradebook gets what is wrong; the feedback file gets the hint too
+    feedback = f"{what}\nHint: {_strip_ansi(check.hint)}" if check.hint else what
+    return _Outcome(FAILED, _one_line(what), feedback, "", stdout, check.references)
 
 
 def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: float,
@@ -88,10 +98,10 @@ def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: 
             reason = f"grader error: {why}" + (f" ({tail[0][:200]})" if tail else "")
             outcomes[graded.grade_id] = _Outcome(ERROR, reason, reason)
             grader_failed = True
-        elif cell.ename == GRADER_ERROR:
-            reason = f"grader error: {_one_line(cell.evalue)}"
-            outcomes[graded.grade_id] = _Outcome(ERROR, reason, reason, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
-            grader_failed = True
+        elif isinstance(cell, CheckedCell) and cell.check is not None and cell.check.status in ("passed", "failed",
+                                                                                                 "error"):
+            outcomes[graded.grade_id] = _verdict(cell.check)
+            grader_failed = grader_failed or cell.check.status == "error"
         elif cell.status == kernel_run.OK:
             outcomes[graded.grade_id] = _Outcome(PASSED, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
         elif cell.status == kernel_run.NOT_RUN and run.notebook_timed_out:
