@@ -107,8 +107,13 @@ _ALL = [
        "starts at sliding_window_percentage and grows by 0.10 before each try, the cut snaps back "
        "to an assistant message, until what is kept fits under (1 - percentage) x window",
        f"{LETTA}:letta/services/summarizer/summarizer_sliding_window.py", 0.30),
-    _s("letta.partial_evict", "the older v2 loop's 'partial evict': the oldest share of the messages "
-       "by count (partial_evict_summarizer_percentage)", f"{LETTA}:letta/settings.py", 0.30),
+    _s("letta.partial_evict", "the older v2 loop's 'partial evict' keeps the newest share of the "
+       "messages by count (partial_evict_summarizer_percentage): what is kept starts at index "
+       "round((1 - share) x N), N counting the system message, moved forward to an assistant message; "
+       "the rest (about 70 %) is summarised", f"{LETTA}:letta/services/summarizer/summarizer.py", 0.30),
+    _s("letta.v2_trigger", "the older v2 loop summarises only when the last response's tokens pass "
+       "100 % of the window or the provider reports a context overflow (no 90 % trigger)",
+       f"{LETTA}:letta/agents/letta_agent_v2.py", 1.0),
     _s("letta.no_warning", "memory_warning_threshold 0.75 exists but send_memory_warning_message is "
        "False: no warning by default", f"{LETTA}:letta/settings.py", None),
     _s("letta.core_limit", "CORE_MEMORY_PERSONA_CHAR_LIMIT = CORE_MEMORY_HUMAN_CHAR_LIMIT",

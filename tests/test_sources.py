@@ -39,11 +39,12 @@ def test_the_paging_profiles_carry_the_registered_numbers():
         value("paper.warning"), value("paper.flush"), value("paper.evict_to"))
     assert (memgpt.warn_at, memgpt.amount, memgpt.keep_last) == (
         value("memgpt.warning"), value("memgpt.trunc_frac"), value("memgpt.keep_last"))
+    assert PROFILES["letta"].trigger_at == value("letta.compaction_trigger")
+    assert PROFILES["letta_v2"].trigger_at == value("letta.v2_trigger")
     for name in ("letta", "letta_v2"):
-        assert PROFILES[name].trigger_at == value("letta.compaction_trigger")
         assert PROFILES[name].warn_at is None      # letta.no_warning
     assert (PROFILES["letta"].evict, PROFILES["letta"].amount) == ("sliding_window", value("letta.sliding_window"))
-    assert (PROFILES["letta_v2"].evict, PROFILES["letta_v2"].amount) == ("count_share", value("letta.partial_evict"))
+    assert (PROFILES["letta_v2"].evict, PROFILES["letta_v2"].amount) == ("partial_evict", value("letta.partial_evict"))
     assert value("letta.default_agent") in PROFILES["letta"].source
     assert SLIDING_WINDOW_STEP == 0.10
 
