@@ -83,24 +83,30 @@ _ALL = [
        "its result", f"{MEMGPT}:memgpt/constants.py", 3),
     _s("memgpt.core_limit", "CORE_MEMORY_PERSONA_CHAR_LIMIT = CORE_MEMORY_HUMAN_CHAR_LIMIT",
        f"{MEMGPT}:memgpt/constants.py", 2000),
-    _s("memgpt.memory_module", "from 0.3.20 to 0.3.25 each section is a MemoryModule(description, "
-       "limit=2000, value) whose validator refuses an over-limit value (0.3.19 and earlier: plain "
-       "strings with limits in code)", f"{MEMGPT}:memgpt/memory.py", 2000),
+    _s("memgpt.memory_module", "from 0.3.19 to 0.3.25 each section is a MemoryModule(description, "
+       "limit=2000, value) whose __setattr__ stores the value first and validates it after: an "
+       "over-limit edit raises, but the value stays stored and loading the agent fails later "
+       "(0.3.18 and earlier: a CoreMemory of plain strings with limits in code)",
+       f"{MEMGPT}:memgpt/memory.py", 2000),
     _s("memgpt.page_size", "RETRIEVAL_QUERY_DEFAULT_PAGE_SIZE", f"{MEMGPT}:memgpt/constants.py", 5),
     _s("memgpt.return_limit", "FUNCTION_RETURN_CHAR_LIMIT", f"{MEMGPT}:memgpt/constants.py", 3000),
     _s("memgpt.max_pause", "MAX_PAUSE_HEARTBEATS (minutes)", f"{MEMGPT}:memgpt/constants.py", 360),
     _s("memgpt.max_chaining_steps", "the server's optional cap on heartbeat chains; None (no cap) by "
        "default", f"{MEMGPT}:memgpt/server/server.py", None),
-    _s("memgpt.tools", "core_memory_append(name, content), core_memory_replace(name, old_content, "
-       "new_content), archival_memory_insert(content), archival_memory_search(query, page), "
+    _s("memgpt.tools", "archival_memory_insert(content), archival_memory_search(query, page), "
        "conversation_search(query, page), conversation_search_date(start_date, end_date, page), "
        "send_message(message), pause_heartbeats(minutes)", f"{MEMGPT}:memgpt/functions/function_sets/base.py",
-       ("send_message", "pause_heartbeats", "core_memory_append", "core_memory_replace",
-        "conversation_search", "conversation_search_date", "archival_memory_insert",
-        "archival_memory_search")),
+       ("send_message", "pause_heartbeats", "conversation_search", "conversation_search_date",
+        "archival_memory_insert", "archival_memory_search")),
+    _s("memgpt.memory_tools", "core_memory_append(name, content), core_memory_replace(name, old_content, "
+       "new_content): methods of the memory class", f"{MEMGPT}:memgpt/memory.py",
+       ("core_memory_append", "core_memory_replace")),
     # -- the last Letta server ---------------------------------------------------------------
     _s("letta.default_agent", "the default agent type is letta_v1_agent (no heartbeats: tool rules "
        "decide)", f"{LETTA}:letta/schemas/agent.py", "letta_v1_agent"),
+    _s("letta.v1_tools", "letta_v1_agent drops send_message from its default tools (and the v3 loop "
+       "adds no request_heartbeat); the older v2 loop still adds request_heartbeat to every tool",
+       f"{LETTA}:letta/services/agent_manager.py", None),
     _s("letta.compaction_trigger", "SUMMARIZATION_TRIGGER_MULTIPLIER: compaction once usage passes "
        "this share of the window", f"{LETTA}:letta/constants.py", 0.9),
     _s("letta.sliding_window", "compaction mode 'sliding_window': the share of messages evicted "
@@ -126,11 +132,13 @@ _ALL = [
        "archive uses Turbopuffer (use_tpuf, False by default); a self-hosted server searches with "
        "SQL / embeddings, conversation_search likewise", f"{LETTA}:letta/settings.py", False),
     _s("letta.sleeptime_frequency", "the sleep-time agent runs as a background task every N turns of "
-       "the primary agent (sleeptime_agent_frequency), not between sessions",
-       f"{LETTA}:letta/groups/sleeptime_multi_agent_v4.py", 5),
+       "the primary agent (sleeptime_agent_frequency, set to 5 when the server creates the group; "
+       "the every-N count is in groups/sleeptime_multi_agent_v4.py), not between sessions",
+       f"{LETTA}:letta/server/server.py", 5),
     _s("letta.tools", "core_memory_append(label, content), core_memory_replace(label, old_content, "
-       "new_content), memory_replace, memory_insert, memory_rethink, archival_memory_insert(content, "
-       "tags), archival_memory_search(query, tags, ...), conversation_search(query, roles, limit, "
+       "new_content), memory_replace, memory_insert, memory_rethink, memory_finish_edits, memory, "
+       "memory_apply_patch, rethink_memory, archival_memory_insert(content, tags), "
+       "archival_memory_search(query, tags, ...), conversation_search(query=None, roles, limit, "
        "start_date, end_date); conversation_search_date is gone",
        f"{LETTA}:letta/functions/function_sets/base.py", None),
     _s("letta.over_limit_reports", "the over-limit block reports (letta-ai/letta issues 1567 and "

@@ -55,7 +55,7 @@ def test_the_quoted_constants_and_tool_surfaces_match_the_registry():
     assert MAX_PAUSE_HEARTBEATS == value("memgpt.max_pause")
     assert DEFAULT_LIMIT == value("memgpt.core_limit") == value("memgpt.memory_module")
     memgpt = [f["function"]["name"] for f in tool_schemas("memgpt-0.3")]
-    assert sorted(memgpt) == sorted(value("memgpt.tools"))
+    assert sorted(memgpt) == sorted(value("memgpt.tools") + value("memgpt.memory_tools"))
     letta = {f["function"]["name"] for f in tool_schemas("letta")}
     assert "conversation_search_date" not in letta and {"memory_replace", "memory_insert"} <= letta
 
