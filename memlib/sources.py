@@ -55,6 +55,11 @@ _ALL = [
     # -- the paper --------------------------------------------------------------------------
     _s("paper.working_context", "working context is a fixed-size read/write block of unstructured "
        "text, written only through function calls (no persona/human split)", f"{PAPER} §2.1"),
+    _s("paper.tiers", "main context (system instructions, working context, FIFO queue) and external "
+       "context: recall storage and archival storage; three tiers already, under other names than "
+       "Letta's", f"{PAPER} §2.1"),
+    _s("paper.plan_out_loud", "the paper asks the model to plan out loud; 'inner monologue' is the "
+       "word of MemGPT's code and prompts, not the paper's", f"{PAPER} §4"),
     _s("paper.warning", "memory-pressure warning when the prompt passes e.g. 70 % of the window",
        f"{PAPER} §2.2", 0.7),
     _s("paper.flush", "flush when the prompt passes e.g. 100 % of the window", f"{PAPER} §2.2", 1.0),
@@ -74,7 +79,8 @@ _ALL = [
     _s("paper.doc_qa", "document QA is multi-document QA over retrieved Wikipedia passages "
        "(NaturalQuestions-Open, 50 questions), not documents over 100k tokens", f"{PAPER} §3.2.1", 50),
     _s("paper.nested_kv", "nested KV: 140 UUID pairs, about 8k tokens, the GPT-4 baseline's window; "
-       "the baselines saw every pair and failed at following the chain", f"{PAPER} §3.2.2", 140),
+       "the baselines saw every pair and still failed; GPT-3.5's failure was returning the original "
+       "value", f"{PAPER} §3.2.2", 140),
     # -- MemGPT's research code, 0.3.25 ------------------------------------------------------
     _s("memgpt.warning", "MESSAGE_SUMMARY_WARNING_FRAC", f"{MEMGPT}:memgpt/constants.py", 0.75),
     _s("memgpt.trunc_frac", "MESSAGE_SUMMARY_TRUNC_TOKEN_FRAC: summarise the oldest share of the "
@@ -120,6 +126,11 @@ _ALL = [
     _s("letta.v2_trigger", "the older v2 loop summarises only when the last response's tokens pass "
        "100 % of the window or the provider reports a context overflow (no 90 % trigger)",
        f"{LETTA}:letta/agents/letta_agent_v2.py", 1.0),
+    _s("letta.message_ids", "the agent state names its in-context messages message_ids; "
+       "in_context_message_ids is the Agent File's field", f"{LETTA}:letta/schemas/agent.py", "message_ids"),
+    _s("letta.create_client", "the old client API (create_client) printed a deprecation message from "
+       "2025-03-04 and the local client was removed on 2025-05-22 (commit d4390cd9)",
+       "letta-ai/letta@6a7b9ff4:letta/client/client.py", "2025-05-22"),
     _s("letta.no_warning", "memory_warning_threshold 0.75 exists but send_memory_warning_message is "
        "False: no warning by default", f"{LETTA}:letta/settings.py", None),
     _s("letta.core_limit", "CORE_MEMORY_PERSONA_CHAR_LIMIT = CORE_MEMORY_HUMAN_CHAR_LIMIT",
