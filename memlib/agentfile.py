@@ -24,8 +24,8 @@ than `memlib.core_memory.MAX_LABEL_LENGTH`) raises `AgentFileError` naming the b
 
 Real files are messy; these load, and each case is listed in `conditions`:
 
-- a value already longer than its block's limit (Letta once saved such
-  values: letta-ai/letta issues 1567 and 1636) loads unchanged. Its memlib
+- a value already longer than its block's limit (MemGPT 0.3.x stored such
+  values before the rename to Letta: letta-ai/letta issues 1567 and 1636) loads unchanged. Its memlib
   block's limit is set to the value's length, so edits can shorten it but
   never make it longer; the file's own limit is written back;
 - two blocks of one agent with the same label: the second gets a suffix in

@@ -246,6 +246,9 @@ class MainContext:
         self._messages_used += tokens
         new.append(self._event("append", f"{stored.role} message #{stored.id} ({tokens} tokens)", stored))
         if after is not None:
+            # The plan was made before recall storage numbered the message: evict the stored one.
+            items, summary = after
+            after = ([(stored if m is message else m, t) for m, t in items], summary)
             new += self._apply_flush(after)
         new += self._check_pressure()
         self.events += new

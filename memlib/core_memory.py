@@ -285,8 +285,9 @@ class CoreMemory:
     def default(cls, persona: str = "", human: str = "", limit: int = DEFAULT_LIMIT) -> "CoreMemory":
         """MemGPT's layout: a `persona` and a `human` section of 2,000 characters each.
 
-        No descriptions: MemGPT's sections had none, and the rendered prompt
-        stays as the paper shows it. Typed blocks (notebook 08) add them.
+        No descriptions: MemGPT's sections had none, so the rendered prompt
+        stays as MemGPT 0.3's showed it (a tagged section with its character
+        count; the paper shows no rendering). Typed blocks (notebook 08) add them.
         """
         return cls(
             [
@@ -604,7 +605,8 @@ class CoreMemory:
 
     def _swap(self, block: Block, new_value: str, action: str) -> None:
         # Check the limit before building anything, so a failed edit leaves
-        # memory exactly as it was (Letta once saved over-limit values: letta-ai/letta issues 1567, 1636).
+        # memory exactly as it was (MemGPT 0.3.x, before the rename to Letta, stored an over-limit value
+        # and then failed to load it: letta-ai/letta issues 1567, 1636; memlib.sources "memgpt.memory_module").
         if len(new_value) > block.limit:
             raise CoreMemoryError(
                 f"{action} would make block {block.label!r} {len(new_value)}/{block.limit} characters, "

@@ -40,7 +40,9 @@ class PagingProfile:
     - `evict`: "to_share" evicts the oldest messages until the prompt is at
       `amount` x window; "token_share" evicts the oldest `amount` of the
       message tokens; "count_share" evicts the oldest `amount` of the messages
-      by count; "sliding_window" (Letta's default compaction) evicts a share of
+      by count; "partial_evict" (Letta's older v2 loop) keeps the newest
+      `amount` of the messages by count, its cut moved forward to where an
+      assistant message begins what is kept; "sliding_window" (Letta's default compaction) evicts a share of
       the messages by count that starts at `amount` + 10 % and grows by 10 %
       per try, cuts where an assistant message begins what is kept, and stops
       once what is kept fits under (1 - `amount`) x window (no such cut: every
@@ -225,7 +227,7 @@ class TokenShare(EvictionRule):
 
 
 class CountShare(EvictionRule):
-    """The oldest `amount` of the messages, by count, go (Letta's v2 loop)."""
+    """The oldest `amount` of the messages, by count, go (a rule for profiles of your own; no named profile uses it)."""
 
     name = "count_share"
 
@@ -239,6 +241,33 @@ class CountShare(EvictionRule):
 
     def describe(self, profile):
         return f"evict oldest {profile.amount:.0%} of messages by count"
+
+
+class PartialEvict(EvictionRule):
+    """Letta's older v2 loop ("partial evict"): the newest `amount` of the messages by count stay.
+
+    Letta counts its messages with the system message at index 0 (N of them), starts
+    what it keeps at index round((1 - amount) x N) and moves that start *forward* to the
+    first assistant message, so what is kept never begins with a tool result or a user
+    turn; everything between the system message and that start is summarised. With
+    amount 0.30: 6 of 9 messages go (N = 10), 7 of 10 (N = 11), 14 of 20 (N = 21).
+    When no assistant message follows the start, Letta's summary fails and nothing
+    goes; here nothing goes by this rule either (the profile then frees just enough room).
+    """
+
+    name = "partial_evict"
+
+    def select(self, profile, group_sizes, *, fixed, incoming, window, assistant_first):
+        start, total = 1, 1 + sum(c for c, _ in group_sizes)
+        keep_from = round((1.0 - profile.amount) * total)
+        for unit, (count, _) in enumerate(group_sizes):
+            if start >= keep_from and (assistant_first is None or assistant_first[unit]):
+                return min(unit, _candidates(profile, group_sizes))
+            start += count
+        return 0
+
+    def describe(self, profile):
+        return f"keep newest {profile.amount:.0%} of messages by count, from an assistant message"
 
 
 class SlidingWindow(EvictionRule):
@@ -276,10 +305,14 @@ PROFILES = {
         "SUMMARIZATION_TRIGGER_MULTIPLIER, CompactionSettings mode 'sliding_window' with "
         "sliding_window_percentage = partial_evict_summarizer_percentage, send_memory_warning_message=False",
         warn_at=None, trigger="after_append", trigger_at=0.9, evict="sliding_window", amount=0.30),
+    # Letta's v2 loop summarises when the last response's tokens pass the window or the provider
+    # reports an overflow; memlib never sends an overflowing prompt, so both are "the next message
+    # would pass 100 %".
     "letta_v2": PagingProfile(
-        "letta_v2", "Letta's older v2 agent loop (letta-ai/letta 56ba9c25, letta_agent_v2.py): "
-        "SUMMARIZATION_TRIGGER_MULTIPLIER, summarizer mode 'partial evict', partial_evict_summarizer_percentage",
-        warn_at=None, trigger="after_append", trigger_at=0.9, evict="count_share", amount=0.30),
+        "letta_v2", "Letta's older v2 agent loop (letta-ai/letta 56ba9c25, letta_agent_v2.py: summarises "
+        "over 100 % of the window or on a provider overflow; services/summarizer/summarizer.py: "
+        "'partial evict' keeps the newest partial_evict_summarizer_percentage of the messages)",
+        warn_at=None, trigger="before_append", trigger_at=1.0, evict="partial_evict", amount=0.30),
 }
 
 
@@ -296,8 +329,9 @@ def select_eviction(profile: PagingProfile, group_sizes: list[tuple[int, int]], 
 
     Example:
         >>> units = [(1, 100)] * 10                       # ten messages of 100 tokens
+        >>> # Letta's v2 loop keeps the newest 30 % (round(0.7 x 11) = 8 is the first kept)
         >>> select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1100, limit=1100)
-        3
+        7
         >>> select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1100, limit=1100)
         7
         >>> # Letta's share counts its system message too: round(0.4 x 11) = 4 is the first kept

@@ -1,9 +1,12 @@
-"""Sleep-time consolidation: a second agent that tidies memory while the primary one is idle.
+"""Sleep-time consolidation: a second agent that tidies memory beside the primary one.
 
 Letta splits the work in two: the primary agent talks and works, and a
-sleep-time agent, sharing the same memory, runs in the background between
-conversations to reorganise it. This module is that second agent for the
-procedural memory of `memlib.procedures`. A run, at a given time:
+sleep-time agent, sharing the same memory, reorganises it as a background task
+every N turns of the primary agent (N = 5 by default). This module is that
+second agent for the procedural memory of `memlib.procedures`; the course runs
+it once an evening of its simulated days, because its scenario counts days of
+coding, not turns, and one run per day keeps the timeline readable. A run, at a
+given time:
 
 1. merges restatements and changes of the same rule: for every rule name,
    the newest active record stays and each older active one is *superseded*

@@ -55,6 +55,11 @@ _ALL = [
     # -- the paper --------------------------------------------------------------------------
     _s("paper.working_context", "working context is a fixed-size read/write block of unstructured "
        "text, written only through function calls (no persona/human split)", f"{PAPER} §2.1"),
+    _s("paper.tiers", "main context (system instructions, working context, FIFO queue) and external "
+       "context: recall storage and archival storage; three tiers already, under other names than "
+       "Letta's", f"{PAPER} §2.1"),
+    _s("paper.plan_out_loud", "the paper asks the model to plan out loud; 'inner monologue' is the "
+       "word of MemGPT's code and prompts, not the paper's", f"{PAPER} §4"),
     _s("paper.warning", "memory-pressure warning when the prompt passes e.g. 70 % of the window",
        f"{PAPER} §2.2", 0.7),
     _s("paper.flush", "flush when the prompt passes e.g. 100 % of the window", f"{PAPER} §2.2", 1.0),
@@ -74,7 +79,8 @@ _ALL = [
     _s("paper.doc_qa", "document QA is multi-document QA over retrieved Wikipedia passages "
        "(NaturalQuestions-Open, 50 questions), not documents over 100k tokens", f"{PAPER} §3.2.1", 50),
     _s("paper.nested_kv", "nested KV: 140 UUID pairs, about 8k tokens, the GPT-4 baseline's window; "
-       "the baselines saw every pair and failed at following the chain", f"{PAPER} §3.2.2", 140),
+       "the baselines saw every pair and still failed; GPT-3.5's failure was returning the original "
+       "value", f"{PAPER} §3.2.2", 140),
     # -- MemGPT's research code, 0.3.25 ------------------------------------------------------
     _s("memgpt.warning", "MESSAGE_SUMMARY_WARNING_FRAC", f"{MEMGPT}:memgpt/constants.py", 0.75),
     _s("memgpt.trunc_frac", "MESSAGE_SUMMARY_TRUNC_TOKEN_FRAC: summarise the oldest share of the "
@@ -83,32 +89,48 @@ _ALL = [
        "its result", f"{MEMGPT}:memgpt/constants.py", 3),
     _s("memgpt.core_limit", "CORE_MEMORY_PERSONA_CHAR_LIMIT = CORE_MEMORY_HUMAN_CHAR_LIMIT",
        f"{MEMGPT}:memgpt/constants.py", 2000),
-    _s("memgpt.memory_module", "from 0.3.20 to 0.3.25 each section is a MemoryModule(description, "
-       "limit=2000, value) whose validator refuses an over-limit value (0.3.19 and earlier: plain "
-       "strings with limits in code)", f"{MEMGPT}:memgpt/memory.py", 2000),
+    _s("memgpt.memory_module", "from 0.3.19 to 0.3.25 each section is a MemoryModule(description, "
+       "limit=2000, value) whose __setattr__ stores the value first and validates it after: an "
+       "over-limit edit raises, but the value stays stored and loading the agent fails later "
+       "(0.3.18 and earlier: a CoreMemory of plain strings with limits in code)",
+       f"{MEMGPT}:memgpt/memory.py", 2000),
     _s("memgpt.page_size", "RETRIEVAL_QUERY_DEFAULT_PAGE_SIZE", f"{MEMGPT}:memgpt/constants.py", 5),
     _s("memgpt.return_limit", "FUNCTION_RETURN_CHAR_LIMIT", f"{MEMGPT}:memgpt/constants.py", 3000),
     _s("memgpt.max_pause", "MAX_PAUSE_HEARTBEATS (minutes)", f"{MEMGPT}:memgpt/constants.py", 360),
     _s("memgpt.max_chaining_steps", "the server's optional cap on heartbeat chains; None (no cap) by "
        "default", f"{MEMGPT}:memgpt/server/server.py", None),
-    _s("memgpt.tools", "core_memory_append(name, content), core_memory_replace(name, old_content, "
-       "new_content), archival_memory_insert(content), archival_memory_search(query, page), "
+    _s("memgpt.tools", "archival_memory_insert(content), archival_memory_search(query, page), "
        "conversation_search(query, page), conversation_search_date(start_date, end_date, page), "
        "send_message(message), pause_heartbeats(minutes)", f"{MEMGPT}:memgpt/functions/function_sets/base.py",
-       ("send_message", "pause_heartbeats", "core_memory_append", "core_memory_replace",
-        "conversation_search", "conversation_search_date", "archival_memory_insert",
-        "archival_memory_search")),
+       ("send_message", "pause_heartbeats", "conversation_search", "conversation_search_date",
+        "archival_memory_insert", "archival_memory_search")),
+    _s("memgpt.memory_tools", "core_memory_append(name, content), core_memory_replace(name, old_content, "
+       "new_content): methods of the memory class", f"{MEMGPT}:memgpt/memory.py",
+       ("core_memory_append", "core_memory_replace")),
     # -- the last Letta server ---------------------------------------------------------------
     _s("letta.default_agent", "the default agent type is letta_v1_agent (no heartbeats: tool rules "
        "decide)", f"{LETTA}:letta/schemas/agent.py", "letta_v1_agent"),
+    _s("letta.v1_tools", "letta_v1_agent drops send_message from its default tools (and the v3 loop "
+       "adds no request_heartbeat); the older v2 loop still adds request_heartbeat to every tool",
+       f"{LETTA}:letta/services/agent_manager.py", None),
     _s("letta.compaction_trigger", "SUMMARIZATION_TRIGGER_MULTIPLIER: compaction once usage passes "
        "this share of the window", f"{LETTA}:letta/constants.py", 0.9),
     _s("letta.sliding_window", "compaction mode 'sliding_window': the share of messages evicted "
        "starts at sliding_window_percentage and grows by 0.10 before each try, the cut snaps back "
        "to an assistant message, until what is kept fits under (1 - percentage) x window",
        f"{LETTA}:letta/services/summarizer/summarizer_sliding_window.py", 0.30),
-    _s("letta.partial_evict", "the older v2 loop's 'partial evict': the oldest share of the messages "
-       "by count (partial_evict_summarizer_percentage)", f"{LETTA}:letta/settings.py", 0.30),
+    _s("letta.partial_evict", "the older v2 loop's 'partial evict' keeps the newest share of the "
+       "messages by count (partial_evict_summarizer_percentage): what is kept starts at index "
+       "round((1 - share) x N), N counting the system message, moved forward to an assistant message; "
+       "the rest (about 70 %) is summarised", f"{LETTA}:letta/services/summarizer/summarizer.py", 0.30),
+    _s("letta.v2_trigger", "the older v2 loop summarises only when the last response's tokens pass "
+       "100 % of the window or the provider reports a context overflow (no 90 % trigger)",
+       f"{LETTA}:letta/agents/letta_agent_v2.py", 1.0),
+    _s("letta.message_ids", "the agent state names its in-context messages message_ids; "
+       "in_context_message_ids is the Agent File's field", f"{LETTA}:letta/schemas/agent.py", "message_ids"),
+    _s("letta.create_client", "the old client API (create_client) printed a deprecation message from "
+       "2025-03-04 and the local client was removed on 2025-05-22 (commit d4390cd9)",
+       "letta-ai/letta@6a7b9ff4:letta/client/client.py", "2025-05-22"),
     _s("letta.no_warning", "memory_warning_threshold 0.75 exists but send_memory_warning_message is "
        "False: no warning by default", f"{LETTA}:letta/settings.py", None),
     _s("letta.core_limit", "CORE_MEMORY_PERSONA_CHAR_LIMIT = CORE_MEMORY_HUMAN_CHAR_LIMIT",
@@ -121,11 +143,13 @@ _ALL = [
        "archive uses Turbopuffer (use_tpuf, False by default); a self-hosted server searches with "
        "SQL / embeddings, conversation_search likewise", f"{LETTA}:letta/settings.py", False),
     _s("letta.sleeptime_frequency", "the sleep-time agent runs as a background task every N turns of "
-       "the primary agent (sleeptime_agent_frequency), not between sessions",
-       f"{LETTA}:letta/groups/sleeptime_multi_agent_v4.py", 5),
+       "the primary agent (sleeptime_agent_frequency, set to 5 when the server creates the group; "
+       "the every-N count is in groups/sleeptime_multi_agent_v4.py), not between sessions",
+       f"{LETTA}:letta/server/server.py", 5),
     _s("letta.tools", "core_memory_append(label, content), core_memory_replace(label, old_content, "
-       "new_content), memory_replace, memory_insert, memory_rethink, archival_memory_insert(content, "
-       "tags), archival_memory_search(query, tags, ...), conversation_search(query, roles, limit, "
+       "new_content), memory_replace, memory_insert, memory_rethink, memory_finish_edits, memory, "
+       "memory_apply_patch, rethink_memory, archival_memory_insert(content, tags), "
+       "archival_memory_search(query, tags, ...), conversation_search(query=None, roles, limit, "
        "start_date, end_date); conversation_search_date is gone",
        f"{LETTA}:letta/functions/function_sets/base.py", None),
     _s("letta.over_limit_reports", "the over-limit block reports (letta-ai/letta issues 1567 and "

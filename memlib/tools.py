@@ -707,7 +707,8 @@ def _letta_schemas() -> list[dict[str, Any]]:
                    ("start_datetime", _S, "Earliest time, ISO 8601.", False),
                    ("end_datetime", _S, "Latest time, ISO 8601.", False)], heartbeat=False),
         _function("conversation_search", "Search past messages by text and meaning (SQL on a self-hosted server).",
-                  [("query", _S, "What to look for.", True), ("roles", _STRINGS, "Only messages of these roles.", False),
+                  [("query", _S, "What to look for (optional: without it, filter by role and date).", False),
+                   ("roles", _STRINGS, "Only messages of these roles.", False),
                    ("limit", _I, "How many results.", False), ("start_date", _S, "Earliest day.", False),
                    ("end_date", _S, "Latest day.", False)], heartbeat=False),
     ]
@@ -718,9 +719,12 @@ def tool_schemas(profile: str = "memlib") -> list[dict[str, Any]]:
 
     "memlib" is `TOOL_SCHEMAS` (what `dispatch` runs). "memgpt-0.3": MemGPT
     0.3.25, `request_heartbeat` required on every tool but send_message and
-    pause_heartbeats, `name` for the section. "letta": the last Letta server's
-    base and memory tools as its newest agent type sees them (no heartbeats:
-    tool rules decide when the loop continues), `label` for the block.
+    pause_heartbeats, `name` for the section. "letta": a selection of the tools
+    the last Letta server's base function set defines (`function_sets/base.py`;
+    it also has `memory`, `memory_apply_patch` and `rethink_memory`), `label` for
+    the block, without `request_heartbeat`: the default agent type,
+    `letta_v1_agent`, drops it (tool rules decide) and also drops `send_message`;
+    the older v2 loop still adds it to every tool.
 
     Example:
         >>> [f["function"]["name"] for f in tool_schemas("memgpt-0.3")][:2]

@@ -246,11 +246,11 @@ def sized_message(i, size=100):
     return Message.user(f"m{i} " + "w " * (size - 2))
 
 
-def run_profile(profile, sizes, window=1000):
+def run_profile(profile, sizes, window=1000, make=sized_message):
     ctx = MainContext(window=window, system_prompt="sys", counter=count_words, profile=profile)
     log = []  # (turn, kind, message id or None)
     for turn, size in enumerate(sizes, start=1):
-        for e in ctx.append(sized_message(turn - 1, size)):
+        for e in ctx.append(make(turn - 1, size)):
             if e.kind in ("evict", "pressure", "flush"):
                 log.append((turn, e.kind, e.message.id if e.message else None))
         assert ctx.used <= window
@@ -270,8 +270,8 @@ def test_the_profiles_carry_their_sources_numbers():
     assert (paper.warn_at, paper.trigger_at, paper.evict, paper.amount) == (0.7, 1.0, "to_share", 0.5)
     assert (memgpt.warn_at, memgpt.trigger, memgpt.trigger_at) == (0.75, "before_append", 1.0)
     assert (memgpt.evict, memgpt.amount, memgpt.keep_last) == ("token_share", 0.75, 3)
-    assert (letta.warn_at, letta.trigger, letta.trigger_at) == (None, "after_append", 0.9)
-    assert (letta.evict, letta.amount, letta.keep_last) == ("count_share", 0.30, 0)
+    assert (letta.warn_at, letta.trigger, letta.trigger_at) == (None, "before_append", 1.0)
+    assert (letta.evict, letta.amount, letta.keep_last) == ("partial_evict", 0.30, 0)
     assert "2310.08560" in paper.source and "0.3.25" in memgpt.source and "56ba9c25" in letta.source
     v1 = PROFILES["letta"]
     assert (v1.warn_at, v1.trigger, v1.trigger_at, v1.evict, v1.amount) == (None, "after_append", 0.9,
@@ -339,21 +339,54 @@ def test_memgpt_never_splits_a_call_from_its_result():
     assert evicted and evicted[-1].role == "tool"
 
 
-def test_letta_v2_has_no_warning_and_evicts_30_percent_by_count_past_90():
-    ctx, log = run_profile("letta_v2", [100] * 12)
+def turn_message(i, size=100):
+    """A chat: user turns at even ids, assistant replies at odd ones, `size` tokens each."""
+    return sized_message(i, size) if i % 2 == 0 else Message.assistant(f"m{i} " + "w " * (size - 2))
+
+
+def test_letta_v2_has_no_warning_and_waits_for_the_window_to_overflow():
+    ctx, log = run_profile("letta_v2", [100] * 12, make=turn_message)
     assert not [k for _, k, _ in log if k == "pressure"]
-    # after the 9th message the prompt is 903 > 900: round(0.3 x 9) = 3 messages go;
-    # 603 + 3 x 100 = 903 again after the 12th: 3 more
-    assert evicted_at(log) == {9: [0, 1, 2], 12: [3, 4, 5]}
-    assert ctx.used == 603
+    # 903 (90 %) is no reason yet; the 10th message would make 1003 > 1000. Letta's N counts the
+    # system message: 9 queued + 1 = 10, round(0.7 x 10) = 7 is the first kept, Letta's index of
+    # message 6, a user turn: the cut moves forward to the assistant reply 7, so messages 0-6 go.
+    assert evicted_at(log) == {10: [0, 1, 2, 3, 4, 5, 6]}
+    assert [m.id for m in ctx.messages] == [7, 8, 9, 10, 11]
     assert ctx.warn_at is None and ctx.evict_to is None
 
 
+@pytest.mark.parametrize("n_messages, gone", [(9, 6), (10, 7), (20, 14)])
+def test_letta_v2_keeps_the_newest_30_percent_by_count(n_messages, gone):
+    # Letta's summarizer.py: start = round((1 - 0.30) x N), N = messages + the system message;
+    # N = 10 -> 7, N = 11 -> 8, N = 21 -> 15; messages 1 .. start - 1 are summarised
+    units = [(1, 10)] * n_messages
+    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=10_000,
+                           limit=10_000) == gone
+
+
+def test_letta_v2_moves_its_cut_forward_to_an_assistant_message():
+    # N = 11: the first kept would be Letta's index 8 (memlib's unit 7); units 7 and 8 begin with a
+    # user message, unit 9 with an assistant one: the cut moves forward, 9 go and 1 stays
+    units = [(1, 10)] * 10
+    assistant = [True] * 7 + [False, False, True]
+    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=10_000, limit=10_000,
+                           assistant_first=assistant) == 9
+    # never backwards: an assistant message before the start does not count
+    assistant = [True] * 7 + [False] * 3
+    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=10_000, limit=10_000,
+                           assistant_first=assistant) == 0
+    # with nothing to cut at, Letta's summary fails; memlib frees just the room the next message needs
+    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=50, window=100, limit=100,
+                           assistant_first=assistant) == 5
+
+
 def test_letta_v2_counts_messages_not_tokens():
-    # one huge old message and many small ones: 30 % by count takes 3 messages whatever their size
-    ctx, log = run_profile("letta_v2", [400] + [60] * 9)
+    # one huge old message and small ones: the newest 30 % by count stay whatever their size
+    ctx, log = run_profile("letta_v2", [400] + [60] * 11, make=turn_message)
     first = min(evicted_at(log))
-    assert evicted_at(log)[first] == [0, 1, 2]
+    # 3 + 400 + 9 x 60 = 943; the 11th would pass 1000. N = 11: round(7.7) = 8 is Letta's index of
+    # message 7 (index 0 is the system message), an assistant reply: messages 0-6 go, 7 of 10
+    assert first == 11 and evicted_at(log)[first] == list(range(7))
 
 
 def test_every_profile_keeps_everything_in_recall_and_never_overflows():
@@ -379,14 +412,14 @@ def test_select_eviction_on_units():
     units = [(1, 100)] * 10
     assert select_eviction(PROFILES["paper"], units, fixed=0, incoming=0, window=1000, limit=1000) == 5
     assert select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1000, limit=1000) == 7
-    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1000, limit=1000) == 3
+    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1000, limit=1000) == 7
     # a unit of three messages (a call and two results) counts three towards keep_last:
     # 75 % of 80 tokens would reach into it, but it holds the last 3 messages, so it stays
     units = [(1, 10)] * 5 + [(3, 30)]
     assert select_eviction(PROFILES["memgpt"], units, fixed=0, incoming=0, window=1000, limit=1000) == 5
-    # and three towards Letta's count: round(0.3 x 8) = 2 messages
+    # and three towards Letta's count: N = 9, round(0.7 x 9) = 6 is the first kept, the start of unit 3
     units = [(3, 30)] + [(1, 10)] * 5
-    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1000, limit=1000) == 1
+    assert select_eviction(PROFILES["letta_v2"], units, fixed=0, incoming=0, window=1000, limit=1000) == 3
 
 
 def chat(sizes):
@@ -499,7 +532,7 @@ def test_a_one_line_summary_at_its_budget_keeps_its_words_when_the_frame_adds_a_
 def test_every_eviction_rule_is_a_registered_class_and_a_profile_uses_its_rule():
     from memlib import paging
 
-    assert paging.EVICTION_RULES == ("to_share", "token_share", "count_share", "sliding_window")
+    assert paging.EVICTION_RULES == ("to_share", "token_share", "count_share", "partial_evict", "sliding_window")
     for name, profile in PROFILES.items():
         assert profile.eviction is paging.EVICTIONS[profile.evict], name
         assert profile.eviction.describe(profile) in repr(profile)

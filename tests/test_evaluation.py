@@ -241,15 +241,16 @@ def test_the_sentences_under_the_tables_of_notebooks_12_and_13_are_measured():
 
 def test_notebook_11_profile_verdict_holds():
     # notebook 11: "Letta's default profile evicts about twice as often as the paper's (28 against 14
-    # at 1,024 tokens), its older v2 loop more often still; MemGPT's summarises least often"
+    # at 1,024 tokens); its older v2 loop, which waits for an overflow and then keeps only the newest
+    # 30 %, no more often than the paper's; MemGPT's summarises least often"
     from memlib.evaluation import evaluate_profile
 
     runs = {name: evaluate_profile(name, window=1024, summary_tokens=192)
             for name in ("paper", "memgpt", "letta", "letta_v2")}
     assert (runs["paper"].evictions, runs["letta"].evictions) == (14, 28)
-    assert runs["letta_v2"].evictions > runs["letta"].evictions
+    assert runs["letta_v2"].evictions <= runs["paper"].evictions < runs["letta"].evictions
     assert runs["memgpt"].evictions <= runs["paper"].evictions
-    assert max(runs, key=lambda n: runs[n].summary_tokens_in) in ("letta", "letta_v2")
+    assert max(runs, key=lambda n: runs[n].summary_tokens_in) == "letta"
 
 
 def test_notebook_02_states_the_retention_floor_the_check_applies():

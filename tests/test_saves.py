@@ -194,7 +194,7 @@ def _state(ctx):
     return ([(m.id, m.role, m.content) for m in ctx.messages], ctx.summary, ctx.used, len(ctx.recall))
 
 
-@pytest.mark.parametrize("evict", ["to_share", "token_share", "count_share", "sliding_window"])
+@pytest.mark.parametrize("evict", ["to_share", "token_share", "count_share", "partial_evict", "sliding_window"])
 def test_a_custom_profile_of_each_eviction_rule_saves_loads_and_behaves_the_same(tmp_path, evict):
     from memlib.context import PROFILES, PagingProfile
 

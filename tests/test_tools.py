@@ -628,7 +628,8 @@ def test_letta_surface():
     assert signature(tools["archival_memory_search"]) == (
         ["query", "tags", "tag_match_mode", "top_k", "start_datetime", "end_datetime"], ["query"])
     assert tools["archival_memory_search"]["properties"]["tag_match_mode"]["enum"] == ["any", "all"]
-    assert signature(tools["conversation_search"])[0] == ["query", "roles", "limit", "start_date", "end_date"]
+    # Letta's query is optional (function_sets/base.py: query: Optional[str] = None)
+    assert signature(tools["conversation_search"]) == (["query", "roles", "limit", "start_date", "end_date"], [])
     assert not any("request_heartbeat" in p["properties"] for p in tools.values())
 
 
