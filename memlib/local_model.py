@@ -145,7 +145,7 @@ def build_runtime(write: Callable[[str], None] | None = None, pip: Sequence[str]
     out = write or (lambda text: (sys.stderr.write(text), sys.stderr.flush()))
     env = dict(os.environ, CMAKE_ARGS=os.environ.get("CMAKE_ARGS", BUILD_CMAKE_ARGS))
     command = list(pip or (sys.executable, "-m", "pip")) + ["install", "-v", RUNTIME_PIN]
-    start, tail = time.monotonic(), []
+    start, tail = time.monotonic(), list[str]()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     assert process.stdout is not None
     for line in process.stdout:
