@@ -24,7 +24,7 @@ build)
     fi
     t0=$(date +%s)
     mkdir -p "$cache.partial"
-    CMAKE_ARGS="$args" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" nice -n 5 \
+    CMAKE_ARGS="$args" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" nice -n 19 \
         $py -m pip wheel -q --no-deps -w "$cache.partial" ".venv/schemas/llama_cpp_python-$version.tar.gz"
     rm -rf "$cache" && mv "$cache.partial" "$cache"
     echo "local model lane: built the runtime wheel in $(( $(date +%s) - t0 )) s"
