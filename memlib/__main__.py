@@ -1,4 +1,4 @@
-"""Command line: `python -m memlib demo | release | grade` (and `--version`).
+"""Command line: `python -m memlib demo | release | grade | model` (and `--version`).
 
 `demo` lives here: the lesson's scenario as a deterministic terminal trace
 (facts written to core and archival memory, the context filled until it
@@ -32,6 +32,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "release": ("memlib.course.release", "generate the student notebooks from solutions/"),
     "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
               "(`grade merge` joins shards, `grade items` analyses the checks)"),
+    "model": ("memlib.local_model", "a local model, offline, as the decider: "
+              "`model serve` starts it, `model check` runs three agent steps"),
 }
 
 #: `python -m memlib grade <tool>`: tools that read gradebooks (no notebooks run, no extra needed).

@@ -117,7 +117,8 @@ class ChatPolicy:
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, *,
                  timeout: float = 60.0, max_retries: int = 3,
-                 temperature: float | None = 0.0, tools: list[dict] | None = None) -> None:
+                 temperature: float | None = 0.0, tools: list[dict] | None = None,
+                 max_tokens: int | None = None) -> None:
         for name, value in (("base_url", base_url), ("model", model)):
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"{name} must be a non-empty string, got {value!r}")
@@ -125,6 +126,9 @@ class ChatPolicy:
             raise TypeError(f"api_key must be a str or None, got {type(api_key).__name__}")
         check_int_at_least(max_retries, 0, "max_retries")
         check_number_at_least(timeout, 0, "timeout")
+        if max_tokens is not None:
+            check_int_at_least(max_tokens, 1, "max_tokens")
+        self.max_tokens = max_tokens  # the longest reply, in the model's tokens (None: the server's limit)
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.max_retries = max_retries
@@ -214,6 +218,8 @@ class ChatPolicy:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "tools": self.tools}
         if self.temperature is not None:
             body["temperature"] = float(self.temperature)
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         return body
 
     def _complete(self, messages: list[dict[str, Any]]):

@@ -353,3 +353,12 @@ def test_notebook_05_runs_its_model_section_against_the_test_server(tmp_path):
     # the page-fault scenario and the ten sessions went through the model: hundreds of requests
     assert len(server.requests) > 100
     assert all(r["model"] == "test-model" and r["tools"] for r in server.requests)
+
+
+def test_max_tokens_is_sent_when_set_and_checked():
+    policy = ChatPolicy(base_url="http://127.0.0.1:9/v1", model="m", max_tokens=256)
+    assert policy.request_body([{"role": "user", "content": "hi"}])["max_tokens"] == 256
+    assert "max_tokens" not in ChatPolicy(base_url="http://127.0.0.1:9/v1", model="m").request_body([])
+    for bad in (0, -5, 2.5, "256"):
+        with pytest.raises((ValueError, TypeError)):
+            ChatPolicy(base_url="http://127.0.0.1:9/v1", model="m", max_tokens=bad)
