@@ -288,7 +288,7 @@ class ContextStepper(_Explorer):
     def _no_summary(self) -> str:
         """What the summary box says while there is no summary."""
         if not self.summarizes:
-            return "no summary: this context has no summarizer, so a flush only evicts (notebook 02 adds one)"
+            return "no summary: this context has no summarizer, so a flush only evicts"
         if not any(h.flushed for h in self.history[1:self.position + 1]):
             return "no summary yet: the first flush writes one"
         return "the summary is empty: the summarizer kept nothing of what was evicted"
