@@ -124,7 +124,7 @@ Q["02"] = ("Eviction and recursive summaries", [
    ("Evict the oldest first (FIFO)", ""),
    ("Evict the longest messages first", "Length says nothing about relevance, and gaps break the thread."),
    ("Evict messages at random positions", "Random gaps make the conversation incoherent.")],
-  1, "The queue is FIFO: the oldest turns leave first, into recall storage and the summary."),
+  1, "The queue is FIFO: the oldest turns leave the prompt first and are folded into the summary; recall storage has held them since they arrived."),
  ("After a flush, where can the agent still find an evicted message in MemGPT?",
   [("In archival storage, as a fact to search later", "Archival storage holds what the agent chose to save, not the message log."),
    ("In recall storage, where it was written on arrival", ""),

@@ -114,8 +114,8 @@ def run_demo(write: Callable[[str], None] = print) -> int:
     write("memlib demo: an agent that pages its memory (MemGPT's virtual context)")
     write(f"main context {DEMO_WINDOW} tokens; policy RulePolicy; no summarizer.")
     write("At 70% full the agent gets a memory-pressure warning. At 100% a flush evicts the oldest")
-    write("messages: it moves them out of the prompt into recall storage (conversation_search")
-    write("still finds them there) until the prompt is down to 50%.")
+    write("messages from the prompt until it is down to 50%. Every message went into recall storage")
+    write("when it arrived, so the evicted ones are still there (conversation_search finds them).")
 
     section("1. Core memory: persona and user facts")
     for text in DEMO_SETUP:

@@ -164,7 +164,7 @@ class Trace:
             if run > 1:
                 first, last = events[i].message, events[i + run - 1].message
                 span = f"#{first.id}..#{last.id}" if first and last else ""
-                lines.append(TraceEvent("evict", f"{run} messages {span} -> recall storage",
+                lines.append(TraceEvent("evict", f"{run} messages {span} out of main context (still in recall storage)",
                                         events[i + run - 1].tokens_used, event.window).render())
             else:
                 lines.append(event.render())

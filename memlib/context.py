@@ -5,8 +5,9 @@ summary and a FIFO queue of messages. Appending counts only the new message
 (running totals, never a re-tokenisation of the whole prompt). The default
 policy uses the MemGPT paper's example numbers: a warning at 70 % of the
 window, and when the next message would pass 100 %, a flush that evicts the
-oldest messages until the prompt is back near 50 %, folds them into the
-summary and leaves them in recall storage. `PROFILES` holds that policy and
+oldest messages until the prompt is back near 50 % and folds them into the
+summary. They stay in recall storage, where `append` wrote every message as
+it arrived (the paper's queue manager). `PROFILES` holds that policy and
 the two its authors actually shipped (MemGPT's research code and the last
 Letta server), each with the source of its numbers; `MainContext(window,
 profile="memgpt")` picks one. The profiles and their eviction rules are
@@ -410,7 +411,7 @@ class MainContext:
         for message, tokens_of_message in items:
             self._queue.popleft()
             self._messages_used -= tokens_of_message
-            new.append(self._event("evict", f"{message.role} message #{message.id} -> recall storage", message))
+            new.append(self._event("evict", f"{message.role} message #{message.id} out of main context (still in recall storage)", message))
         if summary != self.summary or note:
             self.summary, self._summary_used = summary, tokens
             new.append(self._event("summarize", f"summary now {tokens} tokens{note}", None))

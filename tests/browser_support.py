@@ -344,7 +344,7 @@ def classify(description: dict) -> str:
     buttons = " ".join(description["buttons"])
     if "step" in buttons and "turn" in description["sliderLabels"]:
         return "ContextStepper"
-    if "next interrupt" in buttons:
+    if "next frame" in buttons:
         return "TraceViewer"
     if "query" in description["textLabels"]:
         return "RetrievalExplorer"
@@ -450,7 +450,7 @@ class NotebookPage:
         if kind in ("ContextStepper", "TraceViewer"):
             # Forward first; a viewer the notebook left on its last frame can only go back
             # (the stepper has no back button: one turn back with the slider's arrow key).
-            forward = "step" if kind == "ContextStepper" else "next interrupt"
+            forward = "step" if kind == "ContextStepper" else "next frame"
             done = []
             changed, note = self._click_and_watch(handle, forward, need_plot=True)
             done.append(note)

@@ -616,6 +616,15 @@ def test_block_fill_bars_reads_every_kind_of_core_memory():
         assert fig.layout.xaxis.range[1] > 2000  # room for the "used/limit" text after the longest bar
     rows = block_rows({"blocks": [{"label": "a", "value": "x" * 10, "limit": 10, "read_only": True}]})
     assert rows[0]["fill"] == 1.0 and rows[0]["read_only"]
+    # a read-only block says so in words (no emoji, which default fonts draw as a box); each bar's
+    # "used/limit" label sits right of the whole bar, never squeezed inside a short one
+    fig = block_fill_bars({"blocks": [{"label": "a", "value": "x" * 10, "limit": 10, "read_only": True},
+                                      {"label": "b", "value": "y", "limit": 500}]})
+    assert list(fig.layout.yaxis.ticktext) == ["a (read-only)", "b"]
+    assert all(not t.text for t in fig.data)
+    labels = {a.y: a for a in fig.layout.annotations}
+    assert labels["a"].text == "10/10 (100%)" and labels["b"].text == "1/500 (0%)"
+    assert labels["b"].x == 500 and labels["b"].xanchor == "left" and not labels["b"].showarrow
     with pytest.raises(TypeError, match="blocks"):
         block_fill_bars("persona: hi")
 

@@ -34,7 +34,7 @@ def test_demo_shows_the_lesson_scenario(demo_output):
         # pressure, alert and eviction
         "pressure     memory pressure:",
         "alert        [memory pressure]",
-        "-> recall storage",
+        "out of main context (still in recall storage)",
         "flush        evicted",
         "'Remember that my sister Maya is allergic to peanuts.': evicted from main context, kept in recall storage",
         # the follow-up answered from archival memory with a citation
@@ -59,7 +59,7 @@ def test_demo_explains_each_term_where_it_first_appears(demo_output):
 
     # flush and evict: the header says what they do before any trace line uses them
     assert first(r"\bflush\b") == first(r"a flush evicts the oldest") < first(r"^\s+flush\s")
-    assert "moves them out of the prompt into recall storage" in lines[first(r"\bflush\b") + 1]
+    assert "Every message went into recall storage" in lines[first(r"\bflush\b") + 1]
     # heartbeat: the line after the first mention
     assert lines[first(r"heartbeat") + 1].strip().startswith("(heartbeat: the tool call asks for another turn")
     # the message range of an eviction: the line after the first one, with its own numbers

@@ -238,8 +238,11 @@ def test_eviction_comparison_has_one_panel_per_summarizer():
                                      "extractive": ExtractiveSummarizer()}, window=400)
     panels = {t.xaxis for t in fig.data}
     assert panels == {"x", "x2", "x3"}
-    titles = [a.text for a in fig.layout.annotations if a.text.split(":")[0] in ("none", "truncating", "extractive")]
+    titles = [a.text for a in fig.layout.annotations if a.text.split("<br>")[0] in ("none", "truncating", "extractive")]
     assert len(titles) == 3
+    # each panel's title is two short lines (the name, then what happened), so side by side they never collide
+    assert all(len(line) <= 30 for t in titles for line in t.split("<br>"))
+    assert titles[0].endswith("no summary") and "summary" in titles[1] and "tokens" in titles[1]
     # the summary segment stays empty without a summarizer and grows with one
     summary_name = SEGMENT_LABELS["summary"]
     summary = {t.xaxis: max(t.y) for t in fig.data if t.name == summary_name}
@@ -398,6 +401,21 @@ def test_context_stepper_shows_the_summary_and_escapes_text():
     assert stepper.figure.data[SEGMENTS.index("summary")].x[0] > 0
 
 
+def test_context_stepper_counts_flushes_and_says_why_there_is_no_summary():
+    plain = ContextStepper(conversation(60), window=300)  # no summarizer: a flush only evicts
+    while not plain.state.flushed:
+        plain.step()
+    assert "1 flush so far" in plain._status.value and "flushes" not in plain._status.value
+    assert "still in recall storage" in plain._status.value
+    assert "no summarizer" in plain.render_html() and "no summary yet" not in plain.render_html()
+    plain.step()
+    while not plain.state.flushed:
+        plain.step()
+    assert "2 flushes so far" in plain._status.value
+    summarized = ContextStepper(conversation(60), window=300, summarizer=ExtractiveSummarizer())
+    assert "no summary yet: the first flush writes one" in summarized.render_html()
+
+
 def test_context_stepper_widget_and_display():
     stepper = ContextStepper(conversation(10), window=300)
     box = stepper.widget
@@ -518,9 +536,25 @@ def test_trace_viewer_steps_through_interrupts(agent):
     assert searches and "arc-" in searches[-1].result.message
     viewer.reset()
     assert viewer.position == 0
-    viewer._slider.value = 3  # the slider counts from 1, like the header
-    assert viewer.position == 2
+    viewer._slider.value = 3  # the slider counts from 0, like the header and goto
+    assert viewer.position == 3
     assert "TraceViewer(frame 3/" in repr(viewer) and "frame 3/" in viewer._header.value
+
+
+def test_trace_viewer_goto_the_header_and_the_slider_number_frames_alike(agent):
+    viewer = TraceViewer(agent.traces[1])  # one step: the user's message, then its tool calls
+    last = len(viewer.frames) - 1
+    assert f"frame 0/{last}" in viewer._header.value and viewer._slider.value == 0
+    first_call = viewer.goto(1)
+    assert first_call is viewer.frames[1] and first_call.call is not None and first_call.index == 1
+    assert f"frame 1/{last}" in viewer._header.value and viewer._slider.value == 1
+    assert f"TraceViewer(frame 1/{last}:" in repr(viewer)
+    assert "tool call 1/" in viewer.render_html() and "tool call 1" in viewer.figure.layout.title.text
+    # the button says what it steps through: frames (a message arriving, a tool call), not interrupts
+    assert viewer._next_button.description == "next frame ▶"
+    assert "interrupt" not in viewer._next_button.description + viewer.render_html()
+    with pytest.raises(ValueError):
+        viewer.goto(last + 1)
 
 
 def test_trace_viewer_shows_evictions_and_accepts_traces(agent):

@@ -65,7 +65,8 @@ def block_fill_bars(core_memory: Any, *, title: str | None = None, height: int |
     """
     go = _go()
     rows = block_rows(core_memory)
-    labels = [r["label"] + (" 🔒" if r["read_only"] else "") for r in rows]
+    # "read-only" in words: a lock emoji draws as an empty box in fonts without emoji
+    labels = [r["label"] + (" (read-only)" if r["read_only"] else "") for r in rows]
     colors = [_FULL_COLOR if r["fill"] >= 1 else _NEARLY_COLOR if r["fill"] >= NEARLY_FULL
               else SEGMENT_COLORS["core_memory"] for r in rows]
     hover = [f"{r['label']}: {r['chars']}/{r['limit']} characters ({r['fill']:.0%})"
@@ -74,7 +75,6 @@ def block_fill_bars(core_memory: Any, *, title: str | None = None, height: int |
     fig = go.Figure([
         go.Bar(y=labels, x=[r["chars"] for r in rows], orientation="h", name="used",
                marker=dict(color=colors, pattern=dict(shape=["/" if r["read_only"] else "" for r in rows])),
-               text=[f"{r['chars']}/{r['limit']} ({r['fill']:.0%})" for r in rows], textposition="outside",
                hovertext=hover, hoverinfo="text"),
         go.Bar(y=labels, x=[max(r["limit"] - r["chars"], 0) for r in rows], orientation="h", name="free",
                marker=dict(color=SEGMENT_COLORS["free"]), hoverinfo="skip"),
@@ -82,12 +82,17 @@ def block_fill_bars(core_memory: Any, *, title: str | None = None, height: int |
     # keep the original labels as y values of the first trace for callers that read them
     fig.data[0].y = [r["label"] for r in rows]
     fig.data[1].y = [r["label"] for r in rows]
+    # "used/limit (fill)" right of each whole bar, horizontal: text inside a short stacked bar
+    # would be squeezed into unreadable vertical letters
+    for r in rows:
+        fig.add_annotation(x=max(r["limit"], r["chars"]), y=r["label"], text=f"{r['chars']}/{r['limit']} ({r['fill']:.0%})",
+                           xanchor="left", xshift=4, showarrow=False, font=dict(size=12))
+    longest = max([max(r["limit"], r["chars"]) for r in rows], default=1)
     fig.update_layout(
         template=TEMPLATE, barmode="stack", height=height or 120 + 40 * max(len(rows), 2),
         title=dict(text=title or "core memory blocks: characters used / limit", x=0.01),
-        # room right of the longest bar, so a full block's "used/limit" label is not cut off
-        xaxis=dict(title=dict(text="characters"),
-                   range=[0, 1.2 * max([max(r["limit"], r["chars"]) for r in rows], default=1)]),
+        # room right of the longest bar for its "used/limit" label
+        xaxis=dict(title=dict(text="characters"), range=[0, 1.3 * longest]),
         yaxis=dict(autorange="reversed", type="category",
                    ticktext=labels, tickvals=[r["label"] for r in rows]),
         legend=dict(orientation="h", y=-0.25), margin=dict(l=20, r=20, t=50, b=40),

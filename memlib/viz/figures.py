@@ -278,7 +278,7 @@ def eviction_comparison(messages, summarizers: Mapping | None = None, window: in
         >>> from memlib.summarize import TruncatingSummarizer
         >>> msgs = [("user", f"note {i}: the train left at {i} pm") for i in range(50)]
         >>> fig = eviction_comparison(msgs, {"none": None, "truncating": TruncatingSummarizer()}, window=400)
-        >>> [a.text.split(":")[0] for a in fig.layout.annotations[:2]]
+        >>> [a.text.split("<br>")[0] for a in fig.layout.annotations[:2]]
         ['none', 'truncating']
     """
     go = _go()
@@ -293,11 +293,13 @@ def eviction_comparison(messages, summarizers: Mapping | None = None, window: in
                  for name, s in summarizers.items()}
     titles = []
     for name, history in histories.items():
-        last = history[-1]
-        titles.append(f"{name}: {sum(s.flushed for s in history)} flushes, "
-                      f"summary {last.segments['summary']} tokens")
+        # two short lines per panel: side by side, one long line each would run into the next
+        flushes, summary = sum(s.flushed for s in history), history[-1].segments["summary"]
+        titles.append(f"{name}<br>{flushes} {'flush' if flushes == 1 else 'flushes'}, "
+                      + (f"summary {summary} tokens" if summary else "no summary"))
     fig = make_subplots(rows=1, cols=len(histories), shared_yaxes=True,
                         subplot_titles=titles, horizontal_spacing=0.04)
+    fig.update_annotations(font=dict(size=13))
     for col, history in enumerate(histories.values(), start=1):
         suffix = "" if col == 1 else str(col)
         for trace in _timeline_traces(history, showlegend=col == 1, xaxis=f"x{suffix}", yaxis=f"y{suffix}"):
@@ -310,7 +312,7 @@ def eviction_comparison(messages, summarizers: Mapping | None = None, window: in
     fig.update_layout(
         template=TEMPLATE, height=height, hovermode="closest",
         title=dict(text=title or f"eviction with and without a summarizer ({window}-token window)", x=0.01),
-        legend=dict(orientation="h", y=-0.2, x=0), margin=dict(l=50, r=20, t=80, b=40),
+        legend=dict(orientation="h", y=-0.2, x=0), margin=dict(l=50, r=20, t=100, b=40),
     )
     return fig
 

@@ -21,6 +21,7 @@ from memlib.archival import ArchivalRecord, Hit
 from memlib import retrieval
 from memlib._util import check_positive_int, is_int, shorten
 from memlib.retrieval import make_scorer, tokenize
+from memlib.summarize import NoSummarizer
 from memlib.viz.figures import (LINE_COLORS, SEGMENT_COLORS, TRUST_COLORS, context_bar, score_bars,
                                 usage_bar)
 from memlib.viz.replay import Snapshot, replay
@@ -167,6 +168,9 @@ class ContextStepper(_Explorer):
                                   **context_kwargs)
         if len(self.history) < 2:
             raise ValueError("ContextStepper needs at least one message to step through")
+        in_use = context.summarizer if context is not None else summarizer
+        #: whether a flush writes a summary (False without a summarizer, or with NoSummarizer)
+        self.summarizes = in_use is not None and not isinstance(in_use, NoSummarizer)
         self.position = 0
         self.show_evicted = show_evicted
         last = self.turns
@@ -247,10 +251,10 @@ class ContextStepper(_Explorer):
                 f'padding:4px 8px;margin-bottom:6px;background:#fdf6ec"><b>summary</b> '
                 f'({s.segments["summary"]} tokens)<div style="white-space:pre-wrap">{_esc(s.summary)}</div></div>')
         else:
-            parts.append('<div class="summary" style="color:#888;margin-bottom:6px"><i>no summary yet</i></div>')
+            parts.append(f'<div class="summary" style="color:#888;margin-bottom:6px"><i>{_esc(self._no_summary())}</i></div>')
         hidden = len(evicted) - self.show_evicted
         if hidden > 0:
-            parts.append(f'<div style="color:#999">… {hidden} older evicted messages (in recall storage)</div>')
+            parts.append(f'<div style="color:#999">… {hidden} older evicted messages (still in recall storage)</div>')
         shown_evicted = set(m.id for m in evicted[max(hidden, 0):])
         for m in seen:
             if m.id in in_context:
@@ -281,6 +285,14 @@ class ContextStepper(_Explorer):
         parts.append("</div>")
         return "".join(parts)
 
+    def _no_summary(self) -> str:
+        """What the summary box says while there is no summary."""
+        if not self.summarizes:
+            return "no summary: this context has no summarizer, so a flush only evicts"
+        if not any(h.flushed for h in self.history[1:self.position + 1]):
+            return "no summary yet: the first flush writes one"
+        return "the summary is empty: the summarizer kept nothing of what was evicted"
+
     def _title(self) -> str:
         s = self.state
         note = " · flush: oldest messages evicted" if s.flushed else (" · memory pressure warning" if s.warned else "")
@@ -292,7 +304,7 @@ class ContextStepper(_Explorer):
         flushes = sum(h.flushed for h in self.history[1:self.position + 1])
         self._status.value = (
             f'<div style="{_FONT}">{len(s.in_context)} messages in context · {len(self.evicted_ids)} evicted '
-            f'to recall storage · {flushes} flushes so far</div>')
+            f'(still in recall storage) · {flushes} {"flush" if flushes == 1 else "flushes"} so far</div>')
         self._messages_html.value = self.render_html()
         self._events_html.value = self.events_html()
 
@@ -596,12 +608,24 @@ def interrupts_of(source) -> list[Interrupt]:
 
 
 class TraceViewer(_Explorer):
-    """The agent loop interrupt by interrupt: each tool call, its result spliced into the prompt, the context bar.
+    """The agent loop frame by frame: the user's message, each tool call, its result spliced into the prompt.
 
     Pass an Agent (all its steps so far), one Trace or a list of Traces.
-    Frame 0 of a step is the user's message arriving; then one frame per
+    A step's first frame is the user's message arriving; then one frame per
     tool call, with the events it caused (appends, pressure, evictions,
-    heartbeats, the message sent).
+    heartbeats, the message sent), and the context bar after it.
+
+    Frames are numbered from 0, on screen as in `frames`, `goto` and the
+    slider: `goto(1)` shows the frame the header calls "frame 1", which in a
+    one-step trace is its first tool call.
+
+    Example:
+        >>> from memlib.agent import Agent, RulePolicy
+        >>> from memlib.tools import MemorySystem
+        >>> agent = Agent(RulePolicy(), MemorySystem.create(window=800))
+        >>> viewer = TraceViewer(agent.step("My name is Ada."))
+        >>> viewer.goto(1).call is not None, "frame 1/" in viewer._header.value
+        (True, True)
     """
 
     def __init__(self, trace_or_agent_steps, *, warn_at: float = 0.7, flush_at: float = 1.0, evict_to: float = 0.5):
@@ -610,10 +634,11 @@ class TraceViewer(_Explorer):
         self.policy = (warn_at, flush_at, evict_to)
         self.position = 0
         last = len(self.frames) - 1
-        # frames are numbered from 1 on screen, like the header
-        self._slider = w.IntSlider(value=1, min=1, max=last + 1, description="frame")
+        # frames are numbered from 0, on screen too: the slider, the header and goto agree
+        self._slider = w.IntSlider(value=0, min=0, max=last, description="frame")
         self._back_button = w.Button(description="◀ back")
-        self._next_button = w.Button(description="next interrupt ▶")
+        self._next_button = w.Button(description="next frame ▶",
+                                     tooltip="the next tool call, or the next user message")
         self._reset_button = w.Button(description="reset")
         self._header = w.HTML()
         self._out = w.Output()
@@ -637,14 +662,14 @@ class TraceViewer(_Explorer):
         return self.position == len(self.frames) - 1
 
     def goto(self, frame: int) -> Interrupt:
-        """Show frame `frame` (0-based, as in `frames`)."""
+        """Show frame `frame`: 0-based, as in `frames` and as the header and the slider number them."""
         self.position = _check_turn(frame, len(self.frames) - 1, "frame")
-        self._slider.value = self.position + 1
+        self._slider.value = self.position
         self._render()
         return self.state
 
     def step(self, n: int = 1) -> Interrupt:
-        """Move to the next interrupt (stops at the last); returns it."""
+        """Move to the next frame (stops at the last); returns it."""
         check_positive_int(n, "n")
         return self.goto(min(self.position + n, len(self.frames) - 1))
 
@@ -655,14 +680,14 @@ class TraceViewer(_Explorer):
         return self.goto(0)
 
     def _on_slider(self, change) -> None:
-        if change["new"] - 1 != self.position:
-            self.goto(change["new"] - 1)
+        if change["new"] != self.position:
+            self.goto(change["new"])
 
     def bar(self):
         """The context bar at the end of the current frame (by segment when the trace recorded it)."""
         f = self.state
         warn_at, flush_at, evict_to = self.policy
-        title = f"context after step {f.step}, {'arrival' if f.call is None else f'interrupt {f.index}'}"
+        title = f"context after step {f.step}, {'the user message' if f.call is None else f'tool call {f.index}'}"
         if f.segments and f.window:
             return context_bar(f.segments, f.window, warn_at=warn_at, flush_at=flush_at, evict_to=evict_to,
                                title=f"{title}: {f.tokens_used} / {f.window} tokens")
@@ -686,7 +711,7 @@ class TraceViewer(_Explorer):
             if thought:
                 parts.append(f'<div class="thought"><b>inner monologue</b> <i style="white-space:pre-wrap">'
                              f'{_esc(shorten(thought, 600))}</i></div>')
-            parts.append(f'<div><b>interrupt {f.index}/{calls}</b> · tool call '
+            parts.append(f'<div><b>tool call {f.index}/{calls}</b> '
                          f'<code class="tool-call">{_esc(text)}</code></div>')
             if f.result is not None:
                 ok = getattr(f.result, "ok", True)
@@ -712,10 +737,10 @@ class TraceViewer(_Explorer):
         f = self.state
         steps = sorted({g.step for g in self.frames})
         self._header.value = (f'<div style="{_FONT}"><b>step {f.step}</b> ({steps.index(f.step) + 1} of '
-                              f'{len(steps)}) · frame {self.position + 1}/{len(self.frames)} · user: '
+                              f'{len(steps)}) · frame {self.position}/{len(self.frames) - 1} · user: '
                               f'<i>{_esc(shorten(f.user_text, 200))}</i></div>')
         self._show(self.bar())
         self._body.value = self.render_html()
 
     def __repr__(self) -> str:
-        return f"TraceViewer(frame {self.position + 1}/{len(self.frames)}: {self.state!r})"
+        return f"TraceViewer(frame {self.position}/{len(self.frames) - 1}: {self.state!r})"
