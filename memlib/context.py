@@ -38,7 +38,7 @@ from memlib.messages import Message
 from memlib.paging import (EVICTION_RULES, PROFILES, SLIDING_WINDOW_STEP, PagingProfile,  # noqa: F401
                            select_eviction)
 from memlib.recall import RecallStore
-from memlib.summarize import NoSummarizer, Summarizer, fit_newest_lines
+from memlib.summarize import NoSummarizer, Summarizer, fit_newest_lines, is_summarizer
 from memlib.tokens import count
 
 __all__ = ["MainContext", "ContextOverflowError", "Event", "DEFAULT_SYSTEM_PROMPT", "MESSAGE_OVERHEAD",
@@ -119,10 +119,7 @@ class MainContext:
                 f"need 0 < evict_to < warn_at <= flush_at <= 1, got evict_to={evict_to}, "
                 f"warn_at={warn_at}, flush_at={flush_at}"
             )
-        # Duck typing, not isinstance(summarizer, Summarizer): from Python 3.12 a runtime protocol
-        # check reads attributes statically, so a proxy (the grader's view of a student's object)
-        # that provides summarize dynamically would be refused.
-        if summarizer is not None and not callable(getattr(summarizer, "summarize", None)):
+        if summarizer is not None and not is_summarizer(summarizer):
             raise TypeError("summarizer must have a summarize(previous, evicted, max_tokens) method")
         self.window = window
         self.system_prompt = system_prompt
