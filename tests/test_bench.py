@@ -14,6 +14,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.measure
+
 BENCHMARKS = ROOT / "benchmarks"
 
 

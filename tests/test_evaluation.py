@@ -8,6 +8,8 @@ import pytest
 
 from memlib import evaluation as ev
 
+pytestmark = pytest.mark.measure
+
 
 # -- recall@k ----------------------------------------------------------------------
 

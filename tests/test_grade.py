@@ -36,6 +36,8 @@ from memlib.course.grade import (
 )
 from memlib.course.release import graded_cells, release
 
+pytestmark = pytest.mark.grading
+
 SOLUTIONS = FIXTURE_COURSE
 NAME = FIXTURE_NOTEBOOK
 CELL_TIMEOUT = 6  # short, to keep the loop cases quick; generous enough for a loaded 2-core machine

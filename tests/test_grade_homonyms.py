@@ -20,6 +20,8 @@ from memlib.course import grade as grading
 from memlib.course.grade import GradeSetupError, _discover
 from memlib.course.release import release
 
+pytestmark = pytest.mark.grading
+
 FIXTURES = Path(__file__).parent / "fixtures" / "course"
 SOLUTIONS = FIXTURES / "solutions"
 NAME = "01_fixture.ipynb"

@@ -30,6 +30,8 @@ from memlib.course import sandbox as sandboxing
 from memlib.course.grade import Row, _collect, _Submission, load_release, restore_graded_cells
 from memlib.course.release import release
 
+pytestmark = pytest.mark.grading
+
 SOLUTIONS = FIXTURE_COURSE
 FIXTURES = FIXTURE_COURSE.parent
 REPO = ROOT

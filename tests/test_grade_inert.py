@@ -12,6 +12,7 @@ reads the summary, the progress lines, the gradebook, the feedback files and
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 import shutil
@@ -22,7 +23,6 @@ import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_it import MarkdownIt
 
 from memlib.course import grade as grading
 from memlib.course import item_analysis, shards
@@ -35,6 +35,8 @@ from memlib.course.grading.inert import (
     terminal_text,
 )
 from memlib.course.release import release
+
+pytestmark = pytest.mark.grading
 
 FIXTURES = Path(__file__).parent / "fixtures" / "course"
 SOLUTIONS = FIXTURES / "solutions"
@@ -53,15 +55,22 @@ HOSTILE = [
     "\x00nul\x7fdel",
     "name\u202egnp.exe",  # right-to-left override
 ]
-MARKDOWN = MarkdownIt("commonmark")
 # any text, with the characters that matter here made likely
 TEXTS = st.text(alphabet=st.sampled_from(list("`~<>[]()!&#*_\\ \n\t\x1b\x07\x9b\u202e=+-@'ax1")) | st.characters(),
                 max_size=60)
 
 
+@functools.cache
+def _markdown():
+    # imported here: the Colab profiles collect this file (and deselect it) without markdown-it-py
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
 def _tokens(markdown: str) -> list:
     tokens = []
-    for token in MARKDOWN.parse(markdown):
+    for token in _markdown().parse(markdown):
         tokens.append(token)
         tokens += token.children or []
     return tokens

@@ -31,6 +31,8 @@ from memlib.course import grade as grading
 from memlib.course import sandbox as sandboxing
 from memlib.course.release import release
 
+pytestmark = pytest.mark.grading
+
 FIXTURES = Path(__file__).parent / "fixtures" / "course"
 SOLUTIONS = FIXTURES / "solutions"
 NAME = "01_fixture.ipynb"

@@ -9,6 +9,8 @@ from memlib.evaluation import KeywordGuard, RulesGuard
 from memlib.guard_authors import (AUTHORS, HELD_OUT_AUTHORS, MAX_FPR, RotationRow, by_author_language,
                                   classifier_verdict, language_of, leave_one_author_out, main)
 
+pytestmark = pytest.mark.measure
+
 
 def test_every_poisoning_split_belongs_to_exactly_one_author():
     splits = [s for group in AUTHORS.values() for s in group]

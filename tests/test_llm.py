@@ -335,6 +335,7 @@ def test_the_schema_is_read_from_the_pinned_sdist(llama_cpp):
     assert "tool_call_id" in llama_cpp.problem({"messages": [{"role": "tool", "content": "{}"}]})
 
 
+@pytest.mark.notebooks
 @pytest.mark.slow
 def test_notebook_05_runs_its_model_section_against_the_test_server(tmp_path):
     """With the variables set, nbval runs notebook 05's model cells for real (without them, test_notebooks runs it)."""

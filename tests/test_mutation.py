@@ -16,6 +16,8 @@ import pytest
 from memlib.course import mutation
 from memlib.course.checking import graded
 
+pytestmark = pytest.mark.maintainer
+
 GRADE_IDS = sorted(mutation.EXERCISES)
 
 

@@ -26,6 +26,8 @@ from memlib.course.release import NBGRADER_ID_UNSAFE_RE, graded_cells, release, 
 from conftest import FIXTURE_COURSE, FIXTURE_NOTEBOOK, ROOT, blank, cell_index, solved, write_notebook
 from test_runners import _require
 
+pytestmark = pytest.mark.grading
+
 ASSIGNMENT = "fixture"
 # memlib's release is already the student version: nbgrader must not clear its exercise cells again
 # (it would replace each whole cell, signature included, by its own stub).

@@ -31,7 +31,7 @@ SOLUTION_FILES = sorted(SOLUTIONS.glob(NOTEBOOK_GLOB))
 CELL_TIMEOUT = 120
 RUN_TIMEOUT = 1200
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.notebooks, pytest.mark.slow]
 
 # A pytest plugin for the child process: one JSON line per nbval item, with the
 # notebook, the cell's id and grade_id, the outcome, the error and the time.

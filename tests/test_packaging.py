@@ -15,6 +15,8 @@ import pytest
 import memlib
 from conftest import ROOT
 
+pytestmark = pytest.mark.maintainer
+
 #: Never copied when building from a copy of the checkout: VCS, environments, build output, caches.
 NOT_SOURCE = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
               ".hypothesis", "artifacts")

@@ -10,6 +10,8 @@ import pytest
 
 from pg_server import PostgresServer, own_postgres_server, require_postgres  # noqa: F401
 
+pytestmark = pytest.mark.server
+
 server = own_postgres_server
 
 

@@ -30,6 +30,8 @@ from memlib.storage import StorageCorruptError, StorageError
 from pg_server import own_postgres_server, postgres_server  # noqa: F401
 from test_store_behaviour import T0, Backend, Clock, facts, queries, ranking
 
+pytestmark = pytest.mark.server
+
 
 def new_schema() -> str:
     return f"t_{uuid.uuid4().hex[:16]}"

@@ -191,6 +191,7 @@ def test_nbclient_fails_at_the_graded_cell(tmp_path, monkeypatch):
     _assert_stopped_at_the_graded_cell(nb)
 
 
+@pytest.mark.grading
 @pytest.mark.slow
 def test_papermill_fails_at_the_graded_cell(tmp_path, monkeypatch):
     papermill = _require("papermill")

@@ -10,6 +10,8 @@ import pytest
 from memlib import scaling
 from memlib.scaling import ENGINES, make_corpus, make_vocabulary, search_latency, time_each
 
+pytestmark = pytest.mark.measure
+
 
 def test_doctests():
     result = doctest.testmod(scaling)

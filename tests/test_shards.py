@@ -19,6 +19,8 @@ from memlib.course import grade as grading
 from memlib.course import item_analysis, shards
 from conftest import answered, blank
 
+pytestmark = pytest.mark.grading
+
 ADD, WORDS = "01_fixture.ipynb", "02_other.ipynb"
 
 

@@ -42,6 +42,8 @@ from memlib.course import config
 from memlib.course.release import release_notebook, stub_source
 from conftest import ROOT, SOLUTIONS
 
+pytestmark = pytest.mark.maintainer
+
 SOLUTION_FILES = sorted(SOLUTIONS.glob("[0-9]*.ipynb"))
 SCREENSHOTS = Path(os.environ.get("MEMLIB_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
 LAPTOP = {"width": 1366, "height": 768}

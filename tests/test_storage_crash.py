@@ -20,6 +20,7 @@ import pytest
 from memlib.storage import SQLiteArchivalStore, SQLiteRecallStore
 
 pytestmark = [
+    pytest.mark.measure,
     pytest.mark.slow,
     pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)"),
 ]

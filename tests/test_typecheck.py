@@ -17,7 +17,7 @@ from pg_server import skip_or_fail  # skip with the reason; fail under CI=true
 from conftest import ROOT
 
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.maintainer, pytest.mark.slow]
 
 
 def _mypy(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
