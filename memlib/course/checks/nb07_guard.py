@@ -8,6 +8,7 @@ maximum false-positive rate, so a guard that memorises the development notes fai
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import Any, Callable
 
@@ -175,18 +176,25 @@ def _hold_the_bar(report: GuardReport) -> None:
     passed(f"false-positive rate on benign notes {where} {report.false_positive_rate:.3f} <= {need_fpr}")
 
 
+@functools.cache
+def _reference_report(split: str) -> GuardReport:
+    """memlib's own guard on `split`, the line printed for comparison: measured once per process (the same
+    notes and rules give the same figures), so running the check again costs only the student's guard."""
+    from memlib.guard import scan
+
+    return guard_report(scan, "memlib.guard.scan (reference)", split)
+
+
 @graded("07-guard", "the guard clears recall and false-positive bars on the development and the held-out "
                     "poisoning splits, and protects the agent")
 def check_guard(scanner: Callable[[str], Any]) -> None:
     """Measure `scanner(text) -> Verdict` on both poisoning splits, per family, then in the agent."""
-    from memlib.guard import scan
-
     expect(callable(scanner), f"the guard is a {type(scanner).__name__}, not a function",
            "define `def my_scan(text): ... return Verdict(...)` and pass the function")
     for split in GUARD_THRESHOLDS:
         report = guard_report(scanner, split=split)
         print(report.table())
-        print(f"for comparison, {guard_report(scan, 'memlib.guard.scan (reference)', split)!r}\n")
+        print(f"for comparison, {_reference_report(split)!r}\n")
         _hold_the_bar(report)
     _check_excuse_covers_its_own_sentence(scanner)
     _check_guard_in_agent(scanner)
