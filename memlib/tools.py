@@ -115,16 +115,23 @@ class Param:
     """One argument of a tool: its JSON type, meaning and whether it is required."""
 
     name: str
-    type: str  # "string" | "integer" | "boolean"
+    type: str  # "string" | "integer" | "boolean"; "array" of strings and enums only on the other surfaces
     description: str
     required: bool = True
     default: Any = None
+    enum: tuple[str, ...] = ()  # the values a string may take (none: any)
 
-    def schema(self) -> dict[str, Any]:
-        schema: dict[str, Any] = {"type": self.type, "description": self.description}
-        if self.type == "string":
+    def schema(self, limits: bool = True) -> dict[str, Any]:
+        """The JSON schema of the argument; `limits`: memlib's bounds (string length, no negative integer)."""
+        schema: dict[str, Any] = {"type": self.type}
+        if self.type == "array":
+            schema["items"] = {"type": "string"}
+        if self.enum:
+            schema["enum"] = list(self.enum)
+        schema["description"] = self.description
+        if limits and self.type == "string":
             schema["maxLength"] = MAX_ARG_CHARS
-        if self.type == "integer":
+        if limits and self.type == "integer":
             schema["minimum"] = 0
         return schema
 
@@ -155,27 +162,33 @@ class ToolSpec:
 
     def schema(self) -> dict[str, Any]:
         """The tool in the OpenAI function-calling format."""
-        properties = {p.name: p.schema() for p in self.params}
-        if "label" in properties:
-            # Letta calls it `label`, MemGPT called it `name`: both are accepted.
-            properties["name"] = {**properties["label"], "description": "Older name for 'label'"}
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": {
-                    "type": "object",
-                    "properties": properties,
-                    "required": [p.name for p in self.params if p.required and p.name != "label"],
-                    "additionalProperties": False,
-                },
-            },
-        }
+        return function_schema(self.name, self.description, self.params, memlib=True)
 
     def usage(self) -> str:
         args = ", ".join(p.name if p.required else f"{p.name}={p.default!r}" for p in self.params)
         return f"{self.name}({args})"
+
+
+def function_schema(name: str, description: str, params: tuple[Param, ...], *, memlib: bool = False,
+                    heartbeat: str = "") -> dict[str, Any]:
+    """One tool in the OpenAI function-calling format: every surface's schemas are made here.
+
+    `memlib`: memlib's own surface (argument bounds, `name` accepted for `label`, no other
+    argument); `heartbeat`: MemGPT's required `request_heartbeat`, with this description.
+    """
+    properties = {p.name: p.schema(limits=memlib) for p in params}
+    required = [p.name for p in params if p.required]
+    if memlib and "label" in properties:
+        # Letta calls it `label`, MemGPT called it `name`: both are accepted.
+        properties["name"] = {**properties["label"], "description": "Older name for 'label'"}
+        required.remove("label")
+    if heartbeat:
+        properties["request_heartbeat"] = {"type": "boolean", "description": heartbeat}
+        required.append("request_heartbeat")
+    parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
+    if memlib:
+        parameters["additionalProperties"] = False
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
 
 
 # -- the tools themselves ---------------------------------------------------------
@@ -633,85 +646,69 @@ SCHEMA_PROFILES = ("memlib", "memgpt-0.3", "letta")
 #: MemGPT 0.3's cap on pause_heartbeats(minutes).
 MAX_PAUSE_HEARTBEATS = 360
 
-_S, _I, _B = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
-_STRINGS = {"type": "array", "items": {"type": "string"}}
+#: MemGPT adds `request_heartbeat` to every tool but send_message and pause_heartbeats, as required.
+_MEMGPT_HEARTBEAT = "Ask for control back right after this call, to send a follow-up message or run a follow-up function."
 
 
-def _function(name: str, description: str, params: list[tuple], heartbeat: bool) -> dict[str, Any]:
-    """A function schema from (name, JSON type, description, required) tuples."""
-    properties = {p: {**kind, "description": text} for p, kind, text, _ in params}
-    required = [p for p, _, _, needed in params if needed]
-    if heartbeat:
-        # MemGPT adds this to every tool but send_message and pause_heartbeats, as a required parameter.
-        properties["request_heartbeat"] = {**_B, "description": (
-            "Ask for control back right after this call, to send a follow-up message or run a follow-up function.")}
-        required.append("request_heartbeat")
-    return {"type": "function", "function": {"name": name, "description": description,
-                                             "parameters": {"type": "object", "properties": properties,
-                                                            "required": required}}}
+def _p(name: str, kind: str, description: str, required: bool = True, enum: tuple[str, ...] = ()) -> Param:
+    return Param(name, kind, description, required, enum=enum)
 
 
-def _memgpt_schemas() -> list[dict[str, Any]]:
-    page = ("page", _I, "Which page of results to show, 0 for the first.", False)
-    return [
-        _function("send_message", "Send a message to the user.",
-                  [("message", _S, "The text the user will read.", True)], heartbeat=False),
-        _function("pause_heartbeats", "Stop heartbeats (timed wake-ups) for a while.",
-                  [("minutes", _I, f"How long to pause, at most {MAX_PAUSE_HEARTBEATS} minutes.", True)],
-                  heartbeat=False),
-        _function("conversation_search", "Search past messages by text.",
-                  [("query", _S, "Text to look for.", True), page], heartbeat=True),
-        _function("conversation_search_date", "List past messages between two dates.",
-                  [("start_date", _S, "First day, YYYY-MM-DD.", True),
-                   ("end_date", _S, "Last day, YYYY-MM-DD.", True), page], heartbeat=True),
-        _function("archival_memory_insert", "Add a passage to archival memory.",
-                  [("content", _S, "The text to store.", True)], heartbeat=True),
-        _function("archival_memory_search", "Search archival memory.",
-                  [("query", _S, "Text to look for.", True), page], heartbeat=True),
-        _function("core_memory_append", "Append to a core memory section.",
-                  [("name", _S, "Section to edit: persona or human.", True),
-                   ("content", _S, "Text to add.", True)], heartbeat=True),
-        _function("core_memory_replace", "Replace text in a core memory section (every occurrence).",
-                  [("name", _S, "Section to edit: persona or human.", True),
-                   ("old_content", _S, "Text to replace, exactly as it appears.", True),
-                   ("new_content", _S, "Replacement text; empty deletes.", True)], heartbeat=True),
-    ]
+_MESSAGE = ("send_message", "Send a message to the user.", (_p("message", "string", "The text the user will read."),))
+_MEMGPT_PAGE = _p("page", "integer", "Which page of results to show, 0 for the first.", False)
+_SECTION = _p("name", "string", "Section to edit: persona or human.")
+_BLOCK = _p("label", "string", "The block to edit.")
 
+#: (name, description, parameters, whether MemGPT adds request_heartbeat) per tool of MemGPT 0.3.25.
+_MEMGPT_TOOLS: tuple[tuple[str, str, tuple[Param, ...], bool], ...] = (
+    (*_MESSAGE, False),
+    ("pause_heartbeats", "Stop heartbeats (timed wake-ups) for a while.",
+     (_p("minutes", "integer", f"How long to pause, at most {MAX_PAUSE_HEARTBEATS} minutes."),), False),
+    ("conversation_search", "Search past messages by text.",
+     (_p("query", "string", "Text to look for."), _MEMGPT_PAGE), True),
+    ("conversation_search_date", "List past messages between two dates.",
+     (_p("start_date", "string", "First day, YYYY-MM-DD."), _p("end_date", "string", "Last day, YYYY-MM-DD."),
+      _MEMGPT_PAGE), True),
+    ("archival_memory_insert", "Add a passage to archival memory.", (_p("content", "string", "The text to store."),),
+     True),
+    ("archival_memory_search", "Search archival memory.", (_p("query", "string", "Text to look for."), _MEMGPT_PAGE),
+     True),
+    ("core_memory_append", "Append to a core memory section.",
+     (_SECTION, _p("content", "string", "Text to add.")), True),
+    ("core_memory_replace", "Replace text in a core memory section (every occurrence).",
+     (_SECTION, _p("old_content", "string", "Text to replace, exactly as it appears."),
+      _p("new_content", "string", "Replacement text; empty deletes.")), True),
+)
 
-def _letta_schemas() -> list[dict[str, Any]]:
-    label = ("label", _S, "The block to edit.", True)
-    return [
-        _function("send_message", "Send a message to the user.",
-                  [("message", _S, "The text the user will read.", True)], heartbeat=False),
-        _function("core_memory_append", "Append a line to a memory block; returns the new value.",
-                  [label, ("content", _S, "Text to add.", True)], heartbeat=False),
-        _function("core_memory_replace", "Replace every occurrence of a text in a block; fails if absent.",
-                  [label, ("old_content", _S, "Text to replace.", True),
-                   ("new_content", _S, "Replacement text.", True)], heartbeat=False),
-        _function("memory_replace", "Replace text that occurs exactly once in a block; otherwise fails.",
-                  [label, ("old_string", _S, "Text to replace, occurring once.", True),
-                   ("new_string", _S, "Replacement text.", True)], heartbeat=False),
-        _function("memory_insert", "Insert text at a line of a block (-1: at the end).",
-                  [label, ("new_string", _S, "Text to insert.", True),
-                   ("insert_line", _I, "Line to insert after, -1 for the end.", False)], heartbeat=False),
-        _function("memory_rethink", "Rewrite a whole block.",
-                  [label, ("new_memory", _S, "The block's new value.", True)], heartbeat=False),
-        _function("memory_finish_edits", "Say that memory editing is done.", [], heartbeat=False),
-        _function("archival_memory_insert", "Add a passage to archival memory, with optional tags.",
-                  [("content", _S, "The text to store.", True), ("tags", _STRINGS, "Tags for the passage.", False)],
-                  heartbeat=False),
-        _function("archival_memory_search", "Search archival memory by meaning (embeddings; fused with full text only on Turbopuffer).",
-                  [("query", _S, "What to look for.", True), ("tags", _STRINGS, "Only passages with these tags.", False),
-                   ("tag_match_mode", {"type": "string", "enum": ["any", "all"]}, "Match any or all tags.", False),
-                   ("top_k", _I, "How many results.", False),
-                   ("start_datetime", _S, "Earliest time, ISO 8601.", False),
-                   ("end_datetime", _S, "Latest time, ISO 8601.", False)], heartbeat=False),
-        _function("conversation_search", "Search past messages by text and meaning (SQL on a self-hosted server).",
-                  [("query", _S, "What to look for (optional: without it, filter by role and date).", False),
-                   ("roles", _STRINGS, "Only messages of these roles.", False),
-                   ("limit", _I, "How many results.", False), ("start_date", _S, "Earliest day.", False),
-                   ("end_date", _S, "Latest day.", False)], heartbeat=False),
-    ]
+#: (name, description, parameters) per tool of the Letta server's selection (no request_heartbeat).
+_LETTA_TOOLS: tuple[tuple[str, str, tuple[Param, ...]], ...] = (
+    _MESSAGE,
+    ("core_memory_append", "Append a line to a memory block; returns the new value.",
+     (_BLOCK, _p("content", "string", "Text to add."))),
+    ("core_memory_replace", "Replace every occurrence of a text in a block; fails if absent.",
+     (_BLOCK, _p("old_content", "string", "Text to replace."), _p("new_content", "string", "Replacement text."))),
+    ("memory_replace", "Replace text that occurs exactly once in a block; otherwise fails.",
+     (_BLOCK, _p("old_string", "string", "Text to replace, occurring once."),
+      _p("new_string", "string", "Replacement text."))),
+    ("memory_insert", "Insert text at a line of a block (-1: at the end).",
+     (_BLOCK, _p("new_string", "string", "Text to insert."),
+      _p("insert_line", "integer", "Line to insert after, -1 for the end.", False))),
+    ("memory_rethink", "Rewrite a whole block.", (_BLOCK, _p("new_memory", "string", "The block's new value."))),
+    ("memory_finish_edits", "Say that memory editing is done.", ()),
+    ("archival_memory_insert", "Add a passage to archival memory, with optional tags.",
+     (_p("content", "string", "The text to store."), _p("tags", "array", "Tags for the passage.", False))),
+    ("archival_memory_search",
+     "Search archival memory by meaning (embeddings; fused with full text only on Turbopuffer).",
+     (_p("query", "string", "What to look for."), _p("tags", "array", "Only passages with these tags.", False),
+      _p("tag_match_mode", "string", "Match any or all tags.", False, enum=("any", "all")),
+      _p("top_k", "integer", "How many results.", False),
+      _p("start_datetime", "string", "Earliest time, ISO 8601.", False),
+      _p("end_datetime", "string", "Latest time, ISO 8601.", False))),
+    ("conversation_search", "Search past messages by text and meaning (SQL on a self-hosted server).",
+     (_p("query", "string", "What to look for (optional: without it, filter by role and date).", False),
+      _p("roles", "array", "Only messages of these roles.", False), _p("limit", "integer", "How many results.", False),
+      _p("start_date", "string", "Earliest day.", False), _p("end_date", "string", "Latest day.", False))),
+)
 
 
 def tool_schemas(profile: str = "memlib") -> list[dict[str, Any]]:
@@ -730,8 +727,12 @@ def tool_schemas(profile: str = "memlib") -> list[dict[str, Any]]:
         >>> [f["function"]["name"] for f in tool_schemas("memgpt-0.3")][:2]
         ['send_message', 'pause_heartbeats']
     """
-    builders = {"memlib": lambda: json.loads(json.dumps(TOOL_SCHEMAS)), "memgpt-0.3": _memgpt_schemas,
-                "letta": _letta_schemas}
+    builders = {
+        "memlib": lambda: [spec.schema() for spec in TOOLS.values()],
+        "memgpt-0.3": lambda: [function_schema(name, text, params, heartbeat=_MEMGPT_HEARTBEAT if beat else "")
+                               for name, text, params, beat in _MEMGPT_TOOLS],
+        "letta": lambda: [function_schema(name, text, params) for name, text, params in _LETTA_TOOLS],
+    }
     if profile not in builders:
         raise ValueError(f"unknown tool profile {profile!r}; choose one of {', '.join(SCHEMA_PROFILES)}")
     return builders[profile]()
