@@ -136,9 +136,48 @@ def test_release_and_grade_without_the_course_extra(monkeypatch, capsys):
     assert cli.main(["grade", "--help"]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("usage: python -m memlib grade") and "--all-assignments" in captured.out
-    assert "pip install 'memlib[course]'" in captured.err
+    assert "pip install 'memlib[course]'" in captured.out and captured.err == ""
     assert "memlib.course.grade" not in sys.modules and not isinstance(sys.modules.get("nbformat"), cli._StandIn)
     monkeypatch.undo()
     import nbformat
 
     assert hasattr(nbformat, "v4")  # the real module, not the stand-in
+
+
+# Installed before anything else runs (as sitecustomize), so that nbformat and nbval are as absent
+# as on a plain `pip install memlib`: the path finder does not see them, find_spec says None and
+# `import nbformat` raises ModuleNotFoundError.
+_WITHOUT_COURSE_EXTRA = """
+import importlib.machinery
+
+_find = importlib.machinery.PathFinder.find_spec.__func__
+
+def _find_spec(cls, name, path=None, target=None):
+    if name.partition(".")[0] in ("nbformat", "nbval"):
+        return None
+    return _find(cls, name, path, target)
+
+importlib.machinery.PathFinder.find_spec = classmethod(_find_spec)
+"""
+
+
+def test_grade_help_in_a_process_without_the_course_extra(tmp_path):
+    """`python -m memlib grade --help` in a fresh process that cannot import nbformat or nbval:
+    the help on stdout, a note naming the extra, nothing on stderr, exit 0; grading itself exits 2."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "sitecustomize.py").write_text(_WITHOUT_COURSE_EXTRA, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    probe = subprocess.run([sys.executable, "-c", "import nbformat"], env=env, capture_output=True, text=True)
+    assert "No module named 'nbformat'" in probe.stderr, "the extra is still importable: the test proves nothing"
+    shown = subprocess.run([sys.executable, "-m", "memlib", "grade", "--help"], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert (shown.returncode, shown.stderr) == (0, "")
+    assert shown.stdout.startswith("usage: python -m memlib grade") and "--release RELEASE" in shown.stdout
+    assert shown.stdout.rstrip().endswith("pip install 'memlib[course]'")
+    refused = subprocess.run([sys.executable, "-m", "memlib", "grade", "x", "--release", "notebooks", "--out",
+                              str(tmp_path / "g.csv")], env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "needs the 'course' extra" in refused.stderr
+    assert not (tmp_path / "g.csv").exists()
