@@ -32,17 +32,20 @@ __all__ = ["main", "run_demo", "build_parser", "SUBCOMMANDS"]
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "release": ("memlib.course.release", "generate the student notebooks from solutions/"),
     "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
-              "(`grade merge` joins shards, `grade items` analyses the checks)"),
+              "(`grade merge` joins shards, `grade items` analyses the checks, `grade export` writes an "
+              "LMS file, `grade override` records an instructor's points)"),
     "model": ("memlib.local_model", "a local model, offline, as the decider: "
               "`model serve` starts it, `model check` runs three agent steps"),
 }
 
 #: `python -m memlib grade <tool>`: tools that read gradebooks (no notebooks run, no extra needed).
-#: (A submission folder with one of these names is passed as ./merge, ./items, ./export.)
+#: (A submission folder with one of these names is passed as ./merge, ./items, ./export, ./override, ./feedback.)
 GRADE_TOOLS: dict[str, str] = {
     "merge": "memlib.course.shards",
     "items": "memlib.course.item_analysis",
     "export": "memlib.course.export",
+    "override": "memlib.course.overrides",
+    "feedback": "memlib.course.feedback_export",
 }
 
 #: Subcommand -> (the extra that provides its dependencies, the modules it needs from it).
