@@ -5,4 +5,4 @@ memory tools page facts in and out. Each concept lives in its own module;
 plotly and ipywidgets are imported lazily by `memlib.viz` only.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

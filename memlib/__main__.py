@@ -8,7 +8,8 @@ other modules and are imported only when asked for, so a missing optional
 part never breaks `demo`.
 
 `release` and `grade` need the `memlib[course]` extra (nbformat, nbval). Without
-it they print one line naming the extra and exit 2; their `--help` still works.
+it they print one line naming the extra and exit 2; their `--help` prints the help,
+a note naming the extra, and exits 0.
 `grade merge` and `grade items` read gradebooks only and need no extra.
 """
 
@@ -31,17 +32,20 @@ __all__ = ["main", "run_demo", "build_parser", "SUBCOMMANDS"]
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "release": ("memlib.course.release", "generate the student notebooks from solutions/"),
     "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
-              "(`grade merge` joins shards, `grade items` analyses the checks)"),
+              "(`grade merge` joins shards, `grade items` analyses the checks, `grade export` writes an "
+              "LMS file, `grade override` records an instructor's points)"),
     "model": ("memlib.local_model", "a local model, offline, as the decider: "
               "`model serve` starts it, `model check` runs three agent steps"),
 }
 
 #: `python -m memlib grade <tool>`: tools that read gradebooks (no notebooks run, no extra needed).
-#: (A submission folder with one of these names is passed as ./merge, ./items, ./export.)
+#: (A submission folder with one of these names is passed as ./merge, ./items, ./export, ./override, ./feedback.)
 GRADE_TOOLS: dict[str, str] = {
     "merge": "memlib.course.shards",
     "items": "memlib.course.item_analysis",
     "export": "memlib.course.export",
+    "override": "memlib.course.overrides",
+    "feedback": "memlib.course.feedback_export",
 }
 
 #: Subcommand -> (the extra that provides its dependencies, the modules it needs from it).
@@ -212,7 +216,9 @@ class _StandIn(types.ModuleType):
 
 
 def _help_without_extra(name: str, argv: list[str], line: str) -> int:
-    """`--help` of a subcommand whose extra is missing: its own argparse help, then the line.
+    """`--help` of a subcommand whose extra is missing: its own argparse help, then what running it needs.
+
+    Asking for help is not an error, so the note goes to stdout with the help and the exit code is 0.
 
     The module imports its dependencies at the top, so stand-ins fill in for
     them until argparse has printed the help; then they and the memlib modules
@@ -235,7 +241,7 @@ def _help_without_extra(name: str, argv: list[str], line: str) -> int:
                 sys.modules.pop(module, None)
             else:
                 sys.modules[module] = previous
-        print(line, file=sys.stderr)
+        print(f"\nTo run it: {line}")
 
 
 def _delegate(name: str, argv: list[str]) -> int:

@@ -56,22 +56,46 @@ def test_nbgitpuller_link_opens_the_notebook_inside_the_cloned_folder():
                      "urlpath": f"lab/tree/{folder}/notebooks/03_archival_bm25.ipynb"}
 
 
-def test_colab_and_binder_open_and_install_the_release_tag_not_the_branch():
-    """A notebook saved from Colab installs the memlib it was released with, whatever the branch holds later."""
-    import memlib
-
-    tag = f"v{memlib.__version__}"
-    assert config.RELEASE_TAG == tag != config.BRANCH
-    assert config.pip_requirement() == f"memlib @ git+https://github.com/{config.REPO_SLUG}@{tag}"
-    assert config.binder_url().startswith(f"https://mybinder.org/v2/gh/{config.REPO_SLUG}/{tag}?urlpath=lab/tree/")
+def test_colab_and_binder_open_and_install_the_launch_reference():
+    assert config.LAUNCH_REF == config.BRANCH
+    assert config.pip_requirement() == f"memlib @ git+https://github.com/{config.REPO_SLUG}@{config.LAUNCH_REF}"
+    assert config.binder_url().startswith(
+        f"https://mybinder.org/v2/gh/{config.REPO_SLUG}/{config.LAUNCH_REF}?urlpath=lab/tree/")
     assert config.colab_url("notebooks/00_welcome.ipynb") == (
-        f"https://colab.research.google.com/github/{config.REPO_SLUG}/blob/{tag}/notebooks/00_welcome.ipynb")
-    # browsing the source and nbgitpuller (which pulls branches only) follow the branch
+        f"https://colab.research.google.com/github/{config.REPO_SLUG}/blob/{config.LAUNCH_REF}/notebooks/00_welcome.ipynb")
     assert config.github_url("README.md").endswith(f"/blob/{config.BRANCH}/README.md")
 
 
-def test_every_notebook_installs_and_opens_the_release_it_was_generated_for():
+def test_the_launch_reference_resolves_in_a_clone_of_the_repository(tmp_path):
+    """What Colab, Binder and pip fetch is a reference the repository itself holds and a clone carries.
+
+    A tag made here would prove nothing: the clone is of this repository as it is, and
+    `git clone` brings its branches (a tag only if the repository has it)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: nothing to clone")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", "--no-checkout", "--no-local", str(ROOT), str(clone)],
+                   check=True, capture_output=True, timeout=600)
+    candidates = [f"refs/remotes/origin/{config.LAUNCH_REF}", f"refs/tags/{config.LAUNCH_REF}"]
+    found = [ref for ref in candidates
+             if subprocess.run(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                               capture_output=True).returncode == 0]
+    assert found, f"a clone of the repository has no {config.LAUNCH_REF!r}: the launch links would lead nowhere"
+    # and the launched notebooks are there at that reference
+    listed = subprocess.run(["git", "-C", str(clone), "ls-tree", "--name-only", f"{found[0]}:notebooks"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    assert "00_welcome.ipynb" in listed
+
+
+def test_every_notebook_installs_and_opens_the_launch_reference_and_names_its_release():
     import json
+
+    import memlib
 
     for folder in ("notebooks", "solutions"):
         for path in sorted((ROOT / folder).glob("*.ipynb")):
@@ -81,8 +105,9 @@ def test_every_notebook_installs_and_opens_the_release_it_was_generated_for():
             assert len(setup) == len(badge) == 1, path
             assert json.dumps(config.pip_requirement()) in setup[0], f"{path.name} installs another memlib"
             assert config.colab_url(f"{folder}/{path.name}") in badge[0], path.name
-            text = path.read_text(encoding="utf-8")
-            assert f"@{config.BRANCH}" not in text and f"/blob/{config.BRANCH}/" not in text, path.name
+            if folder == "notebooks":
+                meta = json.loads(path.read_text(encoding="utf-8"))["metadata"]["memlib"]
+                assert meta["version"] == memlib.__version__ and meta["content_hash"].startswith("sha256:"), path.name
 
 
 def test_config_prints_one_link_per_released_notebook(capsys, monkeypatch):
@@ -136,9 +161,48 @@ def test_release_and_grade_without_the_course_extra(monkeypatch, capsys):
     assert cli.main(["grade", "--help"]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("usage: python -m memlib grade") and "--all-assignments" in captured.out
-    assert "pip install 'memlib[course]'" in captured.err
+    assert "pip install 'memlib[course]'" in captured.out and captured.err == ""
     assert "memlib.course.grade" not in sys.modules and not isinstance(sys.modules.get("nbformat"), cli._StandIn)
     monkeypatch.undo()
     import nbformat
 
     assert hasattr(nbformat, "v4")  # the real module, not the stand-in
+
+
+# Installed before anything else runs (as sitecustomize), so that nbformat and nbval are as absent
+# as on a plain `pip install memlib`: the path finder does not see them, find_spec says None and
+# `import nbformat` raises ModuleNotFoundError.
+_WITHOUT_COURSE_EXTRA = """
+import importlib.machinery
+
+_find = importlib.machinery.PathFinder.find_spec.__func__
+
+def _find_spec(cls, name, path=None, target=None):
+    if name.partition(".")[0] in ("nbformat", "nbval"):
+        return None
+    return _find(cls, name, path, target)
+
+importlib.machinery.PathFinder.find_spec = classmethod(_find_spec)
+"""
+
+
+def test_grade_help_in_a_process_without_the_course_extra(tmp_path):
+    """`python -m memlib grade --help` in a fresh process that cannot import nbformat or nbval:
+    the help on stdout, a note naming the extra, nothing on stderr, exit 0; grading itself exits 2."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "sitecustomize.py").write_text(_WITHOUT_COURSE_EXTRA, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    probe = subprocess.run([sys.executable, "-c", "import nbformat"], env=env, capture_output=True, text=True)
+    assert "No module named 'nbformat'" in probe.stderr, "the extra is still importable: the test proves nothing"
+    shown = subprocess.run([sys.executable, "-m", "memlib", "grade", "--help"], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert (shown.returncode, shown.stderr) == (0, "")
+    assert shown.stdout.startswith("usage: python -m memlib grade") and "--release RELEASE" in shown.stdout
+    assert shown.stdout.rstrip().endswith("pip install 'memlib[course]'")
+    refused = subprocess.run([sys.executable, "-m", "memlib", "grade", "x", "--release", "notebooks", "--out",
+                              str(tmp_path / "g.csv")], env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "needs the 'course' extra" in refused.stderr
+    assert not (tmp_path / "g.csv").exists()

@@ -195,7 +195,7 @@ def test_memlib_pyproject_changelog_and_citation_name_one_release():
     assert (changelog_version, citation["version"]) == (version, version), \
         "bump memlib.__version__, the newest CHANGELOG.md entry and CITATION.cff together"
     assert citation["date-released"] == changelog_date
-    assert config.RELEASE_TAG == f"v{version}"
+    assert f"@{config.LAUNCH_REF}" in config.pip_requirement()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     cite = readme.split("## Cite this course", 1)[1].split("\n## ", 1)[0]
     assert f"version {version}" in cite, "README's citation names another release"
@@ -207,7 +207,14 @@ def test_the_newest_changelog_entry_has_the_sections_to_append_to():
     entry = text.split(f"## [{version}]", 1)[1].split("\n## [", 1)[0]
     assert [line for line in entry.splitlines() if line.startswith("### ")][:1] == ["### Added"]
     assert {"### Added", "### Changed", "### Fixed"} <= set(entry.splitlines())
-    assert f"[{version}]: https://github.com/memlib-course/memlib/releases/tag/v{version}" in text
+    # the newest release is what the launch links fetch; older ones name the commit that released them
+    # (tags do not travel with the published repository)
+    from memlib.course import config
+
+    assert f"[{version}]: https://github.com/{config.REPO_SLUG}/tree/{config.LAUNCH_REF}" in text
+    older = re.findall(r"^\[(\d+\.\d+\.\d+)\]: (\S+)$", text, flags=re.M)
+    assert all(re.fullmatch(rf"https://github.com/{config.REPO_SLUG}/tree/[0-9a-f]{{7,40}}", link)
+               for number, link in older if number != version), older
 
 
 def test_python_m_memlib_version(capsys):

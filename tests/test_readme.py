@@ -18,13 +18,13 @@ def test_binder_badge_and_a_colab_link_per_notebook():
         assert config.colab_url(relative) in README, f"README lacks the Colab link of {relative}"
 
 
-def test_launch_links_and_the_colab_text_name_the_release_not_the_branch():
-    slug, branch = config.REPO_SLUG, config.BRANCH
-    for on_the_branch in (f"colab.research.google.com/github/{slug}/blob/{branch}/",
-                          f"mybinder.org/v2/gh/{slug}/{branch}", f"git+https://github.com/{slug}@{branch}"):
-        assert on_the_branch not in README, f"README still opens or installs the branch: {on_the_branch}"
+def test_launch_links_and_the_colab_text_name_the_launch_reference():
+    slug, ref = config.REPO_SLUG, config.LAUNCH_REF
+    for link in (f"colab.research.google.com/github/{slug}/blob/", f"mybinder.org/v2/gh/{slug}/"):
+        pinned = set(re.findall(re.escape(link) + r"([^/?)]+)", README))
+        assert pinned == {ref}, f"README's {link} links pin {pinned}, config says {ref!r}"
     colab = README.split("**On Google Colab**", 1)[1].split("\n\n", 1)[0]
-    assert f"`{config.RELEASE_TAG}`" in colab and "(CHANGELOG.md)" in colab
+    assert f"`{ref}`" in colab and "(CHANGELOG.md)" in colab
 
 
 def test_every_path_in_the_file_map_exists():

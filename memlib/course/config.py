@@ -1,25 +1,26 @@
-"""Where the course lives: the one place for the repository slug, branch and release tag.
+"""Where the course lives: the one place for the repository slug, the branch and the launch reference.
 
 The release stamps these into every student notebook (the Colab badge and the
 Colab setup cell), so a fork changes them here and re-runs
 `python -m memlib release solutions/ notebooks/`. This module builds URLs; it
-does not check that they exist (nothing here touches the network), nor does it
-create the release tag: that is `git tag v<version>` when the release is cut.
+does not check that they exist (nothing here touches the network; a test checks
+in a clone of the repository that the launch reference is there).
 """
 
 from __future__ import annotations
 
-from memlib import __version__
 
 #: GitHub "owner/name" of the course repository.
 REPO_SLUG = "memlib-course/memlib"
 #: The branch the course is developed on: GitHub pages of files and nbgitpuller follow it.
 BRANCH = "main"
-#: The git tag of this release of the course. Colab and Binder open and install exactly
-#: this, never the branch: a notebook opened from a badge, or a copy a student saved to
-#: their Drive in week 2, installs the memlib its cells were written for, even after the
-#: branch has moved on. Bumping memlib.__version__ and re-running the release moves every link.
-RELEASE_TAG = f"v{__version__}"
+#: What Colab, Binder and the Colab install cell open and install: the branch. The course
+#: was launched from a release tag once (`v0.2.0`), but tags do not travel with the published
+#: repository (it holds branches only), so those links led nowhere; a branch is always
+#: there. The price: a copy a student saved in week 2 installs the branch's memlib when it is
+#: opened again, so each released notebook carries its release's version and content hash
+#: (`memlib.course.versions`) and the grader says when a submission comes from another release.
+LAUNCH_REF = BRANCH
 #: Folder (relative to the repository root) the student notebooks are released into.
 NOTEBOOKS_DIR = "notebooks"
 #: The Python of the course's reference JupyterLab (CI, the browser tests). JupyterLab
@@ -39,17 +40,16 @@ def github_url(path: str = "") -> str:
 def colab_url(path: str) -> str:
     """URL that opens the notebook at `path` (relative to the repository root) in Colab, as released.
 
-    The notebook comes from the release tag, like the memlib its setup cell
-    installs, so the two always match (the branch's notebook may already need
-    a memlib newer than the tag). Example: colab_url("notebooks/03_archival.ipynb")
-    -> "https://colab.research.google.com/github/<slug>/blob/v<version>/notebooks/03_archival.ipynb"
+    The notebook comes from `LAUNCH_REF`, like the memlib its setup cell
+    installs, so the two match when it is opened. Example: colab_url("notebooks/03_archival.ipynb")
+    -> "https://colab.research.google.com/github/<slug>/blob/main/notebooks/03_archival.ipynb"
     """
-    return f"https://colab.research.google.com/github/{REPO_SLUG}/blob/{RELEASE_TAG}/{_clean(path)}"
+    return f"https://colab.research.google.com/github/{REPO_SLUG}/blob/{LAUNCH_REF}/{_clean(path)}"
 
 
 def binder_url(path: str = f"{NOTEBOOKS_DIR}/00_welcome.ipynb") -> str:
-    """URL that starts JupyterLab on Binder at `path`, in the repository as of the release tag."""
-    return f"https://mybinder.org/v2/gh/{REPO_SLUG}/{RELEASE_TAG}?urlpath=lab/tree/{_clean(path)}"
+    """URL that starts JupyterLab on Binder at `path`, in the repository as of `LAUNCH_REF`."""
+    return f"https://mybinder.org/v2/gh/{REPO_SLUG}/{LAUNCH_REF}?urlpath=lab/tree/{_clean(path)}"
 
 
 def nbgitpuller_url(hub: str, path: str = f"{NOTEBOOKS_DIR}/00_welcome.ipynb") -> str:
@@ -57,10 +57,9 @@ def nbgitpuller_url(hub: str, path: str = f"{NOTEBOOKS_DIR}/00_welcome.ipynb") -
 
     `hub` is the hub's address, e.g. ``https://hub.example.edu``. nbgitpuller
     clones into a folder named after the repository, so that folder leads the
-    path JupyterLab opens. It follows the branch, not the release tag: it merges
-    the branch's new commits into each student's copy at every click, and it
-    pulls branches only (a course that must stay on one release gives it a branch
-    cut from the tag). The hub's image, not the link, decides which memlib is
+    path JupyterLab opens. It follows the branch: it merges the branch's new
+    commits into each student's copy at every click, and it pulls branches only
+    (a course that must stay on one release gives it a branch of its own). The hub's image, not the link, decides which memlib is
     installed there. Example:
     nbgitpuller_url("https://hub.example.edu")
     -> "https://hub.example.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2F<slug>"
@@ -76,10 +75,9 @@ def nbgitpuller_url(hub: str, path: str = f"{NOTEBOOKS_DIR}/00_welcome.ipynb") -
 def pip_requirement() -> str:
     """What `pip install` needs to get this release of memlib (with its data) from the repository.
 
-    The Colab setup cell runs it: a notebook installs the memlib of the release
-    it was generated by, never whatever the branch holds when it is run.
+    The Colab setup cell runs it: memlib as `LAUNCH_REF` holds it when the cell runs.
     """
-    return f"memlib @ git+https://github.com/{REPO_SLUG}@{RELEASE_TAG}"
+    return f"memlib @ git+https://github.com/{REPO_SLUG}@{LAUNCH_REF}"
 
 
 def _clean(path: str) -> str:

@@ -19,7 +19,9 @@ empty cell, which both LMSs read as "no grade"; a roster student with no rows
 at all gets empty cells. A gradebook student the roster does not name is
 listed on stderr and the exit code is 1 (the file holds everyone else); a
 gradebook or roster that cannot be used is one line on stderr, exit 2, and
-nothing is written.
+nothing is written. The instructor's overrides (``grade override``, kept next to
+the gradebook) are applied to every format; one that matches no row is listed on
+stderr and the exit code is 1.
 
 Downloads: Canvas names each file ``<sortable name>[_LATE]_<user id>_<file
 id>_<original name>`` and Moodle ``<full name>_<participant id>_assignsubmission_
@@ -46,6 +48,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memlib.course import overrides
 from memlib.course.grading.inert import csv_text, terminal_text
 from memlib.course.shards import ShardError, merge_gradebooks
 
@@ -61,7 +64,7 @@ CANVAS_IDS = ("id", "sis_user_id", "login_id")
 #: Roster column -> header in the Moodle file (Moodle's own labels; "id" is the Moodle user id).
 MOODLE_IDS = {"email": "Email address", "username": "Username", "idnumber": "ID number", "id": "User ID"}
 GRADEBOOK_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status")
-STATUSES = ("passed", "failed", "error", "missing")
+STATUSES = ("passed", "failed", "error", "missing", "late")  # "late": a penalty row (memlib.course.grading.latework)
 
 # Canvas: the sortable name lowercased with everything but word characters removed; "_LATE"
 # (or "_late") when the submission was late; the user id; the file's id; the student's file name.
@@ -139,13 +142,19 @@ class Gradebook:
     notebooks: list[str]  # in gradebook order, e.g. "03_archival.ipynb"
     max_points: dict[str, float]
     points: dict[str, dict[str, float | None]]  # student -> notebook -> points (None: not handed in)
+    # overrides of the audit file that match no row of the gradebook (memlib.course.overrides)
+    unapplied: list[overrides.Override] = field(default_factory=list)
 
 
 def read_gradebook(path: str | Path) -> Gradebook:
-    """Sum a gradebook written by `python -m memlib grade` (or `grade merge`); ExportError if it is not one."""
+    """Sum a gradebook written by `python -m memlib grade` (or `grade merge`); ExportError if it is not one.
+
+    The instructor's overrides (the audit file next to it, `memlib.course.overrides`) are applied.
+    """
     try:
         columns, rows = merge_gradebooks([path])
-    except ShardError as error:
+        rows, unapplied = overrides.apply(rows, overrides.read_overrides(path))
+    except (ShardError, overrides.OverrideError) as error:
         raise ExportError(str(error)) from None
     missing = [c for c in GRADEBOOK_COLUMNS if c not in columns]
     if missing:
@@ -179,7 +188,7 @@ def read_gradebook(path: str | Path) -> Gradebook:
     points: dict[str, dict[str, float | None]] = {}
     for (student, notebook), (summed, _) in totals.items():
         points.setdefault(student, {})[notebook] = summed if (student, notebook) in handed_in else None
-    return Gradebook(notebooks, max_points, points)
+    return Gradebook(notebooks, max_points, points, unapplied)
 
 
 def read_roster(path: str | Path, fmt: str) -> list[dict[str, str]]:
@@ -393,11 +402,14 @@ def main(argv: list[str] | None = None) -> int:
     for student, why in unmatched.items():
         points = ", ".join(f"{_title(n)} {_number(v) or '-'}" for n, v in book.points[student].items())
         print(terminal_text(f"left out {student!r} ({points}): {why}"), file=sys.stderr)
+    for override in book.unapplied:
+        print(terminal_text(f"override not applied: {override.student!r} {override.grade_id} has no row in "
+                            f"{args.gradebook} that can take {_number(override.points)} points (regraded against "
+                            "another release?); record it again for the row it belongs to"), file=sys.stderr)
     if unmatched:
         print(f"{len(unmatched)} gradebook student(s) are not in {args.out}: add them to the roster and export again",
               file=sys.stderr)
-        return 1
-    return 0
+    return 1 if unmatched or book.unapplied else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

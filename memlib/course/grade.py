@@ -57,10 +57,13 @@ import sys
 import tempfile
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Callable, Iterable
 
-from memlib.course import shards
+from memlib.course import late, shards
+from memlib.course.grading import latework, releases, update
+from memlib.course.late import LatePolicy
 # The stages live in memlib.course.grading; their names are re-exported here,
 # where the command line, the tests and the other course tools import them.
 from memlib.course.grading.collect import (  # noqa: F401
@@ -172,6 +175,10 @@ def grade(
     sandbox: str | Sandbox = "auto",
     limits: Limits | None = None,
     warn: Callable[[str], None] | None = None,
+    older_releases: Iterable[str | Path] = (),
+    only_students: Iterable[str] = (),
+    due_dates: dict[str, datetime] | None = None,
+    late_policy: LatePolicy | None = None,
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
 
@@ -181,14 +188,27 @@ def grade(
 
     `sandbox` is ``"auto"`` (bubblewrap when it works here, else none with a
     warning), ``"bwrap"`` (required) or ``"none"``; warnings go to `warn`
-    (default: stderr). Raises `GradeSetupError` only when grading cannot
-    start; every problem with a submission becomes gradebook rows.
+    (default: stderr). A notebook whose graded cells are those of one of
+    `older_releases` (release folders, `memlib.course.grading.releases`) is
+    graded against that release; one from another release is graded against
+    `release` with a note naming where it comes from. Raises `GradeSetupError`
+    only when grading cannot start; every problem with a submission becomes
+    gradebook rows. With `only_students` (names as the gradebook writes them),
+    only their notebooks run: the class is still every submission, so names
+    and shards stay as in a run of the whole class (a regrade). With
+    `due_dates` (`memlib.course.late`), each notebook's lateness is noted and a
+    late one gets a penalty row (`memlib.course.grading.latework`).
     """
     started = time.monotonic()
     released = load_release(release, assignments)
-    release_root = Path(release) if Path(release).is_dir() else Path(release).parent
-    support = sorted(p for p in release_root.iterdir() if p.is_file() and p.suffix != ".ipynb" and not p.name.startswith("."))
+    current = releases.read_release(release, released)
+    older = releases.read_older(list(older_releases), current)
     students = _discover(submissions)
+    only = set(only_students)
+    unknown = sorted(only - {s.student for s in students})
+    if unknown:
+        raise GradeSetupError(f"no submission of {', '.join(map(repr, unknown))} among the submissions given: "
+                              "pass the whole class and name students as the gradebook does")
     cell_limit = float(cell_timeout) if cell_timeout is not None else min(60.0, float(timeout))
     try:
         import ipykernel  # noqa: F401  (checked here so a missing kernel is a setup error, not N rows)
@@ -204,13 +224,18 @@ def grade(
             raise GradeSetupError(str(error)) from None
     if warning:
         (warn or (lambda text: print(text, file=sys.stderr)))(warning)
-    settings = _Settings(confinement, support, cell_limit, float(timeout))
+    settings = _Settings(confinement, current.support, cell_limit, float(timeout))
 
     planned = [job for submission in students for job in _plan(submission, released)]
+    for job in planned:
+        releases.choose(job, current, older)
+    if due_dates:
+        latework.assess_jobs(planned, released, due_dates, late_policy or LatePolicy(),
+                             warn or (lambda text: print(text, file=sys.stderr)))
     handed_in = {job.assignment.name for job in planned if job.status_if_not_run != MISSING}
     not_handed_in = [] if all_assignments else [a.name for a in released if a.name not in handed_in]
     planned = [job for job in planned if job.assignment.name not in not_handed_in
-               and (shard is None or shard.holds(job.student))]
+               and (shard is None or shard.holds(job.student)) and (not only or job.student in only)]
     if keep_work is not None:
         scratch = Path(keep_work)
         scratch.mkdir(parents=True, exist_ok=True)
@@ -229,6 +254,7 @@ def grade(
             }
             for future in concurrent.futures.as_completed(futures):
                 result = future.result()
+                latework.penalise(result, planned[futures[future]].lateness)
                 results[futures[future]] = result
                 with lock:
                     done += 1
@@ -259,7 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Grade student notebooks against the release in sandboxed kernels and write a gradebook CSV.",
     )
     parser.add_argument("submissions", nargs="+", help="one folder, .zip or .ipynb per student")
-    parser.add_argument("--release", required=True, help="the released notebooks (folder or one notebook)")
+    parser.add_argument("--release", required=True, action="append",
+                        help="the released notebooks (folder or one notebook); given again, an older release "
+                             "folder: a notebook whose graded cells are that release's is graded against it")
     parser.add_argument("--out", required=True, help="gradebook CSV to write")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="notebooks graded in parallel (default 1)")
     parser.add_argument("--timeout", type=float, default=300.0, help="time limit per notebook, seconds (default 300)")
@@ -278,6 +306,19 @@ def main(argv: list[str] | None = None) -> int:
                              "join the shards with `python -m memlib grade merge`")
     parser.add_argument("--all-assignments", action="store_true",
                         help="rows for every released notebook, also those nobody handed in (as missing)")
+    parser.add_argument("--student", action="append", default=[], metavar="NAME",
+                        help="grade only this student (as the gradebook names them; pass the whole class); repeatable")
+    parser.add_argument("--due", default=None, metavar="CSV",
+                        help="due dates, a CSV of assignment,due (ISO 8601 with its UTC offset); see memlib.course.late")
+    parser.add_argument("--late-per-day", type=float, default=10.0, metavar="PCT",
+                        help="percent of a notebook's points taken per day (or part of one) late (default 10)")
+    parser.add_argument("--late-cap", type=float, default=100.0, metavar="PCT",
+                        help="the most percent a late notebook loses (default 100)")
+    parser.add_argument("--grace", type=float, default=0.0, metavar="MINUTES",
+                        help="minutes after the due time still on time (default 0)")
+    parser.add_argument("--update", action="store_true",
+                        help="regrade into the existing --out gradebook (and --feedback folder): only the rows "
+                             "and feedback sections of the notebooks graded now are replaced")
     args = parser.parse_args(argv)
     try:
         shard = shards.parse_shard(args.shard) if args.shard is not None else None
@@ -286,13 +327,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1 or args.timeout <= 0 or (args.cell_timeout is not None and args.cell_timeout <= 0):
         parser.error("-j, --timeout and --cell-timeout must be positive")
     try:
+        try:
+            due_dates = late.read_due_dates(args.due) if args.due else None
+            policy = LatePolicy(args.late_per_day, args.late_cap, args.grace)
+        except late.LateError as error:
+            raise GradeSetupError(str(error)) from None
         out = Path(args.out)
+        existing = update.read_gradebook_rows(out) if args.update else None
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("a", encoding="utf-8"):
             pass  # fail now, not after an hour of grading, if the gradebook cannot be written
         report = grade(
             args.submissions,
-            args.release,
+            args.release[0],
             jobs=args.jobs,
             timeout=args.timeout,
             cell_timeout=args.cell_timeout,
@@ -303,10 +350,20 @@ def main(argv: list[str] | None = None) -> int:
             all_assignments=args.all_assignments,
             sandbox=args.sandbox,
             limits=Limits(memory=args.memory_limit * 2**20),
+            older_releases=args.release[1:],
+            only_students=args.student,
+            due_dates=due_dates,
+            late_policy=policy,
         )
-        report.write_csv(out)
-        if args.feedback:
-            report.write_feedback(args.feedback)
+        if existing is not None:
+            rows = update.updated_rows(existing, report)
+            update.write_rows(out, rows)
+            if args.feedback:
+                update.update_feedback(Path(args.feedback), report, rows)
+        else:
+            report.write_csv(out)
+            if args.feedback:
+                report.write_feedback(args.feedback)
     except GradeSetupError as error:
         print(f"grading could not run: {terminal_text(str(error))}", file=sys.stderr)
         return 2

@@ -88,6 +88,8 @@ def analyse(rows: Iterable[dict[str, str]]) -> list[Item]:
     items: dict[tuple[str, str], Item] = {}
     groups: dict[tuple[str, str], dict[str, collections.Counter]] = {}
     for row in rows:
+        if row["status"] == "late":
+            continue  # a late penalty row, not a check (memlib.course.grading.latework)
         key = (row["notebook"], row["grade_id"])
         item = items.setdefault(key, Item(row["notebook"], row["grade_id"], row["max_points"]))
         item.counts[row["status"]] += 1

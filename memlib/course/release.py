@@ -36,8 +36,10 @@ Conventions for notebook authors (solutions/ is the source of truth):
   grade_ids are unique across the whole course.
 * Every code cell loses its outputs and execution count; volatile metadata
   (execution timings, saved widget state) is removed; the notebook gets
-  ``{"memlib": {"assignment": "NN_topic"}}`` so the grader can recognise it
-  under any file name.
+  ``{"memlib": {"assignment": "NN_topic", "version": ..., "content_hash": ...}}``:
+  the assignment lets the grader recognise it under any file name, memlib's
+  version and the hash of its graded cells say which release it is
+  (`memlib.course.versions`).
 * The first cell tagged ``colab-setup`` is stamped with the standard Colab
   install cell (it installs memlib only inside
   ``if "google.colab" in sys.modules``, tagged ``nbval-skip``; it also calls
@@ -84,7 +86,7 @@ from pathlib import Path
 import nbformat
 
 from memlib._util import is_number
-from memlib.course import config
+from memlib.course import config, versions
 
 __all__ = [
     "ReleaseError",
@@ -512,7 +514,7 @@ def release_notebook(
         metadata.pop(key, None)
     memlib_meta = dict(metadata.get("memlib", {}))
     memlib_meta["assignment"] = stem
-    metadata["memlib"] = memlib_meta
+    metadata["memlib"] = versions.stamp_metadata(memlib_meta, cells)
     nb["metadata"] = metadata
     nb["nbformat_minor"] = max(int(nb.get("nbformat_minor", 5)), 5)  # cell ids need 4.5
     return nbformat.from_dict(nb)

@@ -25,6 +25,7 @@ import nbformat
 
 from memlib.course import export
 from memlib.course.checker import graded_call
+from memlib.course.late import Lateness
 from memlib.course.grading.model import ERROR, MISSING, Assignment, GradeSetupError, _cell_grade_id
 from memlib.course.release import graded_cells, source_checksum
 
@@ -90,6 +91,8 @@ class _Found:
     display: str  # path inside the submission, for messages
     data: bytes | None
     error: str = ""
+    zip_time: tuple[int, ...] | None = None  # the time a zip stores for the entry (local, no zone)
+    lms_late: bool = False  # the LMS's download name says it was late (Canvas's _LATE_)
 
 
 @dataclass
@@ -235,7 +238,7 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
                     if info.file_size > MAX_NOTEBOOK_BYTES or total > MAX_ZIP_TOTAL_BYTES:
                         found.append(_Found(info.filename, None, "file too large after unzipping"))
                         continue
-                    found.append(_Found(info.filename, archive.read(info)))
+                    found.append(_Found(info.filename, archive.read(info), zip_time=info.date_time))
         except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
             notes.append(f"{path.name} is not a readable zip file ({error})")
         else:
@@ -348,12 +351,23 @@ class _Job:
     error: str = ""
     notes: list[str] = field(default_factory=list)
     status_if_not_run: str = ""
+    support: list[Path] | None = None  # an older release's files, when it is graded against one
+    lateness: Lateness | None = None  # against the assignment's due date, when it has one
+
+
+def _flag_late(found: list[_Found], path: Path) -> None:
+    """Canvas marks a late submission in its download name; every notebook of that file or zip carries it."""
+    for item in found:
+        named = export.parse_download_name(Path(item.display).name) or export.parse_download_name(path.name)
+        item.lms_late = bool(named and named.late)
 
 
 def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
     found, notes = _collect(submission)
+    _flag_late(found, submission.path)
     for path in submission.also:
         more, more_notes = _collect(_Submission(submission.student, path))
+        _flag_late(more, path)
         found, notes = found + more, notes + more_notes
     for item in found:  # "lovelaceada_12345_67890_03_topic.ipynb" was handed in as "03_topic.ipynb"
         item.display = export.original_name(item.display)

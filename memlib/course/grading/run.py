@@ -10,6 +10,7 @@ kernel's reply. Nothing the kernel writes is read back. Confinement is
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import tempfile
 import time
@@ -178,6 +179,8 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
             return result
         assert job.nb is not None
         assignment = job.assignment
+        if job.support is not None:  # graded against an older release: its files, not the current one's
+            settings = dataclasses.replace(settings, support=job.support)
         prepared, repairs = restore_graded_cells(job.nb, assignment)
         prepared.cells.insert(0, _prelude_cell())
         folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
