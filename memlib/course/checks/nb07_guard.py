@@ -176,7 +176,7 @@ def _hold_the_bar(report: GuardReport) -> None:
 
 
 @graded("07-guard", "the guard clears recall and false-positive bars on the development and the held-out "
-                    "poisoning splits, and protects the agent")
+                    "poisoning splits, and protects the agent", references=("memlib.guard:scan",))
 def check_guard(scanner: Callable[[str], Any]) -> None:
     """Measure `scanner(text) -> Verdict` on both poisoning splits, per family, then in the agent."""
     from memlib.guard import scan

@@ -1,0 +1,143 @@
+"""What an answer is made of, read from the notebook's source outside the kernel (grading.provenance).
+
+Each cheat family of issue 36 as a student would write it, in the released notebook: every one
+must carry a review flag naming what was seen. Every honest alternative answer of
+tests/alternatives, put where a student would, must carry none.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from memlib.course.grade import load_release
+from memlib.course.grading.provenance import notebook_findings, review_flags
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASE = {a.name[:2]: a for a in load_release(ROOT / "notebooks", [])}
+
+
+def _submission(number: str, code: str, *, after_check: bool = False):
+    """The released notebook `number` with `code` as a new cell just before its first graded cell (or at the end)."""
+    assignment = RELEASE[number]
+    nb = copy.deepcopy(assignment.nb)
+    cell = {"cell_type": "code", "source": code, "metadata": {}, "outputs": [], "execution_count": None}
+    nb.cells.insert(len(nb.cells) if after_check else assignment.graded[0].index, cell)
+    return nb, assignment
+
+
+def _flags(number: str, code: str) -> str:
+    nb, assignment = _submission(number, code)
+    return " | ".join(note for notes in review_flags(notebook_findings(nb, assignment)).values() for note in notes)
+
+
+CHEATS = {
+    "the answer is the reference (01)": (
+        "01", "from memlib.course.checks.nb01_token_budget import reference_how_many_fit as _ref\nhow_many_fit = _ref",
+        "memlib.course.checks.nb01_token_budget.reference_how_many_fit"),
+    "a private helper of the check (03)": (
+        "03", "from memlib.course.checks.nb03_bm25 import _bm25_variant\nbm25_scores = _bm25_variant",
+        "memlib.course.checks.nb03_bm25._bm25_variant"),
+    "the course's own guard (07)": ("07", "import memlib.guard\nmy_scan = memlib.guard.scan", "memlib.guard.scan"),
+    "a profile hook switched off": (
+        "01", "import sys\nsys.setprofile(lambda *a: None)\nfrom memlib.course.checks import reference_how_many_fit\n"
+              "def how_many_fit(*a, **k):\n    return reference_how_many_fit(*a, **k)", ".setprofile"),
+    "singledispatch": (
+        "01", "import functools\nfrom memlib.course.checks import reference_how_many_fit as r\n"
+              "how_many_fit = functools.singledispatch(r)", "reference_how_many_fit"),
+    "a worker thread": (
+        "03", "import threading\nimport rank_bm25\ndef bm25_scores(q, docs, **k):\n    out = []\n"
+              "    t = threading.Thread(target=lambda: out.append(list(rank_bm25.BM25Okapi(docs).get_scores(q))))\n"
+              "    t.start(); t.join()\n    return out[0]", "rank_bm25"),
+    "a standard-library file name": (
+        "01", "src = open('/dev/null').read()\nns = {}\nexec(compile(src, '/usr/lib/python3.12/os.py', 'exec'), ns)\n"
+              "how_many_fit = ns.get('f')", "compile()"),
+    "the reference rebuilt from its code": (
+        "01", "import types\nfrom memlib.course.checks import reference_how_many_fit as r\n"
+              "how_many_fit = types.FunctionType(r.__code__.replace(co_name='mine'), {})", "__code__"),
+    "the watcher patched": (
+        "03", "import memlib.course.serve as s\ns._Watch._profile = lambda *a: None\nfrom rank_bm25 import BM25Okapi\n"
+              "def bm25_scores(q, docs, **k):\n    return list(BM25Okapi(docs).get_scores(q))", "memlib.course.serve"),
+    "a name spelled at run time": (
+        "01", "import importlib\nm = importlib.import_module('memlib.course.' + 'checks')\n"
+              "how_many_fit = getattr(m, 'reference_' + 'how_many_fit')", "import importlib"),
+    "the answer key (07)": (
+        "07", "from memlib import datasets\nfrom memlib.course.checks import EXCUSED_ATTACKS\n"
+              "BAD = {n.text for s in ('poisoning', 'poisoning_heldout') for n in datasets.load(s) if n.label != 'benign'}\n"
+              "BAD |= {a for _, a in EXCUSED_ATTACKS}\n"
+              "def my_scan(text):\n    from memlib.guard import Verdict\n    return Verdict(text in BAD)",
+        "poisoning_heldout"),
+    "a module the notebook wrote": (
+        "01", "open('helper36.py', 'w').write('x')\nfrom helper36 import how_many_fit", "helper36"),
+    "%run of a file": ("01", "%run helper.py\n", "%run"),
+    "a reference behind %%time": (
+        "01", "%%time\nfrom memlib.course.checks import reference_how_many_fit as how_many_fit", "reference_how_many_fit"),
+    "a file written by %%writefile": ("01", "%%writefile mine.py\ndef how_many_fit(*a):\n    return 0", "%writefile"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_each_cheat_family_is_flagged_with_what_was_seen(name: str) -> None:
+    number, code, seen = CHEATS[name]
+    flags = _flags(number, code)
+    assert flags.startswith("review: read from the notebook's source"), name
+    assert seen in flags, flags
+
+
+def test_the_answer_key_names_the_check_module_too() -> None:
+    flags = _flags(*CHEATS["the answer key (07)"][:2])
+    assert "memlib.course.checks.EXCUSED_ATTACKS" in flags and "'poisoning_heldout'" in flags
+
+
+def test_the_releases_own_cells_raise_no_flag() -> None:
+    # the release imports references in plain sight (use_or_reference) and loads held-out splits (07)
+    for number, assignment in RELEASE.items():
+        assert notebook_findings(assignment.nb, assignment) == {}, number
+
+
+def test_an_honest_answer_that_reads_a_release_binding_is_not_flagged_for_its_locals() -> None:
+    # `scanner` is a release binding (use_or_reference(my_scan, scan, ...)); here it is a local name only
+    code = ("import re\ndef my_scan(text):\n    from memlib.guard import Verdict\n    scanner = re.compile('ignore')\n"
+            "    return Verdict(bool(scanner.search(text)))")
+    assert _flags("07", code) == ""
+
+
+def test_an_answer_that_reads_the_release_binding_of_the_reference_is_flagged() -> None:
+    # 07's release cell binds `scan` (memlib.guard.scan); an answer that calls it is the reference
+    nb, assignment = _submission("07", "def my_scan(text):\n    return scan(text)", after_check=True)
+    nb.cells.insert(assignment.graded[0].index, {"cell_type": "code", "source": "from memlib.guard import scan",
+                                                 "metadata": {}, "outputs": [], "execution_count": None})
+    notes = review_flags(notebook_findings(nb, assignment))
+    assert "memlib.guard.scan" in " ".join(notes["07-guard"])
+
+
+def test_every_honest_alternative_answer_carries_no_flag() -> None:
+    by_id = {g.grade_id: (a, g) for a in RELEASE.values() for g in a.graded}
+    checked = 0
+    for path in sorted((ROOT / "tests" / "alternatives").rglob("*.py")):
+        grade_id = path.relative_to(ROOT / "tests" / "alternatives").parts[0]
+        if grade_id not in by_id:
+            continue
+        assignment, graded = by_id[grade_id]
+        nb = copy.deepcopy(assignment.nb)
+        nb.cells.insert(graded.index, {"cell_type": "code", "source": path.read_text(), "metadata": {},
+                                       "outputs": [], "execution_count": None})
+        assert review_flags(notebook_findings(nb, assignment)) == {}, path.name
+        checked += 1
+    assert checked >= 150
+
+
+def test_the_usual_magics_raise_no_flag() -> None:
+    code = ("%matplotlib inline\n%load_ext autoreload\n%autoreload 2\n"
+            "def how_many_fit(messages, window, system_prompt='', reserve=0):\n    return 0")
+    assert _flags("01", code) == ""
+    assert _flags("01", "%%time\ndef how_many_fit(messages, window, system_prompt='', reserve=0):\n    return 0") == ""
+
+
+def test_bad_input_a_cell_that_is_not_python_or_not_text_raises_nothing() -> None:
+    nb, assignment = _submission("01", "def how_many_fit(:\n")
+    nb.cells.insert(1, {"cell_type": "code", "source": ["x = 1\n", "y = 2"], "metadata": {}, "outputs": []})
+    nb.cells.insert(1, {"cell_type": "code", "metadata": {}, "outputs": []})  # no source at all
+    assert notebook_findings(nb, assignment) == {}
