@@ -141,3 +141,20 @@ def test_bad_input_a_cell_that_is_not_python_or_not_text_raises_nothing() -> Non
     nb.cells.insert(1, {"cell_type": "code", "source": ["x = 1\n", "y = 2"], "metadata": {}, "outputs": []})
     nb.cells.insert(1, {"cell_type": "code", "metadata": {}, "outputs": []})  # no source at all
     assert notebook_findings(nb, assignment) == {}
+
+
+def test_the_item_report_counts_flagged_rows_and_keeps_flags_out_of_failure_reasons(tmp_path: Path) -> None:
+    import csv
+
+    from memlib.course import item_analysis
+
+    book = tmp_path / "grades.csv"
+    book.write_text(
+        "student,notebook,grade_id,points,max_points,status,reason\n"
+        "ann,01.ipynb,01-token-budget,2,2,passed,\"review: read from the notebook's source: the answer uses x\"\n"
+        "bob,01.ipynb,01-token-budget,0,2,failed,\"wrong count; review: read from the notebook's source: y\"\n"
+        "cy,01.ipynb,01-token-budget,2,2,passed,\n", encoding="utf-8")
+    assert item_analysis.main([str(book), "--out", str(tmp_path / "items")]) == 0
+    row = next(csv.DictReader((tmp_path / "items" / "items.csv").open(encoding="utf-8")))
+    assert row["review"] == "2" and row["reason_1"] == "wrong count"
+    assert "<td>2</td></tr>" in (tmp_path / "items" / "items.html").read_text(encoding="utf-8")
