@@ -248,6 +248,19 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
     return found, notes
 
 
+def _utf16(data: bytes) -> str:
+    """'utf-16' (with a byte order mark), 'utf-16-le' or 'utf-16-be' when `data` looks like UTF-16 text, else ''.
+
+    A notebook starts with "{": in UTF-16 without a mark one of its first two bytes is 0."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    if len(data) >= 4 and data[1:2] == b"\x00" and data[3:4] == b"\x00" and data[:1] != b"\x00":
+        return "utf-16-le"
+    if len(data) >= 4 and data[:1] == b"\x00" and data[2:3] == b"\x00" and data[1:2] != b"\x00":
+        return "utf-16-be"
+    return ""
+
+
 def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None, str, list[str]]:
     """Parse a submitted notebook leniently: ``(notebook or None, error, notes)``.
 
@@ -256,8 +269,17 @@ def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None,
     converted (noted), because the code inside is usually fine.
     """
     notes: list[str] = []
+    utf16 = _utf16(data)
+    if utf16:
+        try:
+            text = data.decode(utf16)
+        except UnicodeDecodeError as error:
+            return None, (f"file is UTF-16 ({utf16}) but not valid UTF-16 (bad bytes at offset {error.start}); "
+                          "save the notebook again from Jupyter, which writes UTF-8"), notes
+        notes.append(f"file is UTF-16 ({utf16}), not UTF-8 as Jupyter writes notebooks; read as UTF-16")
+        data = b""
     try:
-        text = data.decode("utf-8-sig")
+        text = text if utf16 else data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         text = data.decode("utf-8", errors="replace")
         notes.append(f"file is not valid UTF-8 (first bad byte at offset {error.start}); bad bytes replaced by U+FFFD")
