@@ -47,6 +47,9 @@ __all__ = ["GradedCall", "graded_call", "CheckOutcome", "run_check", "Remote", "
 #: Address space of a checker process, bytes: a check with its imports needs about 200 MB; the rest is room
 #: for the values it decodes (each reply at most wire.MAX_CHARS and wire.MAX_ITEMS).
 CHECKER_MEMORY = 1 * 2**30
+#: The seed of this grading run's fresh cases (`memlib.course.checking.fresh_random`): drawn once per
+#: grader process, given to its checkers only.
+FRESH_SEED = secrets.randbits(63)
 #: The line before what the answer printed while the check called it, in a graded cell's output.
 PRINTED_HEADER = "[printed by your code while the check ran]"
 
@@ -201,6 +204,7 @@ def _start_checker(support: list[Path], scratch: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLIB_")}
     env["PYTHONPATH"] = os.pathsep.join([str(scratch), *[p for p in sys.path if p and Path(p).is_dir()]])
     env["MEMLIB_STRICT_CHECKS"] = "1"
+    env["MEMLIB_FRESH_SEED"] = str(FRESH_SEED)  # the checker's alone: the kernel never sees it
     return subprocess.Popen([sys.executable, "-m", "memlib.course.checker", "--memory", str(CHECKER_MEMORY)],
                             cwd=str(scratch), env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
