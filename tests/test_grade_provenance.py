@@ -8,6 +8,7 @@ tests/alternatives, put where a student would, must carry none.
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,25 @@ def test_the_item_report_counts_flagged_rows_and_keeps_flags_out_of_failure_reas
     row = next(csv.DictReader((tmp_path / "items" / "items.csv").open(encoding="utf-8")))
     assert row["review"] == "2" and row["reason_1"] == "wrong count"
     assert "<td>2</td></tr>" in (tmp_path / "items" / "items.html").read_text(encoding="utf-8")
+
+
+def test_nfc_and_nfd_spellings_of_one_name_are_one_name_or_a_flagged_look_alike(tmp_path: Path) -> None:
+    import unicodedata
+
+    from memlib.course.grade import _discover, _plan
+
+    composed, decomposed = unicodedata.normalize("NFC", "José"), unicodedata.normalize("NFD", "José")
+    assert composed != decomposed
+    (tmp_path / "mac" / decomposed).mkdir(parents=True)
+    (tmp_path / "lms").mkdir()
+    (tmp_path / "lms" / "ana").mkdir()
+    alone = _discover([tmp_path / "mac" / decomposed, tmp_path / "lms" / "ana"])
+    assert [s.student for s in alone] == [composed, "ana"]  # shown as one spelling
+    (tmp_path / "lms" / composed).mkdir()
+    (tmp_path / "lms" / decomposed).mkdir()
+    both = _discover([tmp_path / "lms" / composed, tmp_path / "lms" / decomposed])
+    assert [s.student for s in both] == [f"{composed} (look-alike 1)", f"{composed} (look-alike 2)"]
+    assignment = RELEASE["01"]
+    (tmp_path / "lms" / decomposed / assignment.name).write_text(json.dumps(assignment.nb), encoding="utf-8")
+    jobs = _plan(both[1], [assignment])
+    assert any(n.startswith("review: look-alike name") and "NFC/NFD" in n for n in jobs[0].notes)

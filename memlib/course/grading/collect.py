@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import sys
+import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +98,7 @@ class _Submission:
     student: str
     path: Path
     also: list[Path] = field(default_factory=list)  # the student's other files in an LMS download
+    notes: list[str] = field(default_factory=list)  # what a person should know about the name
 
 
 def _discover(paths: Iterable[str | Path]) -> list[_Submission]:
@@ -138,8 +140,11 @@ def _tell_apart(submissions: list[_Submission]) -> None:
     depth = {id(s): 0 for s in submissions}  # 0: the name; k: the last k parts of the path
 
     def label(submission: _Submission) -> str:
+        # one name spelled in composed (NFC) or decomposed (NFD) code points is one name: macOS writes
+        # file names decomposed, an LMS export composed
         k = depth[id(submission)]
-        return names[id(submission)] if k == 0 else "/".join(parts[id(submission)][-k:])
+        return unicodedata.normalize("NFC", names[id(submission)] if k == 0 else
+                                     "/".join(parts[id(submission)][-k:]))
 
     # the paths differ (no path is given twice), so their full lengths always tell them apart
     for _ in range(1 + max((len(p) for p in parts.values()), default=0)):
@@ -152,8 +157,18 @@ def _tell_apart(submissions: list[_Submission]) -> None:
         for same in clashes:
             for submission in same:
                 depth[id(submission)] += 1
+    shown: dict[str, list[_Submission]] = collections.defaultdict(list)
     for submission in submissions:
         submission.student = label(submission)
+        shown[submission.student].append(submission)
+    # paths that differ only in how their letters are encoded: look-alikes a person must tell apart
+    for same in (group for group in shown.values() if len(group) > 1):
+        for number, submission in enumerate(same, start=1):
+            depth[id(submission)] = 0  # no end of the paths tells them apart: the name, numbered
+            submission.student = label(submission)
+            submission.notes.append(f"review: look-alike name: {len(same)} submissions are named {submission.student!r} "
+                                    "in different Unicode spellings (NFC/NFD); check which student this one is")
+            submission.student = f"{submission.student} (look-alike {number})"
 
 
 def _skip_part(part: str) -> bool:
@@ -374,6 +389,7 @@ class _Job:
 
 def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
     found, notes = _collect(submission)
+    notes = list(submission.notes) + notes
     for path in submission.also:
         more, more_notes = _collect(_Submission(submission.student, path))
         found, notes = found + more, notes + more_notes
