@@ -181,3 +181,32 @@ def test_nfc_and_nfd_spellings_of_one_name_are_one_name_or_a_flagged_look_alike(
     (tmp_path / "lms" / decomposed / assignment.name).write_text(json.dumps(assignment.nb), encoding="utf-8")
     jobs = _plan(both[1], [assignment])
     assert any(n.startswith("review: look-alike name") and "NFC/NFD" in n for n in jobs[0].notes)
+
+
+@pytest.mark.slow
+def test_the_real_grader_flags_each_cheat_family_in_the_gradebook(tmp_path: Path) -> None:
+    """One class, graded with the command line (bubblewrap, -j 2): every cheat scores 0 or carries the flag."""
+    import csv
+
+    from memlib.course import grade as grading
+
+    chosen = ["the answer is the reference (01)", "a private helper of the check (03)", "the course's own guard (07)",
+              "a profile hook switched off", "a worker thread", "the answer key (07)", "the watcher patched"]
+    folders = []
+    for n, name in enumerate(chosen):
+        number, code, _ = CHEATS[name]
+        nb, assignment = _submission(number, code)
+        folder = tmp_path / "class" / f"cheat{n}"
+        folder.mkdir(parents=True)
+        (folder / assignment.name).write_text(json.dumps(nb), encoding="utf-8")
+        folders.append(str(folder))
+    out = tmp_path / "grades.csv"
+    assert grading.main([*folders, "--release", str(ROOT / "notebooks"), "--out", str(out), "--sandbox", "bwrap",
+                         "-j", "2", "--quiet", "--timeout", "900"]) == 0
+    rows = {r["student"]: r for r in csv.DictReader(out.open(encoding="utf-8")) if r["status"] != "missing"}
+    assert len(rows) == len(chosen)
+    for n, name in enumerate(chosen):
+        row = rows[f"cheat{n}"]
+        seen = CHEATS[name][2]
+        assert float(row["points"]) == 0 or ("review: read from the notebook's source" in row["reason"]
+                                             and seen in row["reason"]), (name, row)
