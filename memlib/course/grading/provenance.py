@@ -408,7 +408,8 @@ def review_flags(findings: dict[str, list[Finding]], limit: int = 4) -> dict[str
     for grade_id, seen in findings.items():
         if not seen:
             continue
-        shown = "; ".join(f.text() for f in seen[:limit])
-        more = f"; and {len(seen) - limit} more" if len(seen) > limit else ""
+        # one note, one part of the reason: the findings are joined without the reason's "; "
+        shown = ", also ".join(f.text() for f in seen[:limit])
+        more = f", and {len(seen) - limit} more" if len(seen) > limit else ""
         notes[grade_id] = [f"review: read from the notebook's source: {shown}{more}"]
     return notes
