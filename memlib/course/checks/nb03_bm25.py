@@ -232,10 +232,15 @@ def check_bm25(bm25_scores: Callable) -> None:
     corpus gives (the contract is silent there; rank-bm25 raises).
     """
     fn = _as_callable(bm25_scores, "bm25_scores")
-    cases = _bm25_cases()
-    rng = fresh_random("03-bm25")  # the grader's checker only: cases no answer can have looked up
-    fresh = _fresh_bm25_cases(rng) if rng is not None else []
-    cases += fresh
+    _judge_bm25(fn, _bm25_cases(), fresh=False)
+    # the grader's checker only: cases no answer can have looked up, judged after the fixed ones so that
+    # an answer the student's own check fails gets the same message from the grader
+    rng = fresh_random("03-bm25")
+    if rng is not None:
+        _judge_bm25(fn, _fresh_bm25_cases(rng), fresh=True)
+
+
+def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
     results: list[list[float]] = []
     for case in cases:
         docs = [list(d) for d in case.docs]
@@ -258,12 +263,13 @@ def check_bm25(bm25_scores: Callable) -> None:
         expect(docs == [list(d) for d in case.docs] and query == list(case.query),
                "bm25_scores changed the token lists it was given", "read the lists without modifying them")
         results.append(values)
-    passed("one float per document, inputs left alone")
+    if not fresh:
+        passed("one float per document, inputs left alone")
     expected = [reference_bm25_scores(c.query, c.docs, c.k1, c.b, c.epsilon) for c in cases]
     wrong = [i for i in range(len(cases)) if not _close(results[i], expected[i])]
     if not wrong:
-        passed(f"scores equal rank_bm25.BM25Okapi on {len(cases) - 24 - len(fresh)} toy corpora and 24 queries "
-               f"over the course facts" + (f", and {len(fresh)} cases drawn for this grading run" if fresh else ""))
+        passed(f"scores equal rank_bm25.BM25Okapi on {len(cases)} cases drawn for this grading run" if fresh else
+               f"scores equal rank_bm25.BM25Okapi on {len(cases) - 24} toy corpora and 24 queries over the course facts")
         return
     example = _bm25_example(cases, results, expected, wrong)
     for name, (options, what, hint) in BM25_MISTAKES.items():
