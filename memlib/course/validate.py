@@ -13,9 +13,11 @@ grader's notes. So what it prints is what the instructor's gradebook will say, i
   defined again after its check" and names the cell;
 * review flags read from the notebook's source (`memlib.course.grading.provenance`).
 
-Without ``--release`` the notebook is its own release: its graded cells must be as released
-(a graded cell whose checksum does not match is reported, not checked), and every other cell
-counts as yours. Save the notebook first: validate reads the file, not the open kernel.
+Without ``--release`` the notebook is its own release: the points and reasons are the
+grader's, but it cannot tell the release's cells from yours, so it gives the flags about what
+your answer is made of and leaves out those about code that hides what it runs (the release's
+own setup cell would raise them); ``--release notebooks/`` (a pristine copy) gives them all.
+Save the notebook first: validate reads the file, not the open kernel.
 """
 
 from __future__ import annotations
