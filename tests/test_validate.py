@@ -85,16 +85,18 @@ def test_inside_a_graded_kernel_validate_does_not_grade_again(tmp_path: Path, mo
     assert validate(tmp_path / "anything.ipynb", out=said.append) == [] and "skipped" in said[0]
 
 
-def test_as_its_own_release_every_cell_but_the_graded_ones_is_the_students(tmp_path: Path) -> None:
+
+def test_as_its_own_release_the_answer_flags_are_given(tmp_path: Path) -> None:
     from memlib.course.grade import load_release
     from memlib.course.grading.provenance import notebook_findings
     from memlib.course.validate import _own_release
 
     nb = nbformat.read(str(ROOT / "notebooks" / NAME), as_version=4)
-    nb.cells.insert(3, nbformat.v4.new_code_cell("exec('x = 1')"))
+    stub = next(c for c in nb.cells if "def how_many_fit" in c.source)
+    stub.source = "from memlib.course.checks import reference_how_many_fit as how_many_fit"
     path = tmp_path / NAME
     nbformat.write(nb, str(path))
     (assignment,) = load_release(_own_release(path, tmp_path / "release"))
     assert [g.grade_id for g in assignment.graded] == ["01-token-budget"]
     found = notebook_findings(nb, assignment)
-    assert "exec()" in found["01-token-budget"][0].what
+    assert "reference_how_many_fit" in found["01-token-budget"][0].what

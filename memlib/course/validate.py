@@ -48,13 +48,6 @@ def _own_release(notebook: Path, folder: Path) -> Path:
         raise ValidateError(f"cannot read {notebook.name}: {problem}")
     import nbformat
 
-    from memlib.course.grading.model import _cell_grade_id
-
-    # every cell but the graded ones is the student's: emptied here, so that none passes for a release cell
-    # (cells keep their ids, by which the graded cells find their places)
-    for cell in nb.cells:
-        if cell.get("cell_type") == "code" and not _cell_grade_id(cell):
-            cell["source"] = ""
     folder.mkdir(parents=True, exist_ok=True)
     released = folder / notebook.name
     nbformat.write(nb, str(released))
