@@ -161,7 +161,7 @@ def keep_going_after_failures() -> None:
         _mode["keep_going"] = True
 
 
-def fresh_random(grade_id: str) -> "random.Random | None":
+def fresh_random(grade_id: str) -> Any:
     """This grading run's random source for `grade_id`'s fresh cases; None outside the grader's checker.
 
     A student's own check (in their kernel) runs the fixed cases only; the grader's checker adds

@@ -38,6 +38,7 @@ import importlib
 import importlib.util
 import sys
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from memlib.course.checker import graded_call
 from memlib.course.grading.model import Assignment, _cell_grade_id
@@ -349,7 +350,7 @@ def _magic(node: ast.Call) -> str:
     if not node.args or not isinstance(node.args[0], ast.Constant):
         return ""
     name = str(node.args[0].value)
-    argument = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else ""
+    argument = str(node.args[1].value) if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else ""
     if name in _HARMLESS_MAGICS or f"{name} {argument}".strip() in _HARMLESS_MAGICS:
         return ""
     return f"%{name}"
@@ -375,7 +376,7 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return kept
 
 
-def notebook_findings(nb: dict, assignment: Assignment, support_modules: set[str] = frozenset()
+def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterable[str] = ()
                       ) -> dict[str, list[Finding]]:
     """grade_id -> what its answer reaches that is not the student's own work, plus what the notebook hides.
 
