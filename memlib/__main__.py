@@ -1,4 +1,4 @@
-"""Command line: `python -m memlib demo | release | grade | model` (and `--version`).
+"""Command line: `python -m memlib demo | release | grade | validate | model` (and `--version`).
 
 `demo` lives here: the lesson's scenario as a deterministic terminal trace
 (facts written to core and archival memory, the context filled until it
@@ -34,6 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
               "(`grade merge` joins shards, `grade items` analyses the checks, `grade export` writes an "
               "LMS file, `grade override` records an instructor's points)"),
+    "validate": ("memlib.course.validate", "grade one notebook as the grader will, before you hand it in"),
     "model": ("memlib.local_model", "a local model, offline, as the decider: "
               "`model serve` starts it, `model check` runs three agent steps"),
 }
@@ -52,6 +53,7 @@ GRADE_TOOLS: dict[str, str] = {
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "release": ("course", ("nbformat",)),
     "grade": ("course", ("nbformat", "nbval")),
+    "validate": ("course", ("nbformat",)),
 }
 
 DEMO_WINDOW = 700

@@ -348,8 +348,14 @@ def _rows(hostile, student: str) -> list[tuple]:
 
 
 def _like_blank(hostile, student: str) -> None:
-    """The attack scored exactly what handing in the blank release scores."""
-    assert _rows(hostile, student) == _rows(hostile, "blank")
+    """The attack scored exactly what handing in the blank release scores (a review flag read from its
+    source, naming what the attack hides, may come on top: the blank release has nothing to flag)."""
+    assert [(*row[:3], _without_source_flags(row[3])) for row in _rows(hostile, student)] == _rows(hostile, "blank")
+
+
+def _without_source_flags(reason: str) -> str:
+    return "; ".join(part for part in reason.split("; ")
+                     if not part.startswith("review: read from the notebook's source"))
 
 
 def _outputs(hostile, student: str) -> str:
@@ -421,7 +427,9 @@ def test_a_patched_check_scores_nothing(hostile, student: str) -> None:
 
 @pytest.mark.slow
 def test_a_patch_inside_a_solved_exercise_cell_changes_nothing(hostile) -> None:
-    assert _rows(hostile, "patch_in_exercise") == _rows(hostile, "complete")
+    rows = _rows(hostile, "patch_in_exercise")
+    assert [(*row[:3], _without_source_flags(row[3])) for row in rows] == _rows(hostile, "complete")
+    assert "review: read from the notebook's source: the notebook uses .__code__" in rows[0][3]  # and it is seen
 
 
 @pytest.mark.slow

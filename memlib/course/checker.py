@@ -44,6 +44,12 @@ from memlib.course import wire
 
 __all__ = ["GradedCall", "graded_call", "CheckOutcome", "run_check", "Remote", "main"]
 
+#: Address space of a checker process, bytes: a check with its imports needs about 200 MB; the rest is room
+#: for the values it decodes (each reply at most wire.MAX_CHARS and wire.MAX_ITEMS).
+CHECKER_MEMORY = 1 * 2**30
+#: The seed of this grading run's fresh cases (`memlib.course.checking.fresh_random`): drawn once per
+#: grader process, given to its checkers only.
+FRESH_SEED = secrets.randbits(63)
 #: The line before what the answer printed while the check called it, in a graded cell's output.
 PRINTED_HEADER = "[printed by your code while the check ran]"
 
@@ -164,7 +170,7 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
         if pending is not None:  # the loop's first prompt only says it is ready
             request, pending = pending, None
             return request
-        _send(checker, _parsed(prompt[len(nonce):]))
+        _forward(checker, prompt[len(nonce):])
         return next_request()
 
     try:
@@ -198,7 +204,9 @@ def _start_checker(support: list[Path], scratch: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLIB_")}
     env["PYTHONPATH"] = os.pathsep.join([str(scratch), *[p for p in sys.path if p and Path(p).is_dir()]])
     env["MEMLIB_STRICT_CHECKS"] = "1"
-    return subprocess.Popen([sys.executable, "-m", "memlib.course.checker"], cwd=str(scratch), env=env,
+    env["MEMLIB_FRESH_SEED"] = str(FRESH_SEED)  # the checker's alone: the kernel never sees it
+    return subprocess.Popen([sys.executable, "-m", "memlib.course.checker", "--memory", str(CHECKER_MEMORY)],
+                            cwd=str(scratch), env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, encoding="utf-8", errors="replace")
 
@@ -219,6 +227,24 @@ def _lost(reason: str, trace: list[str] | None = None) -> CheckOutcome:
     if reason == "died":
         return CheckOutcome("died", "the kernel died while running your answer")
     return CheckOutcome("failed", "the kernel did not answer the grader (a cell may have changed its output)")
+
+
+def _forward(process: subprocess.Popen, reply: str) -> None:
+    """Pass the kernel's reply to the checker as it came, once its size is known to be bounded: the grader
+    never parses it (the checker does, under its memory limit). One line: a line break would split it."""
+    try:
+        wire.check_size(reply)
+        if "\n" in reply or "\r" in reply:
+            raise wire.WireError("a reply of more than one line")
+    except wire.WireError as error:
+        _send(process, {"error": wire.encode_error(wire.WireError(f"your answer returned {error}"))})
+        return
+    try:
+        assert process.stdin is not None
+        process.stdin.write(reply + "\n")
+        process.stdin.flush()
+    except (BrokenPipeError, OSError):
+        pass
 
 
 def _pump(stream: Any, lines: Queue) -> None:
@@ -403,7 +429,17 @@ class RemoteClass(RemoteFunction):
     __memlib_class__ = True
 
 
+def _limit_memory(argv: list[str]) -> None:
+    """``--memory BYTES``: this process's address space, set before the check is imported."""
+    if "--memory" in argv:
+        import resource
+
+        limit = int(argv[argv.index("--memory") + 1])
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
 def main() -> int:
+    _limit_memory(sys.argv[1:])
     inbox, outbox = sys.stdin, os.fdopen(os.dup(1), "w", encoding="utf-8")
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)  # nothing but the protocol reaches the grader, even a write to the file descriptor

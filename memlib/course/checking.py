@@ -113,12 +113,17 @@ __all__ = [
     "failures_raise",
     "show_full_tracebacks",
     "is_exercise_stub",
+    "FRESH_SEED_ENV",
+    "fresh_random",
 ]
 
 #: Set to 1 in a kernel's environment to make every failed check raise (the grader can set it).
 STRICT_ENV = "MEMLIB_STRICT_CHECKS"
 #: Set by programs that run notebooks in the kernels they start (nbgrader: autograde, validate): strict mode.
 RUNNER_ENVS = ("NBGRADER_EXECUTION",)
+#: Set by the grader in its checker processes only (never in a kernel): the seed of this grading run's
+#: fresh cases, which a check draws next to the fixed ones a student's own check shows.
+FRESH_SEED_ENV = "MEMLIB_FRESH_SEED"
 #: Set to 1 to see the full traceback of a failed check (for instructors).
 FULL_TRACEBACK_ENV = "MEMLIB_FULL_TRACEBACK"
 #: Start of the output line a check prints when the answer calls memlib's reference implementation.
@@ -154,6 +159,21 @@ def keep_going_after_failures() -> None:
     """
     if _shell() is not None:
         _mode["keep_going"] = True
+
+
+def fresh_random(grade_id: str) -> Any:
+    """This grading run's random source for `grade_id`'s fresh cases; None outside the grader's checker.
+
+    A student's own check (in their kernel) runs the fixed cases only; the grader's checker adds
+    cases drawn from a seed it chose for the run and never sent to a kernel, so an answer cannot
+    be a table of precomputed results.
+    """
+    import random
+
+    seed = os.environ.get(FRESH_SEED_ENV, "")
+    if not seed.isdigit():
+        return None
+    return random.Random(f"{seed}:{grade_id}")
 
 
 def strict_checks() -> None:

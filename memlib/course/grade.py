@@ -27,8 +27,11 @@ notebook that has graded cells, the grader
    data, so the student's code never shares a process with the check.
    Nothing the kernel can write (a file, a variable, a module) decides a
    point, and the only process the grader signals is the one it started;
-5. notes for review what a person should read: repaired graded cells, and
-   calls from the answer into reference code that the kernel noticed;
+5. notes for review what a person should read: repaired graded cells, what
+   the answer is made of as the notebook's source says (the checks' code, a
+   reference, a held-out split, code that hides what it runs: read before
+   anything ran, `memlib.course.grading.provenance`), and calls from the
+   answer into reference code that the kernel noticed;
 6. writes one gradebook row per student x graded cell: student, notebook,
    grade_id, points, max_points, status (passed / failed / error / missing),
    reason; text cells that a spreadsheet would read as a formula are quoted.
@@ -40,8 +43,8 @@ naming the cell where it died.
 What this does not protect against: without the sandbox, student code runs
 with the grader's permissions (files, network, environment, processes). With
 it, an answer may still call correct code the kernel can import (memlib's own
-implementations, rank_bm25): that is noticed in the kernel and flagged for
-review, not made impossible. See the README, "What the grader protects against".
+implementations, rank_bm25): that is read from the notebook's source (and
+noticed in the kernel) and flagged for review, not made impossible. See the README, "What the grader protects against".
 
 Each stage is a module of `memlib.course.grading` (collect, rebuild, run,
 check, review, report); this module ties them together and re-exports their names.

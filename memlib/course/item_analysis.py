@@ -13,7 +13,9 @@ gradebooks written by `python -m memlib grade` (or `grade merge`) and writes
 Failure reasons are grouped with their numbers blanked ("add(2, 3) is -1,
 expected 5" and "add(2, 3) is 6, expected 5" are one reason: the same mistake
 with different values); each group shows its most frequent exact wording.
-Notes the grader adds ("note: graded cell was edited ...") are not reasons.
+Notes the grader adds ("note: graded cell was edited ...") and review flags
+("review: ...") are not reasons; the ``review`` column counts the students
+whose row carries a review flag, for a person to read in the gradebook.
 
 This module reads CSV only: no notebook runs, no extra needed.
 """
@@ -37,7 +39,8 @@ __all__ = ["Item", "analyse", "read_gradebooks", "write_csv", "write_html", "fai
 TOP_REASONS = 3
 NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 CSV_COLUMNS = ["notebook", "grade_id", "max_points", "students", "passed", "failed", "error", "missing",
-               "pass_rate"] + [f"{what}_{n}" for n in range(1, TOP_REASONS + 1) for what in ("reason", "count")]
+               "pass_rate"] + [f"{what}_{n}" for n in range(1, TOP_REASONS + 1) for what in ("reason", "count")] + [
+               "review"]
 
 
 @dataclass
@@ -49,6 +52,7 @@ class Item:
     max_points: str
     counts: collections.Counter = field(default_factory=collections.Counter)  # status -> students
     reasons: list[tuple[str, int]] = field(default_factory=list)  # (example wording, students), most common first
+    review: int = 0  # students whose row carries a review flag
 
     @property
     def students(self) -> int:
@@ -66,7 +70,7 @@ class Item:
 
 def failure_reason(reason: str) -> str:
     """The reason of a gradebook row without the grader's notes."""
-    parts = [part for part in reason.split("; ") if not part.startswith("note: ")]
+    parts = [part for part in reason.split("; ") if not part.startswith(("note: ", "review: "))]
     return "; ".join(parts).strip()
 
 
@@ -93,6 +97,7 @@ def analyse(rows: Iterable[dict[str, str]]) -> list[Item]:
         key = (row["notebook"], row["grade_id"])
         item = items.setdefault(key, Item(row["notebook"], row["grade_id"], row["max_points"]))
         item.counts[row["status"]] += 1
+        item.review += "review: " in row["reason"]
         if row["status"] == "failed":
             wording = failure_reason(row["reason"]) or "failed (no reason given)"
             by_shape = groups.setdefault(key, {})
@@ -116,7 +121,7 @@ def write_csv(items: list[Item], path: str | Path) -> None:
         writer.writeheader()
         for item in items:
             row = {"notebook": item.notebook, "grade_id": item.grade_id, "max_points": item.max_points,
-                   "students": item.students, "pass_rate": _rate(item),
+                   "students": item.students, "pass_rate": _rate(item), "review": item.review,
                    **{status: item.counts[status] for status in ("passed", "failed", "error", "missing")}}
             for n, (reason, count) in enumerate(item.reasons[:TOP_REASONS], start=1):
                 row[f"reason_{n}"], row[f"count_{n}"] = reason, count
@@ -154,7 +159,8 @@ def write_html(items: list[Item], folder: str | Path, title: str = "Item analysi
         rows.append(
             f"<tr><td>{html.escape(item.notebook)}</td><td>{html.escape(item.grade_id)}</td>"
             f"<td>{item.counts['passed']} / {item.ran}</td><td>{rate}</td>"
-            f"<td>{item.counts['error']}</td><td>{item.counts['missing']}</td><td><ul>{reasons}</ul></td></tr>"
+            f"<td>{item.counts['error']}</td><td>{item.counts['missing']}</td><td><ul>{reasons}</ul></td>"
+            f"<td>{item.review}</td></tr>"
         )
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
@@ -166,7 +172,7 @@ td,th{{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:lef
 (invalid JSON, two candidates...). <i>Missing</i>: no notebook for that assignment.</p>
 {chart}
 <table><tr><th>notebook</th><th>check</th><th>passed</th><th>pass rate</th><th>could not grade</th>
-<th>missing</th><th>most common failure reasons (students)</th></tr>
+<th>missing</th><th>most common failure reasons (students)</th><th>flagged for review</th></tr>
 {chr(10).join(rows)}
 </table></body></html>
 """
@@ -196,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     for item in items:
         rate = "  n/a" if item.pass_rate is None else f"{100 * item.pass_rate:4.0f}%"
         top = f"  most common failure: {item.reasons[0][0]} ({item.reasons[0][1]})" if item.reasons else ""
+        top += f"  {item.review} flagged for review" if item.review else ""
         print(terminal_line(f"{item.notebook:<28} {item.grade_id:<22} {rate} of {item.ran} passed{top}"))
     print(f"wrote {args.out / 'items.csv'} and {args.out / 'items.html'}")
     return 0

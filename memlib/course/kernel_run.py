@@ -40,12 +40,17 @@ __all__ = ["CellRun", "NotebookRun", "run_notebook", "is_skipped", "OUTPUT_CAP_C
 
 #: Characters of output kept per cell (all streams and displays together); the rest is read and dropped.
 OUTPUT_CAP_CHARS = 1_000_000
+#: Characters of output kept per notebook, all its cells together: what the grader holds of one
+#: notebook's output (and writes to its executed.ipynb) stays bounded however many cells print.
+#: A graded cell's exchange with the checker has its own per-cell cap (the reply travels there).
+NOTEBOOK_OUTPUT_CAP_CHARS = 4_000_000
 #: Largest single message accepted from the kernel; a larger one drops the connection (which then reconnects).
 MAX_MESSAGE_BYTES = 64 * 2**20
 KERNEL_START_SECONDS = 60.0
 INTERRUPT_GRACE_SECONDS = 5.0
 LOG_TAIL_CHARS = 4000
 ERROR_CHARS = 20_000  # of an error's message, and of each line of its traceback
+SHORT_ERROR_CHARS = 1_000  # the same, once the cell's or the notebook's output cap is reached
 
 OK, ERROR, TIMEOUT, DIED, NOT_RUN, SKIPPED = "ok", "error", "timeout", "died", "not-run", "skipped"
 NOTEBOOK_TIMEOUT = "notebook-timeout"  # the notebook's own time limit ran out during the cell
@@ -69,6 +74,7 @@ class CellRun:
     stdout: str = ""
     outputs: list[dict] = field(default_factory=list)
     output_chars: int = 0  # everything the cell printed, kept or not
+    output_kept: int = 0  # what the grader kept of it
     seconds: float = 0.0
 
     @property
@@ -122,8 +128,9 @@ class _Tail:
 class _Output:
     """Output of one cell, capped as it arrives."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, why: str = "") -> None:
         self.cap = cap
+        self.why = why or f"output of this cell cut after {cap:,} characters"
         self.kept = 0
         self.total = 0
         self.outputs: list[dict] = []
@@ -138,7 +145,7 @@ class _Output:
             if not self.cut:
                 self.cut = True
                 self.outputs.append({"output_type": "stream", "name": "stderr",
-                                     "text": f"\n[grader: output of this cell cut after {self.cap:,} characters]\n"})
+                                     "text": f"\n[grader: {self.why}]\n"})
             return ""
         kept = text[:room]
         self.kept += len(kept)
@@ -166,6 +173,12 @@ class _Output:
                 "evalue": str(content.get("evalue", ""))[:ERROR_CHARS],
                 "traceback": [str(line)[:ERROR_CHARS] for line in list(content.get("traceback", []))[-40:]],
             }
+            size = len(error["evalue"]) + sum(len(line) for line in error["traceback"])
+            if self.kept + size > self.cap:  # past the cap an error is still kept, short
+                error["evalue"] = error["evalue"][:SHORT_ERROR_CHARS]
+                error["traceback"] = [line[:SHORT_ERROR_CHARS] for line in error["traceback"][-5:]]
+                size = len(error["evalue"]) + sum(len(line) for line in error["traceback"])
+            self.kept += size
             self.errors.append(error)
             self.outputs.append(error)
 
@@ -179,6 +192,7 @@ def run_notebook(
     cell_timeout: float,
     timeout: float,
     output_cap: int = OUTPUT_CAP_CHARS,
+    notebook_output_cap: int = NOTEBOOK_OUTPUT_CAP_CHARS,
     instead: dict[int, Callable[[Execute], CellRun]] | None = None,
 ) -> NotebookRun:
     """Execute `nb`'s code cells in order in a new kernel; `job_dir` is this run's private scratch folder.
@@ -208,6 +222,7 @@ def run_notebook(
     context = (context_class if isinstance(context_class, type) else zmq.Context)()
     context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
     context.setsockopt(zmq.RCVHWM, 256)
+    left = notebook_output_cap  # of the notebook's output budget
     client = None
     kernel: Kernel | None = None
     process: subprocess.Popen | None = None
@@ -250,7 +265,10 @@ def run_notebook(
                 if run.status == TIMEOUT:
                     continue  # the check gave up on a slow answer; the kernel was interrupted, not killed
             else:
-                run = _execute(client, process, cell, index, cell_timeout, notebook_deadline, output_cap)
+                run = _execute(client, process, cell, index, cell_timeout, notebook_deadline, min(output_cap, left),
+                               why="" if left >= output_cap else
+                               f"output cut: the notebook's cells printed {notebook_output_cap:,} characters in all")
+                left = max(0, left - run.output_kept)
                 result.cells.append(run)
             if run.status == OK or run.status == ERROR:
                 if _expects_error(cell):
@@ -307,9 +325,10 @@ def _drain(client: Any) -> None:
 
 
 def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cell_timeout: float,
-             notebook_deadline: float, cap: int, store_history: bool = True, respond: Respond | None = None) -> CellRun:
+             notebook_deadline: float, cap: int, store_history: bool = True, respond: Respond | None = None,
+             why: str = "") -> CellRun:
     started = time.monotonic()
-    output = _Output(cap)
+    output = _Output(cap, why)
     msg_id = client.execute(cell.get("source", ""), store_history=store_history, allow_stdin=respond is not None,
                             stop_on_error=False)
     deadline = min(started + cell_timeout, notebook_deadline)
@@ -374,7 +393,7 @@ def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cel
             status = TIMEOUT
             break
     run = CellRun(index, status or OK, outputs=output.outputs, stdout="".join(output.stdout),
-                  output_chars=output.total, seconds=time.monotonic() - started)
+                  output_chars=output.total, output_kept=output.kept, seconds=time.monotonic() - started)
     content = reply.get("content", {}) if reply else {}
     if reply is not None and content.get("status") != "ok" or output.errors:
         error = output.errors[-1] if output.errors else {}

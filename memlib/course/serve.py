@@ -60,9 +60,18 @@ def _student_frame(error: BaseException) -> tuple[str, int, str] | None:
     return None
 
 
+def _sized(text: str) -> str:
+    """`text`, or an error reply when the grader would refuse it as too large (said here, where it is cheap)."""
+    try:
+        wire.check_size(text)
+    except wire.WireError as error:
+        return wire.dumps({"error": wire.encode_error(wire.WireError(f"your answer returned {error}"))})
+    return text
+
+
 def _reply(nonce: str, message: dict) -> None:
     try:
-        text = wire.dumps(message)
+        text = _sized(wire.dumps(message))
     except (TypeError, ValueError) as error:
         text = wire.dumps({"error": wire.encode_error(wire.WireError(f"the reply could not be written: {error}"))})
     sys.stdout.write("\n" + nonce + text + "\n")
@@ -131,7 +140,7 @@ def loop(nonce: str) -> None:
     reply: dict = {"ready": True}
     while True:
         try:
-            text = wire.dumps(reply)
+            text = _sized(wire.dumps(reply))
         except (TypeError, ValueError) as error:
             text = wire.dumps({"error": wire.encode_error(wire.WireError(f"the reply could not be written: {error}"))})
         request = input(nonce + text)

@@ -45,11 +45,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 __all__ = ["WireError", "RemoteError", "encode", "decode", "encode_error", "decode_error", "dumps", "loads",
-           "DATACLASSES", "MAX_DEPTH", "MAX_CHARS"]
+           "DATACLASSES", "MAX_DEPTH", "MAX_CHARS", "MAX_ITEMS", "check_size"]
 
 #: Deepest nesting accepted, and the longest JSON text accepted from the other side.
 MAX_DEPTH = 60
-MAX_CHARS = 64 * 2**20
+MAX_CHARS = 16 * 2**20
+#: Most JSON items (each "[", "{" and "," counts) in one message. Decoding costs memory per item, not per
+#: character: 16,000,000 empty lists are 48 MB of JSON and about 1.4 GB once parsed. This bounds a parse to
+#: about 100 MB whatever the text holds (commas inside strings count too: the bound errs on the safe side).
+MAX_ITEMS = 1_000_000
 
 #: memlib dataclasses copied field by field ("module:qualname"); nothing outside this list is rebuilt.
 DATACLASSES = (
@@ -561,9 +565,18 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 
 
-def loads(text: str) -> Any:
+def check_size(text: str) -> None:
+    """WireError when `text` is longer than MAX_CHARS or holds more than MAX_ITEMS items: checked before
+    any parsing, in time linear in the text and with no memory beyond it."""
     if len(text) > MAX_CHARS:
-        raise WireError(f"a message of {len(text):,} characters (at most {MAX_CHARS:,})")
+        raise WireError(f"a value of {len(text):,} characters of JSON (at most {MAX_CHARS:,})")
+    items = text.count("[") + text.count("{") + text.count(",")
+    if items > MAX_ITEMS:
+        raise WireError(f"a value of about {items:,} items (lists, dicts and their entries; at most {MAX_ITEMS:,})")
+
+
+def loads(text: str) -> Any:
+    check_size(text)
     try:
         return json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError) as error:

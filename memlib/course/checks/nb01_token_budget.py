@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
 from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short, is_whole_number
 
@@ -143,6 +143,22 @@ def _budget_cases() -> list[tuple[str, list[str], int, str, int]]:
     return cases
 
 
+def _fresh_budget_cases(rng) -> list[tuple[str, list[str], int, str, int]]:
+    """Six cases drawn for one grading run: runs of the course chat, windows, reserves, with or without a prompt."""
+    from memlib import datasets
+    from memlib.context import DEFAULT_SYSTEM_PROMPT
+
+    texts = [t.content for t in datasets.load("conversation")]
+    cases = []
+    for n in range(6):
+        start = rng.randrange(0, len(texts) - 40)
+        messages = texts[start:start + rng.randrange(1, 40)]
+        system = rng.choice([DEFAULT_SYSTEM_PROMPT, "", "You are a terse assistant."])
+        cases.append((f"a case drawn for this grading run ({n + 1} of 6)", messages, rng.randrange(40, 900), system,
+                      rng.choice([0, 0, 16, 64, 128])))
+    return cases
+
+
 def _describe_budget_case(label, messages, window, system_prompt, reserve) -> str:
     from memlib.tokens import count
 
@@ -161,7 +177,15 @@ def check_token_budget(how_many_fit: Callable) -> None:
     the list given is not changed. Free: how you loop (reversed, indices, accumulate).
     """
     fn = _as_callable(how_many_fit, "how_many_fit")
-    cases = _budget_cases()
+    _judge_budgets(fn, _budget_cases(), "budgets (exact fits, reserves, empty lists, a message too big)")
+    # the grader's checker only: cases no answer can have looked up, judged after the fixed ones so that
+    # an answer the student's own check fails gets the same message from the grader
+    rng = fresh_random("01-token-budget")
+    if rng is not None:
+        _judge_budgets(fn, _fresh_budget_cases(rng), "cases drawn for this grading run")
+
+
+def _judge_budgets(fn: Callable, cases: list, what: str) -> None:
     got: list[Any] = []
     for label, messages, window, system_prompt, reserve in cases:
         given = list(messages)  # the student gets a copy; the case's own list stays as it was
@@ -179,19 +203,20 @@ def check_token_budget(how_many_fit: Callable) -> None:
                f"how_many_fit changed the list of messages it was given ({label})",
                "count without removing, reordering or editing messages (reversed(messages) reads without changing)")
         got.append(value)
-    passed("returns an int and leaves the messages alone")
+    if what.startswith("budgets"):
+        passed("returns an int and leaves the messages alone")
     expected = [reference_how_many_fit(m, w, s, r) for _, m, w, s, r in cases]
     wrong = [i for i, (g, e) in enumerate(zip(got, expected)) if g != e]
     if not wrong:
-        passed(f"right count on all {len(cases)} budgets (exact fits, reserves, empty lists, a message too big)")
+        passed(f"right count on all {len(cases)} {what}")
         return
     first = wrong[0]
     example = (f"for {_describe_budget_case(*cases[first])} you return {got[first]}, "
                f"expected {expected[first]}")
-    for kind, (what, hint) in BUDGET_MISTAKES.items():
+    for kind, (mistake, hint) in BUDGET_MISTAKES.items():
         variant = _budget_variant(kind)
         if all(variant(list(m), w, s, r) == g for (_, m, w, s, r), g in zip(cases, got)):
-            raise CheckFailed(f"{what}: {example}", hint)
+            raise CheckFailed(f"{mistake}: {example}", hint)
     raise CheckFailed(
         f"{len(wrong)} of {len(cases)} budgets are wrong: {example}",
         "used = count(system_prompt) + reserve, then for each message from the newest: "

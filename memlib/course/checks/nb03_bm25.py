@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
 from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short, ordinal
 
@@ -168,6 +168,24 @@ def _bm25_cases() -> list[_BM25Case]:
     return cases
 
 
+def _fresh_bm25_cases(rng) -> list[_BM25Case]:
+    """Four cases drawn for one grading run: a sample of the course facts, a query of their words, k1 and b."""
+    from memlib import datasets
+    from memlib.retrieval import tokenize
+
+    facts = list(datasets.load("facts"))
+    cases = []
+    for n in range(4):
+        chosen = rng.sample(facts, rng.randrange(3, min(40, len(facts))))
+        docs = tuple(tuple(tokenize(f.text)) for f in chosen)
+        words = sorted({t for d in docs for t in d})
+        query = tuple(rng.choice(words) for _ in range(rng.randrange(1, 5)))
+        cases.append(_BM25Case(f"a case drawn for this grading run ({n + 1} of 4): {len(docs)} course facts",
+                               query, docs, tuple(f.id for f in chosen),
+                               k1=round(rng.uniform(0.8, 2.0), 2), b=round(rng.uniform(0.3, 0.9), 2)))
+    return cases
+
+
 def _close(a: Sequence[float], b: Sequence[float]) -> bool:
     return len(a) == len(b) and all(math.isclose(x, y, rel_tol=1e-6, abs_tol=1e-9) for x, y in zip(a, b))
 
@@ -214,7 +232,15 @@ def check_bm25(bm25_scores: Callable) -> None:
     corpus gives (the contract is silent there; rank-bm25 raises).
     """
     fn = _as_callable(bm25_scores, "bm25_scores")
-    cases = _bm25_cases()
+    _judge_bm25(fn, _bm25_cases(), fresh=False)
+    # the grader's checker only: cases no answer can have looked up, judged after the fixed ones so that
+    # an answer the student's own check fails gets the same message from the grader
+    rng = fresh_random("03-bm25")
+    if rng is not None:
+        _judge_bm25(fn, _fresh_bm25_cases(rng), fresh=True)
+
+
+def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
     results: list[list[float]] = []
     for case in cases:
         docs = [list(d) for d in case.docs]
@@ -237,12 +263,13 @@ def check_bm25(bm25_scores: Callable) -> None:
         expect(docs == [list(d) for d in case.docs] and query == list(case.query),
                "bm25_scores changed the token lists it was given", "read the lists without modifying them")
         results.append(values)
-    passed("one float per document, inputs left alone")
+    if not fresh:
+        passed("one float per document, inputs left alone")
     expected = [reference_bm25_scores(c.query, c.docs, c.k1, c.b, c.epsilon) for c in cases]
     wrong = [i for i in range(len(cases)) if not _close(results[i], expected[i])]
     if not wrong:
-        passed(f"scores equal rank_bm25.BM25Okapi on {len(cases) - 24} toy corpora and 24 queries "
-               f"over the course facts")
+        passed(f"scores equal rank_bm25.BM25Okapi on {len(cases)} cases drawn for this grading run" if fresh else
+               f"scores equal rank_bm25.BM25Okapi on {len(cases) - 24} toy corpora and 24 queries over the course facts")
         return
     example = _bm25_example(cases, results, expected, wrong)
     for name, (options, what, hint) in BM25_MISTAKES.items():

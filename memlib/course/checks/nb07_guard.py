@@ -186,7 +186,7 @@ def _reference_report(split: str) -> GuardReport:
 
 
 @graded("07-guard", "the guard clears recall and false-positive bars on the development and the held-out "
-                    "poisoning splits, and protects the agent")
+                    "poisoning splits, and protects the agent", references=("memlib.guard:scan",))
 def check_guard(scanner: Callable[[str], Any]) -> None:
     """Measure `scanner(text) -> Verdict` on both poisoning splits, per family, then in the agent."""
     expect(callable(scanner), f"the guard is a {type(scanner).__name__}, not a function",

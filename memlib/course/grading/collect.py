@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import sys
+import unicodedata
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +101,7 @@ class _Submission:
     student: str
     path: Path
     also: list[Path] = field(default_factory=list)  # the student's other files in an LMS download
+    notes: list[str] = field(default_factory=list)  # what a person should know about the name
 
 
 def _discover(paths: Iterable[str | Path]) -> list[_Submission]:
@@ -141,8 +143,11 @@ def _tell_apart(submissions: list[_Submission]) -> None:
     depth = {id(s): 0 for s in submissions}  # 0: the name; k: the last k parts of the path
 
     def label(submission: _Submission) -> str:
+        # one name spelled in composed (NFC) or decomposed (NFD) code points is one name: macOS writes
+        # file names decomposed, an LMS export composed
         k = depth[id(submission)]
-        return names[id(submission)] if k == 0 else "/".join(parts[id(submission)][-k:])
+        return unicodedata.normalize("NFC", names[id(submission)] if k == 0 else
+                                     "/".join(parts[id(submission)][-k:]))
 
     # the paths differ (no path is given twice), so their full lengths always tell them apart
     for _ in range(1 + max((len(p) for p in parts.values()), default=0)):
@@ -155,8 +160,18 @@ def _tell_apart(submissions: list[_Submission]) -> None:
         for same in clashes:
             for submission in same:
                 depth[id(submission)] += 1
+    shown: dict[str, list[_Submission]] = collections.defaultdict(list)
     for submission in submissions:
         submission.student = label(submission)
+        shown[submission.student].append(submission)
+    # paths that differ only in how their letters are encoded: look-alikes a person must tell apart
+    for same in (group for group in shown.values() if len(group) > 1):
+        for number, submission in enumerate(same, start=1):
+            depth[id(submission)] = 0  # no end of the paths tells them apart: the name, numbered
+            submission.student = label(submission)
+            submission.notes.append(f"review: look-alike name: {len(same)} submissions are named {submission.student!r} "
+                                    "in different Unicode spellings (NFC/NFD); check which student this one is")
+            submission.student = f"{submission.student} (look-alike {number})"
 
 
 def _skip_part(part: str) -> bool:
@@ -251,6 +266,19 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
     return found, notes
 
 
+def _utf16(data: bytes) -> str:
+    """'utf-16' (with a byte order mark), 'utf-16-le' or 'utf-16-be' when `data` looks like UTF-16 text, else ''.
+
+    A notebook starts with "{": in UTF-16 without a mark one of its first two bytes is 0."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    if len(data) >= 4 and data[1:2] == b"\x00" and data[3:4] == b"\x00" and data[:1] != b"\x00":
+        return "utf-16-le"
+    if len(data) >= 4 and data[:1] == b"\x00" and data[2:3] == b"\x00" and data[1:2] != b"\x00":
+        return "utf-16-be"
+    return ""
+
+
 def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None, str, list[str]]:
     """Parse a submitted notebook leniently: ``(notebook or None, error, notes)``.
 
@@ -259,8 +287,17 @@ def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None,
     converted (noted), because the code inside is usually fine.
     """
     notes: list[str] = []
+    utf16 = _utf16(data)
+    if utf16:
+        try:
+            text = data.decode(utf16)
+        except UnicodeDecodeError as error:
+            return None, (f"file is UTF-16 ({utf16}) but not valid UTF-16 (bad bytes at offset {error.start}); "
+                          "save the notebook again from Jupyter, which writes UTF-8"), notes
+        notes.append(f"file is UTF-16 ({utf16}), not UTF-8 as Jupyter writes notebooks; read as UTF-16")
+        data = b""
     try:
-        text = data.decode("utf-8-sig")
+        text = text if utf16 else data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         text = data.decode("utf-8", errors="replace")
         notes.append(f"file is not valid UTF-8 (first bad byte at offset {error.start}); bad bytes replaced by U+FFFD")
@@ -364,6 +401,7 @@ def _flag_late(found: list[_Found], path: Path) -> None:
 
 def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
     found, notes = _collect(submission)
+    notes = list(submission.notes) + notes
     _flag_late(found, submission.path)
     for path in submission.also:
         more, more_notes = _collect(_Submission(submission.student, path))

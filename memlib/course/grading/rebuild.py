@@ -74,6 +74,10 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
         floor = usual + 1 if position == usual else usual  # a moved check does not push the next ones down
 
     repairs: dict[str, list[str]] = {}
+    for graded in assignment.graded:
+        later = _defined_after_check(graded, result)
+        if later:
+            repairs.setdefault(graded.grade_id, []).append(later)
     for grade_id in release_graded:
         notes = []
         if seen[grade_id] == 0:
@@ -83,7 +87,7 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
         if grade_id in edited:
             notes.append("graded cell was edited; restored from the release")
         if notes:
-            repairs[grade_id] = notes
+            repairs.setdefault(grade_id, []).extend(notes)
 
     nb = nbformat.v4.new_notebook()
     nb.metadata = {
@@ -98,8 +102,12 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
 
 def _answer_names(graded: GradedCell) -> set[str]:
     """The names the graded cell's answer expression reads (``MySummarizer()`` -> {"MySummarizer"})."""
+    return _answer_names_of(graded.source)
+
+
+def _answer_names_of(source: str) -> set[str]:
     try:
-        expression = ast.parse(graded_call(graded.source).answer, mode="eval")
+        expression = ast.parse(graded_call(source).answer, mode="eval")
     except (ValueError, SyntaxError):
         return set()
     return {node.id for node in ast.walk(expression) if isinstance(node, ast.Name)}
@@ -134,6 +142,29 @@ def _after_definition(graded: GradedCell, cells: list[dict], position: int) -> i
         return position
     later = [i for i in range(position, len(cells)) if _defines(cells[i], names)]
     return later[0] + 1 if later else position
+
+
+def _defined_after_check(graded: GradedCell, cells: list[dict]) -> str:
+    """The note for an answer defined again below its graded cell ('' when it is not).
+
+    Graded in Restart & Run All order, the check sees the definition above it, as a
+    student who restarts the kernel and runs all cells does; the later one is never checked.
+    """
+    names = _answer_names(graded)
+    at = next((i for i, c in enumerate(cells) if _cell_grade_id(c) == graded.grade_id), None)
+    if not names or at is None:
+        return ""
+    # an answer built up over several exercises (05's decider) is checked again further down: the last check counts
+    checked_again = any(_cell_grade_id(c) and _cell_grade_id(c) != graded.grade_id
+                        and names & _answer_names_of(str(c.get("source", ""))) for c in cells[at + 1:])
+    later = [c for c in cells[at + 1:] if _defines(c, names)]
+    if not later or checked_again:
+        return ""
+    head = next((line.strip() for line in str(later[0].get("source", "")).splitlines() if line.strip()), "")[:60]
+    shown = ", ".join(f"`{n}`" for n in sorted(names))
+    return (f"your answer {shown} is defined after its check (again in the cell starting {head!r}); graded in "
+            "Restart & Run All order, the check sees the definition above it: move your answer up into the "
+            "exercise's cell")
 
 
 def _same_cell(a: dict, b: dict) -> bool:

@@ -39,6 +39,7 @@ from memlib.course.grading.model import (
 )
 from memlib.course.grading.rebuild import _prelude_cell, restore_graded_cells
 from memlib.course.grading.report import _fill_rows, _rows_for_all
+from memlib.course.grading.provenance import notebook_findings, review_flags
 from memlib.course.grading.review import review_notes
 from memlib.course.kernel_run import CellRun, NotebookRun
 from memlib.course.sandbox import Sandbox
@@ -187,7 +188,12 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         run = _run(prepared, folder / "as-handed-in", settings, assignment)
         outcomes, others, failed = _outcomes(assignment, prepared, run, settings.cell_timeout, settings.timeout)
         result.other_errors = others
-        _fill_rows(result, outcomes, review_notes(assignment, repairs, outcomes))
+        notes = review_notes(assignment, repairs, outcomes)
+        # read from the source the grader holds, outside the kernel: what the answer is made of
+        support_modules = {p.stem for p in settings.support if p.suffix == ".py"}
+        for grade_id, flags in review_flags(notebook_findings(job.nb, assignment, support_modules)).items():
+            notes.setdefault(grade_id, []).extend(flags)
+        _fill_rows(result, outcomes, notes)
         result.grader_error = failed
         if run.notebook_timed_out:
             result.notes.append(f"notebook stopped after its time limit of {settings.timeout:g} s")

@@ -1,0 +1,416 @@
+"""Provenance: what a graded answer is made of, read from the notebook's source, outside the kernel.
+
+The grader reads the student's notebook before any of it runs. This stage
+parses the code cells (IPython magics turned into Python first) and follows,
+from the names a graded cell's answer expression reads, every top-level
+binding that can reach them: definitions, assignments, imports. When that
+closure reaches code the student did not write for the exercise, the
+gradebook row carries a review flag that names it:
+
+* the checks' own code (``memlib.course.checks``: references, private
+  helpers, answer keys such as 07's ``EXCUSED_ATTACKS``), the grader's
+  (``memlib.course.serve``, ``checker``, ``wire``);
+* a library implementation that a check lists as the exercise's reference
+  (``memlib.guard.scan`` for 07, ``rank_bm25``, ``ExtractiveSummarizer``);
+* a held-out data split (``datasets.load("poisoning_heldout")``).
+
+And, for every graded row of the notebook, code that hides what it does from
+a reading like this one: ``exec``/``eval``/``compile``, ``__import__`` and
+``importlib``, profile and trace hooks, frame and code-object surgery,
+``sys.modules``, run-time IPython (``run_cell``, ``%run``), and imports of a
+module that is neither installed nor released (one the notebook wrote itself).
+
+Why here and not in the kernel: the kernel runs the student's code, which can
+switch off or dodge anything watching it from inside (a profile hook, a
+thread, a file name). The notebook's source is what the grader holds before
+the kernel starts, so nothing the student's code does at run time changes
+what is found. The release's own cells (exact copies, such as the cell that
+imports a reference for ``use_or_reference``) are not the student's and raise
+no flag themselves, but their bindings count when an answer reads them.
+
+This is evidence for a person, not a verdict: it changes no points.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from memlib.course.checker import graded_call
+from memlib.course.grading.model import Assignment, _cell_grade_id
+
+__all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CHECK_PACKAGE"]
+
+CHECK_PACKAGE = "memlib.course.checks"
+#: The grader's own modules: no answer has business reaching them.
+GRADER_MODULES = ("memlib.course.serve", "memlib.course.checker", "memlib.course.wire", "memlib.course.grading",
+                  "memlib.course.grade", "memlib.course.kernel_run", "memlib.course.sandbox")
+#: Library code that is an exercise's answer, beyond what the checks list as references.
+ALWAYS_REFERENCES = ("rank_bm25",)
+
+#: Calls and names that run code the source does not show, or reach around a watcher.
+_DYNAMIC_CALLS = {"exec", "eval", "compile", "__import__", "globals", "breakpoint"}
+_DYNAMIC_ATTRIBUTES = {
+    "setprofile", "settrace", "setprofile_all_threads", "settrace_all_threads", "_getframe", "f_back", "f_globals",
+    "f_locals", "__code__", "__globals__", "__closure__", "__builtins__", "__wrapped__", "__subclasses__",
+    "run_cell", "run_code", "ex", "ev", "system", "getoutput",
+    "modules",  # sys.modules
+}
+_DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", "imp", "pickle", "dill", "cloudpickle",
+                    "code", "codeop", "types", "builtins"}
+_HARMLESS_MAGICS = {"matplotlib", "time", "timeit", "pip", "config", "load_ext autoreload", "autoreload"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing seen in the source: what it is, and the cell where it is (first line)."""
+
+    what: str
+    cell: str
+
+    def text(self) -> str:
+        return f"{self.what} (cell starting {self.cell!r})"
+
+
+@dataclass
+class _Binding:
+    """Everything one top-level statement binds, what it reads, and where it is."""
+
+    names: set[str]
+    reads: set[str] = field(default_factory=set)  # dotted names: "scan", "memlib.guard.scan", "_ref"
+    strings: set[str] = field(default_factory=set)
+    imports: dict[str, str] = field(default_factory=dict)  # bound name -> module path it imports
+    cell: str = ""
+    student: bool = True
+
+
+#: Cell magics that run their body as Python in the notebook: the body is read as the cell.
+_PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
+
+
+def _python(source: str) -> str:
+    """The cell as the kernel runs it: IPython's magics turned into calls."""
+    first, _, body = source.lstrip().partition("\n")
+    if first.split(" ")[0] in _PYTHON_CELL_MAGICS:
+        source = body
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        return TransformerManager().transform_cell(source)
+    except Exception:  # IPython missing or a cell it cannot transform: read it as plain Python
+        return source
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
+
+
+def _locals(scope: ast.AST) -> set[str]:
+    """Names local to a function, lambda or comprehension: its parameters and what its own body stores."""
+    names: set[str] = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = scope.args
+        for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                    *([arguments.vararg] if arguments.vararg else []), *([arguments.kwarg] if arguments.kwarg else [])]:
+            names.add(arg.arg)
+    declared_global: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if node is not scope and isinstance(node, _SCOPES):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.add(node.name)
+            return
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared_global.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.ClassDef) and node is not scope:
+            names.add(node.name)
+            return
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for child in ast.iter_child_nodes(scope):
+        visit(child)
+    return names - declared_global
+
+
+def _reads(node: ast.AST, hidden: frozenset[str] = frozenset()) -> tuple[set[str], set[str]]:
+    """Dotted names read (not those local to a function or comprehension inside) and string constants."""
+    reads: set[str] = set()
+    strings: set[str] = set()
+    if isinstance(node, _SCOPES):
+        hidden = hidden | _locals(node)
+    if isinstance(node, (ast.Attribute, ast.Name)) and isinstance(getattr(node, "ctx", None), ast.Load):
+        dotted = _dotted(node)
+        if dotted and dotted.split(".")[0] not in hidden:
+            reads.add(dotted)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
+        strings.add(node.value)
+    for child in ast.iter_child_nodes(node):
+        more, texts = _reads(child, hidden)
+        reads |= more
+        strings |= texts
+    return reads, strings
+
+
+def _bound(node: ast.AST) -> tuple[set[str], dict[str, str]]:
+    """Top-level names a statement binds (anywhere in it, for compound statements) and its imports.
+
+    A function's or class's own body binds its locals, not the notebook's names: only its name counts."""
+    names: set[str] = set()
+    imports: dict[str, str] = {}
+
+    def visit(sub: ast.AST) -> None:
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(sub.name)
+            return
+        if isinstance(sub, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return
+        if isinstance(sub, ast.Import):
+            for alias in sub.names:
+                imports[alias.asname or alias.name.split(".")[0]] = (alias.name if alias.asname
+                                                                      else alias.name.split(".")[0])
+        elif isinstance(sub, ast.ImportFrom) and sub.level == 0 and sub.module:
+            for alias in sub.names:
+                imports[alias.asname or alias.name] = f"{sub.module}.{alias.name}"
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            names.add(sub.id)
+        for child in ast.iter_child_nodes(sub):
+            visit(child)
+
+    visit(node)
+    return names | set(imports), imports
+
+
+def _first_line(source: str) -> str:
+    for line in source.splitlines():
+        if line.strip():
+            return line.strip()[:60]
+    return ""
+
+
+def _bindings(nb: dict, release_sources: set[str]) -> tuple[list[_Binding], list[ast.Module | None]]:
+    found: list[_Binding] = []
+    trees: list[ast.Module | None] = []
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code" or _cell_grade_id(cell):
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        student = source.strip() not in release_sources
+        try:
+            tree = ast.parse(_python(source))
+        except (SyntaxError, ValueError):
+            trees.append(None)
+            continue
+        trees.append(tree if student else None)
+        for statement in tree.body:
+            names, imports = _bound(statement)
+            reads, strings = _reads(statement)
+            found.append(_Binding(names, reads, strings, imports, _first_line(source), student))
+    return found, trees
+
+
+def _qualified(dotted: str, imports: dict[str, str]) -> str | None:
+    head, _, rest = dotted.partition(".")
+    if head in imports:
+        return imports[head] + (f".{rest}" if rest else "")
+    return None
+
+
+def _library_references(assignment: Assignment) -> set[str]:
+    """Dotted names of library code the checks of `assignment` list as references (functions and classes)."""
+    names = set(ALWAYS_REFERENCES)
+    for graded in assignment.graded:
+        try:
+            call = graded_call(graded.source)
+            check = getattr(importlib.import_module(call.module), call.function)
+        except Exception:  # a check the grader cannot import: its checker reports that as a grader error
+            continue
+        for spec in getattr(check, "references", ()) or ():
+            module, _, qualname = str(spec).partition(":")
+            if "." not in qualname:  # a method (Agent.step) is not an answer by itself
+                names.add(f"{module}.{qualname}")
+    return names
+
+
+#: Words that name a split kept for measuring, never for tuning (held-out and independent authors).
+_MEASURING = ("heldout", "independent", "third_author", "fourth_author", "chinese", "codeswitch")
+
+
+def _heldout_splits() -> set[str]:
+    from memlib import datasets
+
+    return {name for name in datasets.names() if any(word in name for word in _MEASURING)}
+
+
+def _under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _answer_findings(names: set[str], bindings: list[_Binding], references: set[str],
+                     heldout: set[str]) -> list[Finding]:
+    """What the closure of `names` over `bindings` reaches that is not the student's own work."""
+    imports: dict[str, str] = {}
+    for binding in bindings:
+        imports.update(binding.imports)
+    findings: list[Finding] = []
+    seen_names: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen_names:
+            continue
+        seen_names.add(name)
+        for binding in bindings:
+            if name not in binding.names:
+                continue
+            reached = set(binding.reads)
+            if name in binding.imports:
+                reached.add(name)
+            for dotted in reached:
+                qualified = _qualified(dotted, binding.imports) or _qualified(dotted, imports)
+                if qualified is None:
+                    todo.append(dotted.split(".")[0])
+                    continue
+                what = _judge(qualified, references)
+                if what:
+                    findings.append(Finding(what, binding.cell))
+            for split in sorted(s for s in heldout if any(s in text for text in binding.strings)):
+                findings.append(Finding(f"the answer reads the held-out split {split!r}", binding.cell))
+    return _unique(findings)
+
+
+def _judge(qualified: str, references: set[str]) -> str:
+    if _under(qualified, CHECK_PACKAGE):
+        return f"the answer uses {qualified}, the checks' own code"
+    if any(_under(qualified, m) for m in GRADER_MODULES):
+        return f"the answer uses {qualified}, the grader's own code"
+    for reference in sorted(references):
+        if _under(qualified, reference):
+            return f"the answer uses {reference}, a reference implementation of the exercise"
+    return ""
+
+
+def _dynamic_findings(trees: list[ast.Module | None], nb: dict, release_sources: set[str]) -> list[Finding]:
+    """Code in the student's own cells that hides what it runs or reaches around a watcher."""
+    findings: list[Finding] = []
+    cells = [c for c in nb.get("cells", []) if c.get("cell_type") == "code" and not _cell_grade_id(c)]
+    for cell, tree in zip(cells, trees):
+        if tree is None:
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        head = _first_line(source)
+        for node in ast.walk(tree):
+            what = ""
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_CALLS:
+                what = f"{node.func.id}()"
+            elif isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_ATTRIBUTES:
+                what = f".{node.attr}"
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                           else [node.module or ""] if node.level == 0 else ["(a relative import)"])
+                for module in modules:
+                    top = module.split(".")[0]
+                    if top in _DYNAMIC_MODULES or any(_under(module, m) for m in GRADER_MODULES):
+                        what = f"import {module}"
+                    elif module and not module.startswith("(") and _not_installed(top):
+                        what = f"import {module} (a module neither installed nor released)"
+                    elif module.startswith("("):
+                        what = "a relative import"
+            elif isinstance(node, ast.Call) and _magic(node):
+                what = _magic(node)
+            if what:
+                findings.append(Finding(f"the notebook uses {what}", head))
+    return _unique(findings)
+
+
+def _magic(node: ast.Call) -> str:
+    """'%run', '%load', ... when `node` is IPython's call for a magic that runs code from elsewhere."""
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr in ("run_line_magic", "run_cell_magic")):
+        return ""
+    if not node.args or not isinstance(node.args[0], ast.Constant):
+        return ""
+    name = str(node.args[0].value)
+    argument = str(node.args[1].value) if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else ""
+    if name in _HARMLESS_MAGICS or f"{name} {argument}".strip() in _HARMLESS_MAGICS:
+        return ""
+    return f"%{name}"
+
+
+_INSTALLED: dict[str, bool] = {}
+
+
+def _not_installed(top: str) -> bool:
+    if top not in _INSTALLED:
+        try:
+            _INSTALLED[top] = top in sys.builtin_module_names or importlib.util.find_spec(top) is not None
+        except (ImportError, ValueError):
+            _INSTALLED[top] = False
+    return not _INSTALLED[top]
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding not in kept:
+            kept.append(finding)
+    return kept
+
+
+def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterable[str] = ()
+                      ) -> dict[str, list[Finding]]:
+    """grade_id -> what its answer reaches that is not the student's own work, plus what the notebook hides.
+
+    `nb` is the student's notebook as the grader read it (never run);
+    `support_modules` are the release's own Python files (their imports are the course's).
+    """
+    release_sources = {str(c.get("source", "")).strip() for c in assignment.nb.cells if c.get("cell_type") == "code"}
+    for module in support_modules:
+        _INSTALLED[module] = True
+    bindings, trees = _bindings(nb, release_sources)
+    references = _library_references(assignment)
+    heldout = _heldout_splits()
+    dynamic = _dynamic_findings(trees, nb, release_sources)
+    found: dict[str, list[Finding]] = {}
+    for graded in assignment.graded:
+        try:
+            expression = ast.parse(graded_call(graded.source).answer, mode="eval")
+        except (ValueError, SyntaxError):
+            continue
+        names = {node.id for node in ast.walk(expression) if isinstance(node, ast.Name)}
+        own = _answer_findings(names, bindings, references, heldout)
+        if own or dynamic:
+            found[graded.grade_id] = _unique(own + dynamic)
+    return found
+
+
+def review_flags(findings: dict[str, list[Finding]], limit: int = 4) -> dict[str, list[str]]:
+    """grade_id -> one review note naming what was seen (the first `limit` findings, and how many more)."""
+    notes: dict[str, list[str]] = {}
+    for grade_id, seen in findings.items():
+        if not seen:
+            continue
+        # one note, one part of the reason: the findings are joined without the reason's "; "
+        shown = ", also ".join(f.text() for f in seen[:limit])
+        more = f", and {len(seen) - limit} more" if len(seen) > limit else ""
+        notes[grade_id] = [f"review: read from the notebook's source: {shown}{more}"]
+    return notes

@@ -1,0 +1,91 @@
+"""Fresh cases per grading run: an answer that is a table of the fixed cases fails the grader.
+
+The student's own check runs the fixed cases only (no seed in a kernel); the grader's checker draws
+more from a seed of its own. Real checks, real course data; one real grader run at the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from memlib.course.checking import FRESH_SEED_ENV, CheckFailed, fresh_random
+from memlib.course.checks import check_bm25, check_token_budget, reference_bm25_scores, reference_how_many_fit
+from memlib.course.checks.nb01_token_budget import _budget_cases
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _key(*args) -> str:
+    return hashlib.sha256(json.dumps(args).encode()).hexdigest()
+
+
+def _table_of_fixed_budgets() -> dict[str, int]:
+    return {_key(list(m), w, s, r): reference_how_many_fit(m, w, s, r) for _, m, w, s, r in _budget_cases()}
+
+
+TABLE = _table_of_fixed_budgets()
+
+
+def table_answer(messages, window, system_prompt="", reserve=0):
+    return TABLE.get(_key(list(messages), window, system_prompt, reserve), 0)
+
+
+def test_a_table_of_the_fixed_cases_passes_at_home_and_fails_the_graders_fresh_cases(monkeypatch) -> None:
+    monkeypatch.delenv(FRESH_SEED_ENV, raising=False)
+    check_token_budget(table_answer)  # what the student's own check shows
+    monkeypatch.setenv(FRESH_SEED_ENV, "12345")
+    with pytest.raises(CheckFailed, match="drawn for this grading run"):
+        check_token_budget(table_answer)
+    check_token_budget(reference_how_many_fit)  # a right answer passes both
+
+
+def test_03s_fresh_cases_hold_a_right_answer_and_catch_a_table(monkeypatch) -> None:
+    monkeypatch.setenv(FRESH_SEED_ENV, "777")
+    check_bm25(lambda q, d, k1=1.5, b=0.75, epsilon=0.25: reference_bm25_scores(q, d, k1, b, epsilon))
+    fixed = {}
+    monkeypatch.delenv(FRESH_SEED_ENV)
+
+    def recording(q, d, k1=1.5, b=0.75, epsilon=0.25):
+        fixed[_key(q, d, k1, b)] = reference_bm25_scores(q, d, k1, b, epsilon)
+        return fixed[_key(q, d, k1, b)]
+
+    check_bm25(recording)
+    monkeypatch.setenv(FRESH_SEED_ENV, "778")
+    with pytest.raises(CheckFailed, match="drawn for this grading run"):
+        check_bm25(lambda q, d, k1=1.5, b=0.75, epsilon=0.25: fixed.get(_key(q, d, k1, b), [0.0] * len(d)))
+
+
+def test_each_run_draws_its_own_cases_and_bad_seeds_mean_none(monkeypatch) -> None:
+    monkeypatch.setenv(FRESH_SEED_ENV, "1")
+    one = fresh_random("01-token-budget").random()
+    assert fresh_random("01-token-budget").random() == one  # one run, one seed: the same cases for every student
+    monkeypatch.setenv(FRESH_SEED_ENV, "2")
+    assert fresh_random("01-token-budget").random() != one
+    for bad in ("", "abc", "-3"):
+        monkeypatch.setenv(FRESH_SEED_ENV, bad)
+        assert fresh_random("01-token-budget") is None
+
+
+@pytest.mark.slow
+def test_the_grader_gives_a_table_answer_no_points(tmp_path: Path) -> None:
+    from memlib.course import grade as grading
+
+    nb = nbformat.read(str(ROOT / "notebooks" / "01_context_window.ipynb"), as_version=4)
+    stub = next(c for c in nb.cells if "def how_many_fit" in c.source)
+    stub.source = (f"import hashlib, json\nTABLE = {json.dumps(TABLE)}\n"
+                   "def how_many_fit(messages, window, system_prompt='', reserve=0):\n"
+                   "    key = hashlib.sha256(json.dumps([list(messages), window, system_prompt, reserve]).encode())"
+                   ".hexdigest()\n    return TABLE.get(key, 0)\n")
+    (tmp_path / "tab").mkdir()
+    nbformat.write(nb, str(tmp_path / "tab" / "01_context_window.ipynb"))
+    out = tmp_path / "grades.csv"
+    assert grading.main([str(tmp_path / "tab"), "--release", str(ROOT / "notebooks"), "--out", str(out),
+                         "--sandbox", "bwrap", "--quiet", "--assignment", "01"]) == 0
+    row = next(csv.DictReader(out.open(encoding="utf-8")))
+    assert (row["points"], row["status"]) == ("0", "failed") and "drawn for this grading run" in row["reason"]

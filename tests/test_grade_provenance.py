@@ -1,0 +1,212 @@
+"""What an answer is made of, read from the notebook's source outside the kernel (grading.provenance).
+
+Each family of cheats a student might write, in the released notebook: every one
+must carry a review flag naming what was seen. Every honest alternative answer of
+tests/alternatives, put where a student would, must carry none.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from memlib.course.grade import load_release
+from memlib.course.grading.provenance import notebook_findings, review_flags
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASE = {a.name[:2]: a for a in load_release(ROOT / "notebooks", [])}
+
+
+def _submission(number: str, code: str, *, after_check: bool = False):
+    """The released notebook `number` with `code` as a new cell just before its first graded cell (or at the end)."""
+    assignment = RELEASE[number]
+    nb = copy.deepcopy(assignment.nb)
+    cell = {"cell_type": "code", "source": code, "metadata": {}, "outputs": [], "execution_count": None}
+    nb.cells.insert(len(nb.cells) if after_check else assignment.graded[0].index, cell)
+    return nb, assignment
+
+
+def _flags(number: str, code: str) -> str:
+    nb, assignment = _submission(number, code)
+    return " | ".join(note for notes in review_flags(notebook_findings(nb, assignment)).values() for note in notes)
+
+
+CHEATS = {
+    "the answer is the reference (01)": (
+        "01", "from memlib.course.checks.nb01_token_budget import reference_how_many_fit as _ref\nhow_many_fit = _ref",
+        "memlib.course.checks.nb01_token_budget.reference_how_many_fit"),
+    "a private helper of the check (03)": (
+        "03", "from memlib.course.checks.nb03_bm25 import _bm25_variant\nbm25_scores = _bm25_variant",
+        "memlib.course.checks.nb03_bm25._bm25_variant"),
+    "the course's own guard (07)": ("07", "import memlib.guard\nmy_scan = memlib.guard.scan", "memlib.guard.scan"),
+    "a profile hook switched off": (
+        "01", "import sys\nsys.setprofile(lambda *a: None)\nfrom memlib.course.checks import reference_how_many_fit\n"
+              "def how_many_fit(*a, **k):\n    return reference_how_many_fit(*a, **k)", ".setprofile"),
+    "singledispatch": (
+        "01", "import functools\nfrom memlib.course.checks import reference_how_many_fit as r\n"
+              "how_many_fit = functools.singledispatch(r)", "reference_how_many_fit"),
+    "a worker thread": (
+        "03", "import threading\nimport rank_bm25\ndef bm25_scores(q, docs, **k):\n    out = []\n"
+              "    t = threading.Thread(target=lambda: out.append(list(rank_bm25.BM25Okapi(docs).get_scores(q))))\n"
+              "    t.start(); t.join()\n    return out[0]", "rank_bm25"),
+    "a standard-library file name": (
+        "01", "src = open('/dev/null').read()\nns = {}\nexec(compile(src, '/usr/lib/python3.12/os.py', 'exec'), ns)\n"
+              "how_many_fit = ns.get('f')", "compile()"),
+    "the reference rebuilt from its code": (
+        "01", "import types\nfrom memlib.course.checks import reference_how_many_fit as r\n"
+              "how_many_fit = types.FunctionType(r.__code__.replace(co_name='mine'), {})", "__code__"),
+    "the watcher patched": (
+        "03", "import memlib.course.serve as s\ns._Watch._profile = lambda *a: None\nfrom rank_bm25 import BM25Okapi\n"
+              "def bm25_scores(q, docs, **k):\n    return list(BM25Okapi(docs).get_scores(q))", "memlib.course.serve"),
+    "a name spelled at run time": (
+        "01", "import importlib\nm = importlib.import_module('memlib.course.' + 'checks')\n"
+              "how_many_fit = getattr(m, 'reference_' + 'how_many_fit')", "import importlib"),
+    "the answer key (07)": (
+        "07", "from memlib import datasets\nfrom memlib.course.checks import EXCUSED_ATTACKS\n"
+              "BAD = {n.text for s in ('poisoning', 'poisoning_heldout') for n in datasets.load(s) if n.label != 'benign'}\n"
+              "BAD |= {a for _, a in EXCUSED_ATTACKS}\n"
+              "def my_scan(text):\n    from memlib.guard import Verdict\n    return Verdict(text in BAD)",
+        "poisoning_heldout"),
+    "a module the notebook wrote": (
+        "01", "open('helper36.py', 'w').write('x')\nfrom helper36 import how_many_fit", "helper36"),
+    "%run of a file": ("01", "%run helper.py\n", "%run"),
+    "a reference behind %%time": (
+        "01", "%%time\nfrom memlib.course.checks import reference_how_many_fit as how_many_fit", "reference_how_many_fit"),
+    "a file written by %%writefile": ("01", "%%writefile mine.py\ndef how_many_fit(*a):\n    return 0", "%writefile"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_each_cheat_family_is_flagged_with_what_was_seen(name: str) -> None:
+    number, code, seen = CHEATS[name]
+    flags = _flags(number, code)
+    assert flags.startswith("review: read from the notebook's source"), name
+    assert seen in flags, flags
+
+
+def test_the_answer_key_names_the_check_module_too() -> None:
+    flags = _flags(*CHEATS["the answer key (07)"][:2])
+    assert "memlib.course.checks.EXCUSED_ATTACKS" in flags and "'poisoning_heldout'" in flags
+
+
+def test_the_releases_own_cells_raise_no_flag() -> None:
+    # the release imports references in plain sight (use_or_reference) and loads held-out splits (07)
+    for number, assignment in RELEASE.items():
+        assert notebook_findings(assignment.nb, assignment) == {}, number
+
+
+def test_an_honest_answer_that_reads_a_release_binding_is_not_flagged_for_its_locals() -> None:
+    # `scanner` is a release binding (use_or_reference(my_scan, scan, ...)); here it is a local name only
+    code = ("import re\ndef my_scan(text):\n    from memlib.guard import Verdict\n    scanner = re.compile('ignore')\n"
+            "    return Verdict(bool(scanner.search(text)))")
+    assert _flags("07", code) == ""
+
+
+def test_an_answer_that_reads_the_release_binding_of_the_reference_is_flagged() -> None:
+    # 07's release cell binds `scan` (memlib.guard.scan); an answer that calls it is the reference
+    nb, assignment = _submission("07", "def my_scan(text):\n    return scan(text)", after_check=True)
+    nb.cells.insert(assignment.graded[0].index, {"cell_type": "code", "source": "from memlib.guard import scan",
+                                                 "metadata": {}, "outputs": [], "execution_count": None})
+    notes = review_flags(notebook_findings(nb, assignment))
+    assert "memlib.guard.scan" in " ".join(notes["07-guard"])
+
+
+def test_every_honest_alternative_answer_carries_no_flag() -> None:
+    by_id = {g.grade_id: (a, g) for a in RELEASE.values() for g in a.graded}
+    checked = 0
+    for path in sorted((ROOT / "tests" / "alternatives").rglob("*.py")):
+        grade_id = path.relative_to(ROOT / "tests" / "alternatives").parts[0]
+        if grade_id not in by_id:
+            continue
+        assignment, graded = by_id[grade_id]
+        nb = copy.deepcopy(assignment.nb)
+        nb.cells.insert(graded.index, {"cell_type": "code", "source": path.read_text(), "metadata": {},
+                                       "outputs": [], "execution_count": None})
+        assert review_flags(notebook_findings(nb, assignment)) == {}, path.name
+        checked += 1
+    assert checked >= 150
+
+
+def test_the_usual_magics_raise_no_flag() -> None:
+    code = ("%matplotlib inline\n%load_ext autoreload\n%autoreload 2\n"
+            "def how_many_fit(messages, window, system_prompt='', reserve=0):\n    return 0")
+    assert _flags("01", code) == ""
+    assert _flags("01", "%%time\ndef how_many_fit(messages, window, system_prompt='', reserve=0):\n    return 0") == ""
+
+
+def test_bad_input_a_cell_that_is_not_python_or_not_text_raises_nothing() -> None:
+    nb, assignment = _submission("01", "def how_many_fit(:\n")
+    nb.cells.insert(1, {"cell_type": "code", "source": ["x = 1\n", "y = 2"], "metadata": {}, "outputs": []})
+    nb.cells.insert(1, {"cell_type": "code", "metadata": {}, "outputs": []})  # no source at all
+    assert notebook_findings(nb, assignment) == {}
+
+
+def test_the_item_report_counts_flagged_rows_and_keeps_flags_out_of_failure_reasons(tmp_path: Path) -> None:
+    import csv
+
+    from memlib.course import item_analysis
+
+    book = tmp_path / "grades.csv"
+    book.write_text(
+        "student,notebook,grade_id,points,max_points,status,reason\n"
+        "ann,01.ipynb,01-token-budget,2,2,passed,\"review: read from the notebook's source: the answer uses x\"\n"
+        "bob,01.ipynb,01-token-budget,0,2,failed,\"wrong count; review: read from the notebook's source: y\"\n"
+        "cy,01.ipynb,01-token-budget,2,2,passed,\n", encoding="utf-8")
+    assert item_analysis.main([str(book), "--out", str(tmp_path / "items")]) == 0
+    row = next(csv.DictReader((tmp_path / "items" / "items.csv").open(encoding="utf-8")))
+    assert row["review"] == "2" and row["reason_1"] == "wrong count"
+    assert "<td>2</td></tr>" in (tmp_path / "items" / "items.html").read_text(encoding="utf-8")
+
+
+def test_nfc_and_nfd_spellings_of_one_name_are_one_name_or_a_flagged_look_alike(tmp_path: Path) -> None:
+    import unicodedata
+
+    from memlib.course.grade import _discover, _plan
+
+    composed, decomposed = unicodedata.normalize("NFC", "José"), unicodedata.normalize("NFD", "José")
+    assert composed != decomposed
+    (tmp_path / "mac" / decomposed).mkdir(parents=True)
+    (tmp_path / "lms").mkdir()
+    (tmp_path / "lms" / "ana").mkdir()
+    alone = _discover([tmp_path / "mac" / decomposed, tmp_path / "lms" / "ana"])
+    assert [s.student for s in alone] == [composed, "ana"]  # shown as one spelling
+    (tmp_path / "lms" / composed).mkdir()
+    (tmp_path / "lms" / decomposed).mkdir()
+    both = _discover([tmp_path / "lms" / composed, tmp_path / "lms" / decomposed])
+    assert [s.student for s in both] == [f"{composed} (look-alike 1)", f"{composed} (look-alike 2)"]
+    assignment = RELEASE["01"]
+    (tmp_path / "lms" / decomposed / assignment.name).write_text(json.dumps(assignment.nb), encoding="utf-8")
+    jobs = _plan(both[1], [assignment])
+    assert any(n.startswith("review: look-alike name") and "NFC/NFD" in n for n in jobs[0].notes)
+
+
+@pytest.mark.slow
+def test_the_real_grader_flags_each_cheat_family_in_the_gradebook(tmp_path: Path) -> None:
+    """One class, graded with the command line (bubblewrap, -j 2): every cheat scores 0 or carries the flag."""
+    import csv
+
+    from memlib.course import grade as grading
+
+    chosen = ["the answer is the reference (01)", "a private helper of the check (03)", "the course's own guard (07)",
+              "a profile hook switched off", "a worker thread", "the answer key (07)", "the watcher patched"]
+    folders = []
+    for n, name in enumerate(chosen):
+        number, code, _ = CHEATS[name]
+        nb, assignment = _submission(number, code)
+        folder = tmp_path / "class" / f"cheat{n}"
+        folder.mkdir(parents=True)
+        (folder / assignment.name).write_text(json.dumps(nb), encoding="utf-8")
+        folders.append(str(folder))
+    out = tmp_path / "grades.csv"
+    assert grading.main([*folders, "--release", str(ROOT / "notebooks"), "--out", str(out), "--sandbox", "bwrap",
+                         "-j", "2", "--quiet", "--timeout", "900"]) == 0
+    rows = {r["student"]: r for r in csv.DictReader(out.open(encoding="utf-8")) if r["status"] != "missing"}
+    assert len(rows) == len(chosen)
+    for n, name in enumerate(chosen):
+        row = rows[f"cheat{n}"]
+        seen = CHEATS[name][2]
+        assert float(row["points"]) == 0 or ("review: read from the notebook's source" in row["reason"]
+                                             and seen in row["reason"]), (name, row)
