@@ -20,7 +20,7 @@ import nbformat
 
 from memlib.course import kernel_run
 from memlib.course.checker import CheckOutcome
-from memlib.course.grading.check import CheckedCell, stand_ins
+from memlib.course.grading.check import CheckedCell, stand_ins, submission_language
 from memlib.course.grading.collect import _Job
 from memlib.course.grading.model import (
     ERROR,
@@ -40,6 +40,7 @@ from memlib.course.grading.rebuild import _prelude_cell, restore_graded_cells
 from memlib.course.grading.report import _fill_rows, _rows_for_all
 from memlib.course.grading.review import review_notes
 from memlib.course.kernel_run import CellRun, NotebookRun
+from memlib.course.lang import say
 from memlib.course.sandbox import Sandbox
 
 
@@ -66,7 +67,7 @@ def _failure_reason(cell: CellRun, cell_timeout: float) -> tuple[str, str, str]:
     return _one_line(f"{ename}: {evalue}"), f"{ename}: {evalue}", trace
 
 
-def _verdict(check: CheckOutcome) -> _Outcome:
+def _verdict(check: CheckOutcome, language: str = "en") -> _Outcome:
     """A graded cell's outcome as the checker said it: no message is parsed, no output searched."""
     stdout = check.output[-STDOUT_TAIL_CHARS:]
     if check.status == "passed":
@@ -76,7 +77,7 @@ def _verdict(check: CheckOutcome) -> _Outcome:
         return _Outcome(ERROR, reason, reason, stdout=stdout, references=check.references)
     what = _strip_ansi(check.what or check.message)
     # the gradebook gets what is wrong; the feedback file gets the hint too
-    feedback = f"{what}\nHint: {_strip_ansi(check.hint)}" if check.hint else what
+    feedback = f"{what}\n{say('hint', language, hint=_strip_ansi(check.hint))}" if check.hint else what
     return _Outcome(FAILED, _one_line(what), feedback, "", stdout, check.references)
 
 
@@ -100,7 +101,7 @@ def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: 
             grader_failed = True
         elif isinstance(cell, CheckedCell) and cell.check is not None and cell.check.status in ("passed", "failed",
                                                                                                  "error"):
-            outcomes[graded.grade_id] = _verdict(cell.check)
+            outcomes[graded.grade_id] = _verdict(cell.check, submission_language(nb))
             grader_failed = grader_failed or cell.check.status == "error"
         elif cell.status == kernel_run.OK:
             outcomes[graded.grade_id] = _Outcome(PASSED, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
