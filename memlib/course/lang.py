@@ -69,6 +69,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     "env_all_here": {"en": "everything the course needs is here", "zh": "课程需要的东西都已就绪"},
     "env_missing_list": {"en": "missing: {names} (see the fixes above)", "zh": "缺少：{names}（解决办法见上）"},
     "markdown_stub": {"en": "*Your answer here.*", "zh": "*在这里写下你的答案。*"},
+    # the grader's feedback file (memlib.course.grading.report)
+    "fb_title": {"en": "# Feedback for {student}", "zh": "# {student} 的反馈"},
+    "fb_total": {"en": "Total: {got} / {most} points", "zh": "总分：{got} / {most} 分"},
+    "fb_assignment": {"en": "## {name}: {got} / {most} points", "zh": "## {name}：{got} / {most} 分"},
+    "fb_file": {"en": "Graded file: {file}", "zh": "评分的文件：{file}"},
+    "fb_note": {"en": "Note: {note}", "zh": "说明：{note}"},
+    "fb_check": {"en": "### {grade_id}: {status} ({got} / {most})", "zh": "### {grade_id}：{status}（{got} / {most}）"},
+    "fb_where": {"en": "Where it failed in your code:", "zh": "你的代码在这里出错："},
+    "fb_output": {"en": "Output of the check:", "zh": "检查的输出："},
+    "fb_others": {"en": "Other cells that raised an error (not graded, but worth fixing):",
+                  "zh": "其他报错的单元（不计分，但值得修好）："},
+    "status_passed": {"en": "passed", "zh": "通过"},
+    "status_failed": {"en": "failed", "zh": "未通过"},
+    "status_error": {"en": "error", "zh": "评分出错"},
+    "status_missing": {"en": "missing", "zh": "未提交"},
 }
 
 _chosen: dict[str, str] = {}

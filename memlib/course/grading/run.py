@@ -178,8 +178,10 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
             _rows_for_all(result, job.status_if_not_run, job.error)
             return result
         assert job.nb is not None
+        result.language = submission_language(job.nb)
         assignment = job.assignment
         prepared, repairs = restore_graded_cells(job.nb, assignment)
+        prepared.metadata["memlib"]["language"] = result.language  # the checks speak it (check.stand_ins)
         prepared.cells.insert(0, _prelude_cell())
         folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
         run = _run(prepared, folder / "as-handed-in", settings, assignment)
