@@ -291,3 +291,53 @@ def test_the_release_command_writes_and_checks_the_translations(tmp_path: Path, 
     assert main(["release", str(solutions), str(notebooks)]) == 2
     err = capsys.readouterr().err
     assert "release failed:" in err and "has no msgstr" in err
+
+
+@pytest.mark.slow
+def test_a_chinese_submission_gets_the_points_of_its_english_twin_and_chinese_feedback(tmp_path: Path) -> None:
+    """Four students hand in notebook 03: English and Chinese, solved and unsolved; same points, each in its language."""
+    from memlib.course import grade as grading
+
+    stem = "03_archival_bm25"
+    solved_zh = translation.translate_solution(_read_solution(SOLUTIONS / f"{stem}.ipynb"),
+                                               translation.read_catalogue(CATALOGUES / f"{stem}.po"), "zh")
+    for student, source in (("en-blank", NOTEBOOKS / f"{stem}.ipynb"), ("zh-blank", NOTEBOOKS / "zh" / f"{stem}.ipynb"),
+                            ("en-solved", SOLUTIONS / f"{stem}.ipynb")):
+        (tmp_path / student).mkdir()
+        shutil.copy(source, tmp_path / student / f"{stem}.ipynb")
+    (tmp_path / "zh-solved").mkdir()
+    nbformat.write(nbformat.from_dict(solved_zh), str(tmp_path / "zh-solved" / f"{stem}.ipynb"))
+    students = ["en-blank", "zh-blank", "en-solved", "zh-solved"]
+    report = grading.grade([tmp_path / s for s in students], NOTEBOOKS, jobs=2, assignments=["03"], timeout=300)
+    rows = {(r.student, r.grade_id): r for r in report.rows}
+    ids = [g.grade_id for a in grading.load_release(NOTEBOOKS, ["03"]) for g in a.graded]
+    assert ids
+    for grade_id in ids:
+        for language in ("en", "zh"):
+            assert rows[(f"{language}-solved", grade_id)].status == "passed"
+            assert rows[(f"{language}-solved", grade_id)].points == rows[(f"{language}-solved", grade_id)].max_points
+            assert (rows[(f"{language}-blank", grade_id)].status, rows[(f"{language}-blank", grade_id)].points) == (
+                "failed", 0)
+        assert rows[("en-blank", grade_id)].reason.startswith("not solved yet: Exercise 2")
+        assert rows[("zh-blank", grade_id)].reason.startswith("还没有作答：Exercise 2")
+    assert [r.language for r in sorted(report.results, key=lambda r: students.index(r.student))] == [
+        "en", "zh", "en", "zh"]
+
+    feedback = {path.stem: path.read_text(encoding="utf-8") for path in report.write_feedback(tmp_path / "feedback")}
+    assert feedback["zh-blank"].startswith("# zh-blank 的反馈\n\n总分：0 / ")
+    assert "提示：把 `raise NotImplementedError(...)` 这一行换成你的解答" in feedback["zh-blank"]
+    assert "：未通过（0 / " in feedback["zh-blank"]
+    assert feedback["en-blank"].startswith("# Feedback for en-blank\n\nTotal: 0 / ")
+    assert "Hint: replace the `raise NotImplementedError(...)` line" in feedback["en-blank"]
+    assert "：通过（" in feedback["zh-solved"] and ": passed (" in feedback["en-solved"]
+
+
+def test_readme_zh_opens_every_chinese_notebook_on_colab_and_binder() -> None:
+    from memlib.course import config
+
+    readme = (ROOT / "README_zh.md").read_text(encoding="utf-8")
+    for stem in CORE:
+        relative = f"notebooks/zh/{stem}.ipynb"
+        assert f"]({relative})" in readme and config.colab_url(relative) in readme, relative
+    assert config.binder_url("notebooks/zh/00_welcome.ipynb") in readme
+    assert "](i18n/zh/glossary.md)" in readme and "](README_zh.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
