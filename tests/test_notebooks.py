@@ -136,12 +136,12 @@ def nbval_runs(tmp_path_factory):
 def _write_solved_zh(folder: Path) -> None:
     """The solutions of the Chinese notebooks, their markdown translated, as a student who solved them has them."""
     from memlib.course.release import _read_solution, render_notebook
-    from memlib.course.translation import read_catalogue, translate_solution
+    from memlib.course.translation import read_catalogue, solved_notebook
 
     folder.mkdir(exist_ok=True)
     for path in ZH_FILES:
         entries = read_catalogue(ROOT / "i18n" / "zh" / f"{path.stem}.po")
-        solved = translate_solution(_read_solution(SOLUTIONS / path.name), entries, "zh")
+        solved = solved_notebook(_read_solution(SOLUTIONS / path.name), entries, "zh")
         (folder / path.name).write_text(render_notebook(nbformat.from_dict(solved)), encoding="utf-8")
 
 

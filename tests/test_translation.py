@@ -299,7 +299,7 @@ def test_a_chinese_submission_gets_the_points_of_its_english_twin_and_chinese_fe
     from memlib.course import grade as grading
 
     stem = "03_archival_bm25"
-    solved_zh = translation.translate_solution(_read_solution(SOLUTIONS / f"{stem}.ipynb"),
+    solved_zh = translation.solved_notebook(_read_solution(SOLUTIONS / f"{stem}.ipynb"),
                                                translation.read_catalogue(CATALOGUES / f"{stem}.po"), "zh")
     for student, source in (("en-blank", NOTEBOOKS / f"{stem}.ipynb"), ("zh-blank", NOTEBOOKS / "zh" / f"{stem}.ipynb"),
                             ("en-solved", SOLUTIONS / f"{stem}.ipynb")):
@@ -341,3 +341,27 @@ def test_readme_zh_opens_every_chinese_notebook_on_colab_and_binder() -> None:
         assert f"]({relative})" in readme and config.colab_url(relative) in readme, relative
     assert config.binder_url("notebooks/zh/00_welcome.ipynb") in readme
     assert "](i18n/zh/glossary.md)" in readme and "](README_zh.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_notebook_01s_check_names_each_mistake_in_chinese() -> None:
+    """Exercise 0's check, the first to speak Chinese in full: every mistake it knows, and the case, in Chinese."""
+    from memlib.course.checking import CheckFailed, strict_checks
+    from memlib.course.checks import check_token_budget
+    from memlib.course.checks import nb01_token_budget as nb01
+
+    strict_checks()
+    assert nb01.BUDGET_MISTAKES_ZH.keys() == nb01.BUDGET_MISTAKES.keys()
+    assert {case[0] for case in nb01._budget_cases()} == nb01.CASE_LABELS_ZH.keys()
+    lang.use_language("zh")
+    for kind, (what, hint) in nb01.BUDGET_MISTAKES_ZH.items():
+        with pytest.raises(CheckFailed) as failure:
+            check_token_budget(nb01._budget_variant(kind))
+        assert failure.value.what.startswith(f"{what}：在") and failure.value.hint == hint, kind
+        assert not re.search(r"[A-Za-z]{4,} [A-Za-z]{4,} [A-Za-z]{4,}", failure.value.what), failure.value.what
+    with pytest.raises(CheckFailed) as failure:
+        check_token_budget(lambda m, w, s="", r=0: list(m))
+    assert "how_many_fit 返回了 list" in failure.value.what and "返回放得下的消息条数" in failure.value.hint
+    lang.use_language("en")
+    with pytest.raises(CheckFailed) as failure:
+        check_token_budget(nb01._budget_variant("skip"))
+    assert failure.value.what.startswith(nb01.BUDGET_MISTAKES["skip"][0] + ": for ")

@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping
 
-__all__ = ["LANGUAGE_ENV", "LANGUAGES", "MESSAGES", "language", "use_language", "notebook_language", "say"]
+__all__ = ["LANGUAGE_ENV", "LANGUAGES", "MESSAGES", "language", "use_language", "notebook_language", "say",
+           "bilingual"]
 
 #: Environment variable that sets the language of a process (and the kernels and checkers it starts).
 LANGUAGE_ENV = "MEMLIB_LANG"
@@ -130,3 +131,13 @@ def say(key: str, code: str | None = None, **fields: Any) -> str:
     """
     texts = MESSAGES[key]
     return texts.get(code or language(), texts["en"]).format(**fields)
+
+
+def bilingual(en: str, zh: str) -> str:
+    """`zh` when the course speaks Chinese, else `en`: a check's own message, written in both beside each other.
+
+    Example:
+        >>> bilingual("you skip a message", "你跳过了一条消息") in ("you skip a message", "你跳过了一条消息")
+        True
+    """
+    return zh if language() == "zh" else en

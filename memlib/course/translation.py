@@ -50,6 +50,7 @@ __all__ = [
     "problems",
     "translate_solution",
     "solution_of",
+    "solved_notebook",
     "release_translations",
     "check_translations",
     "main",
@@ -303,6 +304,14 @@ def translate_solution(solution: dict, entries: list[Entry], language: str) -> d
             cell["source"] = entry.translation
     metadata = nb.setdefault("metadata", {})
     metadata["memlib"] = {**metadata.get("memlib", {}), "language": language}
+    return nb
+
+
+def solved_notebook(solution: dict, entries: list[Entry], language: str) -> dict:
+    """`solution` as a student who solved its translated notebook has it: the markdown translated, the setup cell
+    making the checks speak `language` (what tests run as the solved translated notebook)."""
+    nb = translate_solution(solution, entries, language)
+    _set_language_in_setup(nb, language)
     return nb
 
 
