@@ -365,3 +365,12 @@ def test_notebook_01s_check_names_each_mistake_in_chinese() -> None:
     with pytest.raises(CheckFailed) as failure:
         check_token_budget(nb01._budget_variant("skip"))
     assert failure.value.what.startswith(nb01.BUDGET_MISTAKES["skip"][0] + ": for ")
+
+
+def test_the_chinese_token_example_in_01_is_what_the_tokenizer_counts() -> None:
+    from memlib.tokens import count
+
+    chinese, english = "上下文窗口就是记忆。", "The context window is memory."
+    text = (NOTEBOOKS / "zh" / "01_context_window.ipynb").read_text(encoding="utf-8")
+    assert f"“{chinese}”这 {len(chinese)} 个字符要 {count(chinese)} 个 token" in text
+    assert f"“{english}” 只要 {count(english)} 个" in text
