@@ -374,3 +374,26 @@ def test_the_chinese_token_example_in_01_is_what_the_tokenizer_counts() -> None:
     text = (NOTEBOOKS / "zh" / "01_context_window.ipynb").read_text(encoding="utf-8")
     assert f"“{chinese}”这 {len(chinese)} 个字符要 {count(chinese)} 个 token" in text
     assert f"“{english}” 只要 {count(english)} 个" in text
+
+
+def test_notebook_03s_check_names_each_mistake_in_chinese() -> None:
+    """Exercise 2's check: every BM25 mistake it knows, with the case and the document, in Chinese."""
+    import functools
+
+    from memlib.course.checking import CheckFailed, strict_checks
+    from memlib.course.checks import check_bm25
+    from memlib.course.checks import nb03_bm25 as nb03
+
+    strict_checks()
+    assert nb03.BM25_MISTAKES_ZH.keys() == nb03.BM25_MISTAKES.keys()
+    assert {c.label for c in nb03._bm25_cases()[:8]} == nb03.CASE_LABELS_ZH.keys()
+    lang.use_language("zh")
+    for name, (options, _, _) in nb03.BM25_MISTAKES.items():
+        what, hint = nb03.BM25_MISTAKES_ZH[name]
+        with pytest.raises(CheckFailed) as failure:
+            check_bm25(functools.partial(nb03._bm25_variant, **options))
+        assert failure.value.what.startswith(f"{what}：在“") and failure.value.hint == hint, name
+        assert re.search(r"排第 \d+ 名，应为第 \d+ 名|得分 -?\d", failure.value.what), failure.value.what
+    with pytest.raises(CheckFailed) as failure:
+        check_bm25(lambda q, d, k1=1.5, b=0.75, epsilon=0.25: [0.0])
+    assert "篇文档返回了 1 个分数" in failure.value.what
