@@ -30,7 +30,8 @@ __all__ = ["main", "run_demo", "build_parser", "SUBCOMMANDS"]
 
 #: Subcommands implemented elsewhere: name -> (module whose `main(argv)` runs it, help).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "release": ("memlib.course.release", "generate the student notebooks from solutions/"),
+    "release": ("memlib.course.release_all", "generate the student notebooks from solutions/ (and notebooks/<lang>/ "
+                "from i18n/<lang>/)"),
     "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
               "(`grade merge` joins shards, `grade items` analyses the checks, `grade export` writes an "
               "LMS file, `grade override` records an instructor's points)"),

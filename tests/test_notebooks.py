@@ -27,6 +27,11 @@ from conftest import NOTEBOOKS, ROOT, SOLUTIONS
 #: Which notebooks to execute (all by default); e.g. MEMLIB_NOTEBOOK_GLOB="0[0-4]_*.ipynb" while authoring.
 NOTEBOOK_GLOB = os.environ.get("MEMLIB_NOTEBOOK_GLOB", "*.ipynb")
 SOLUTION_FILES = sorted(SOLUTIONS.glob(NOTEBOOK_GLOB))
+#: The Chinese notebooks (released from i18n/zh/*.po), run with the checks speaking Chinese.
+NOTEBOOKS_ZH = NOTEBOOKS / "zh"
+ZH_FILES = sorted(p for p in NOTEBOOKS_ZH.glob(NOTEBOOK_GLOB)) if NOTEBOOKS_ZH.is_dir() else []
+#: Which nbval runs to start (all by default); e.g. MEMLIB_NBVAL_RUNS="notebooks_zh,solutions_zh" while translating.
+NBVAL_RUNS = os.environ.get("MEMLIB_NBVAL_RUNS", "solutions,notebooks,notebooks_zh,solutions_zh").split(",")
 #: Time limit for one cell, and for one whole nbval run over a folder.
 CELL_TIMEOUT = 120
 RUN_TIMEOUT = 1200
@@ -74,8 +79,8 @@ RECORDER = textwrap.dedent(
 )
 
 
-def _nbval_command(folder: Path) -> list[str]:
-    files = [str(folder / p.name) for p in SOLUTION_FILES]
+def _nbval_command(folder: Path, names: list[str]) -> list[str]:
+    files = [str(folder / name) for name in names]
     return [
         sys.executable, "-m", "pytest", "--nbval-lax", *files,
         "-p", "no:cacheprovider", "-p", "memlib_nbval_recorder", "--nbval-current-env",
@@ -86,18 +91,33 @@ def _nbval_command(folder: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def nbval_runs(tmp_path_factory):
-    """Start nbval over solutions/ and notebooks/ at once; wait for both; return their records."""
+    """Start nbval over solutions/, notebooks/ and the Chinese notebooks at once; wait for all; return their records.
+
+    The Chinese runs set ``MEMLIB_LANG=zh`` (in a front end, the setup cell, which nbval skips, does
+    that): the unsolved notebooks of notebooks/zh/, and their solved twins, the solutions translated
+    by the same catalogues into a temporary folder.
+    """
     assert SOLUTION_FILES, f"no solutions/{NOTEBOOK_GLOB} to run"
     work = tmp_path_factory.mktemp("nbval")
     (work / "memlib_nbval_recorder.py").write_text(RECORDER, encoding="utf-8")
+    solved_zh = work / "solutions_zh"
+    folders = {"solutions": (SOLUTIONS, [p.name for p in SOLUTION_FILES], {}),
+               "notebooks": (NOTEBOOKS, [p.name for p in SOLUTION_FILES], {}),
+               "notebooks_zh": (NOTEBOOKS_ZH, [p.name for p in ZH_FILES], {"MEMLIB_LANG": "zh"}),
+               "solutions_zh": (solved_zh, [p.name for p in ZH_FILES], {"MEMLIB_LANG": "zh"})}
+    if "solutions_zh" in NBVAL_RUNS:
+        _write_solved_zh(solved_zh)
     started = {}
-    for name, folder in (("solutions", SOLUTIONS), ("notebooks", NOTEBOOKS)):
+    for name, (folder, names, extra_env) in folders.items():
+        if name not in NBVAL_RUNS or not names:
+            continue
         record = work / f"{name}.jsonl"
         record.touch()
-        env = dict(os.environ, MEMLIB_NBVAL_RECORD=str(record),
+        env = dict(os.environ, MEMLIB_NBVAL_RECORD=str(record), **extra_env,
                    PYTHONPATH=os.pathsep.join(filter(None, [str(work), os.environ.get("PYTHONPATH")])))
         log = open(work / f"{name}.log", "w", encoding="utf-8")
-        process = subprocess.Popen(_nbval_command(folder), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(_nbval_command(folder, names), cwd=ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT)
         started[name] = (process, record, log, work / f"{name}.log")
     runs = {}
     for name, (process, record, log, log_path) in started.items():
@@ -111,6 +131,23 @@ def nbval_runs(tmp_path_factory):
         runs[name] = {"returncode": process.returncode, "records": records,
                       "log": log_path.read_text(encoding="utf-8", errors="replace")[-4000:]}
     return runs
+
+
+def _write_solved_zh(folder: Path) -> None:
+    """The solutions of the Chinese notebooks, their markdown translated, as a student who solved them has them."""
+    from memlib.course.release import _read_solution, render_notebook
+    from memlib.course.translation import read_catalogue, solved_notebook
+
+    folder.mkdir(exist_ok=True)
+    for path in ZH_FILES:
+        entries = read_catalogue(ROOT / "i18n" / "zh" / f"{path.stem}.po")
+        solved = solved_notebook(_read_solution(SOLUTIONS / path.name), entries, "zh")
+        (folder / path.name).write_text(render_notebook(nbformat.from_dict(solved)), encoding="utf-8")
+
+
+def _run(nbval_runs, name: str) -> dict:
+    assert name in nbval_runs, f"the nbval run {name!r} was not started (MEMLIB_NBVAL_RUNS={','.join(NBVAL_RUNS)})"
+    return nbval_runs[name]
 
 
 def _failures(records: list[dict]) -> list[dict]:
@@ -198,7 +235,7 @@ def test_graded_cells_call_the_check_of_their_grade_id(path):
 
 
 def test_solutions_pass_under_nbval(nbval_runs):
-    run = nbval_runs["solutions"]
+    run = _run(nbval_runs, "solutions")
     assert run["records"], f"nbval recorded nothing over solutions/:\n{run['log']}"
     failed = _failures(run["records"])
     assert not failed, "solution cells failed:\n" + "\n".join(_describe(r) for r in failed)
@@ -211,7 +248,7 @@ def test_solutions_pass_under_nbval(nbval_runs):
 
 
 def test_student_notebooks_fail_exactly_at_graded_cells(nbval_runs):
-    run = nbval_runs["notebooks"]
+    run = _run(nbval_runs, "notebooks")
     assert run["records"], f"nbval recorded nothing over notebooks/:\n{run['log']}"
     failed = _failures(run["records"])
     ungraded = [r for r in failed if not r["grade_id"]]
@@ -237,7 +274,32 @@ def test_unsolved_graded_cells_say_which_exercise(nbval_runs):
             grade_id = (cell.metadata.get("memlib") or {}).get("grade_id")
             if grade_id and last is not None:
                 numbers[(path.name, grade_id)] = last
-    for r in _failures(nbval_runs["notebooks"]["records"]):
+    for r in _failures(_run(nbval_runs, "notebooks")["records"]):
         number = numbers.get((r["notebook"], r["grade_id"]))
         if number is not None:
             assert f"not solved yet: Exercise {number}:" in r["message"], _describe(r)
+
+
+# -- (5) the Chinese notebooks: solved they pass, unsolved they fail at their graded cells, in Chinese ----------
+
+
+def test_chinese_solutions_pass_under_nbval(nbval_runs):
+    run = _run(nbval_runs, "solutions_zh")
+    assert run["records"], f"nbval recorded nothing over the solved Chinese notebooks:\n{run['log']}"
+    failed = _failures(run["records"])
+    assert not failed, "solved Chinese cells failed:\n" + "\n".join(_describe(r) for r in failed)
+    assert run["returncode"] == 0, run["log"]
+    assert {r["notebook"] for r in run["records"]} == {p.name for p in ZH_FILES}
+
+
+def test_chinese_notebooks_fail_exactly_at_graded_cells_and_say_so_in_chinese(nbval_runs):
+    run = _run(nbval_runs, "notebooks_zh")
+    assert run["records"], f"nbval recorded nothing over notebooks/zh/:\n{run['log']}"
+    failed = _failures(run["records"])
+    ungraded = [r for r in failed if not r["grade_id"]]
+    assert not ungraded, "cells that are not graded failed in the Chinese notebooks:\n" + "\n".join(
+        _describe(r) for r in ungraded)
+    expected = {(p.name, g.grade_id) for p in ZH_FILES for g in graded_cells(nbformat.read(p, as_version=4))}
+    assert {(r["notebook"], r["grade_id"]) for r in failed} == expected
+    for r in failed:
+        assert "还没有作答：Exercise " in r["message"] and "提示：" in r["message"], _describe(r)

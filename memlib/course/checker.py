@@ -115,13 +115,14 @@ _SERVE = "import memlib.course.serve as _memlib_serve\n_memlib_serve.{}"
 
 
 def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratch: Path,
-              seconds: float) -> CheckOutcome:
+              seconds: float, language: str = "en") -> CheckOutcome:
     """Run `call`'s check in a checker process against the answer in the kernel `execute` reaches.
 
     Two executions in the kernel: one evaluates the answer, one loops over the
     checker's requests (each reply comes back in the prompt of the kernel's
     next ``input()``). `support` are the release's Python files (a check module
-    may be one of them); `seconds` bounds the whole check.
+    may be one of them); `seconds` bounds the whole check; the check speaks `language`
+    (the submission's, `memlib.course.lang`).
     """
     deadline = time.monotonic() + seconds
     nonce = "\x1eMEMLIB-" + secrets.token_hex(12) + ":"
@@ -174,7 +175,7 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
         return next_request()
 
     try:
-        _send(checker, {"module": call.module, "function": call.function, "answer": first})
+        _send(checker, {"module": call.module, "function": call.function, "answer": first, "language": language})
         pending = next_request()
         printed = ""
         if pending:
@@ -449,6 +450,9 @@ def main() -> int:
     outcome: dict[str, Any]
     try:
         start = json.loads(inbox.readline())
+        from memlib.course.lang import use_language
+
+        use_language(start.get("language", "en"))
         check = getattr(importlib.import_module(start["module"]), start["function"])
         if not callable(check) or not getattr(check, "grade_id", None):
             raise TypeError(f"{start['module']}.{start['function']} is not a check (no @graded)")

@@ -94,6 +94,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from memlib.course.lang import say
+
 __all__ = [
     "is_class",
     "CheckFailed",
@@ -240,7 +242,7 @@ class CheckFailed(AssertionError):
 
     def _render(self) -> str:
         text = f"[{self.grade_id}] {self.what}" if self.grade_id else self.what
-        return f"{text}\nHint: {self.hint}" if self.hint else text
+        return f"{text}\n{say('hint', hint=self.hint)}" if self.hint else text
 
     def __str__(self) -> str:
         return self._render()
@@ -250,10 +252,10 @@ class CheckFailed(AssertionError):
 
     def short_lines(self) -> list[str]:
         """The failure as a student sees it: what is wrong and the hint."""
-        label = f"check {self.grade_id} failed" if self.grade_id else "check failed"
-        lines = [f"{label}: {self.what}"]
+        lines = [say("check_id_failed", grade_id=self.grade_id, what=self.what) if self.grade_id
+                 else say("check_failed", what=self.what)]
         if self.hint:
-            lines.append(f"Hint: {self.hint}")
+            lines.append(say("hint", hint=self.hint))
         return lines
 
     def full_lines(self) -> list[str]:
@@ -285,15 +287,14 @@ def _display_failure(failure: CheckFailed) -> None:
             '<div class="memlib-check-failed" style="border-left:4px solid #c62828;padding:4px 10px;'
             'background:#fdecea;color:#5f2120;font-family:monospace;white-space:pre-wrap">'
             f"<b>✗ {html.escape(first)}</b>{body}"
-            "<div style='color:#666'>(the notebook keeps running; fix your answer and re-run its cell, "
-            "then this one)</div></div>"
+            f"<div style='color:#666'>{html.escape(say('keeps_running'))}</div></div>"
         ),
     }, raw=True)
 
 
 def passed(message: str) -> None:
     """Report one verified property as a ``PASS`` line in the cell output."""
-    print(f"PASS  {message}")
+    print(say("pass", message=message))
 
 
 def expect(condition: object, what: str, hint: str = "") -> None:
@@ -308,7 +309,7 @@ def expect_equal(actual: Any, expected: Any, what: str, hint: str = "") -> None:
     Example: expect_equal(f(2), 4, "f(2)") fails with "f(2) is 5, expected 4".
     """
     if actual != expected:
-        raise CheckFailed(f"{what} is {actual!r}, expected {expected!r}", hint)
+        raise CheckFailed(say("is_expected", what=what, actual=repr(actual), expected=repr(expected)), hint)
 
 
 @dataclass(frozen=True)
@@ -357,16 +358,10 @@ def _crash(error: BaseException, grade_id: str) -> CheckFailed:
     frame = _student_frame(error)
     detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     if frame is None:
-        return CheckFailed(
-            f"the check could not run on your answer: {detail}",
-            "is the answer of the kind the exercise asks for (a function, a class, an instance)? "
-            "If it is, tell your instructor",
-            grade_id)
+        return CheckFailed(say("could_not_run", detail=detail), say("could_not_run_hint"), grade_id)
     line = f": {frame.line.strip()}" if frame.line else ""
-    return CheckFailed(
-        f"your answer crashed with {detail} (in {frame.name}, line {frame.lineno}{line})",
-        "call your code on a small input in a cell of its own to see the full traceback",
-        grade_id)
+    return CheckFailed(say("crashed", detail=detail, where=frame.name, line=frame.lineno, text=line),
+                       say("crashed_hint"), grade_id)
 
 
 class _ReferenceWatch:
@@ -468,11 +463,9 @@ def graded(grade_id: str, description: str = "", *,
                 if is_exercise_stub(stub):
                     # The stub's own message ("Exercise 2: ...") is the best guidance.
                     problem = CheckFailed(
-                        f"not solved yet: {stub}",
-                        "replace the `raise NotImplementedError(...)` line with your solution, "
-                        "run that cell, then run this one again"
-                        + (f"; help({function.__name__}) says what is fixed and what is free"
-                           if "Fixed:" in (function.__doc__ or "") else ""),
+                        say("not_solved", stub=stub),
+                        say("not_solved_hint") + (say("not_solved_help", name=function.__name__)
+                                                  if "Fixed:" in (function.__doc__ or "") else ""),
                         grade_id)
                 else:
                     problem = _crash(stub, grade_id)
@@ -484,7 +477,7 @@ def graded(grade_id: str, description: str = "", *,
                 problem = None
             _report_references(grade_id, watch.used)
             if problem is None:
-                passed(f"all checks for {grade_id}")
+                passed(say("all_checks", grade_id=grade_id))
                 return result
             if failures_raise():
                 raise problem

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from memlib.course.checking import is_exercise_stub
+from memlib.course.lang import say
 
 __all__ = ["use_or_reference", "answer_status", "Requirement", "EnvironmentReport", "environment_report"]
 
@@ -105,12 +106,12 @@ class EnvironmentReport:
         lines = []
         width = max(len(r.name) for r in self.requirements)
         for r in self.requirements:
-            mark = "ok     " if r.ok else "MISSING"
+            mark = say("env_ok") if r.ok else say("env_missing")
             lines.append(f"{mark}  {r.name:<{width}}  {r.detail}")
             if not r.ok and r.fix:
-                lines.append(f"{'':7}  {'':<{width}}  fix: {r.fix}")
-        lines.append("everything the course needs is here" if self.ok
-                     else f"missing: {', '.join(self.missing)} (see the fixes above)")
+                lines.append(f"{'':7}  {'':<{width}}  {say('env_fix', fix=r.fix)}")
+        lines.append(say("env_all_here") if self.ok
+                     else say("env_missing_list", names=", ".join(self.missing)))
         return "\n".join(lines)
 
     __str__ = render

@@ -102,6 +102,7 @@ __all__ = [
     "source_checksum",
     "stub_source",
     "exercise_texts",
+    "parser",
     "main",
 ]
 
@@ -708,8 +709,8 @@ def graded_cells(nb: dict) -> list[GradedCell]:
     return found
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m memlib release SOLUTIONS NOTEBOOKS [--check]``."""
+def parser() -> argparse.ArgumentParser:
+    """The command line of `main` (`memlib.course.release_all` reads the same)."""
     parser = argparse.ArgumentParser(
         prog="python -m memlib release",
         description="Write student notebooks from the solution notebooks (see memlib.course.release).",
@@ -719,7 +720,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if NOTEBOOKS differs from a fresh release"
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m memlib.course.release SOLUTIONS NOTEBOOKS [--check]``: the English notebooks only.
+
+    ``python -m memlib release`` runs `memlib.course.release_all`, which releases the translations too.
+    """
+    args = parser().parse_args(argv)
     try:
         if args.check:
             problems = check_solutions_stamped(args.solutions) + check_release_current(args.solutions, args.notebooks)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
+from memlib.course.lang import bilingual, language
 from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short, is_whole_number
 
@@ -107,6 +108,36 @@ BUDGET_MISTAKES: dict[str, tuple[str, str]] = {
 }
 
 
+#: The same mistakes said in Chinese (a Chinese notebook's check speaks it: memlib.course.lang).
+BUDGET_MISTAKES_ZH: dict[str, tuple[str, str]] = {
+    "estimate": ("你的计数和“单词数 × 1.3”的估算一致，而不是分词器的结果",
+                 "用 memlib.tokens.count（tiktoken）来数 token，不要用 estimate()：估算每条消息都会差几个 token，误差会越积越多"),
+    "no_overhead": ("你漏算了每条消息的额外开销",
+                    "每条消息要花 count(text) + MESSAGE_OVERHEAD（3）个 token，多出来的是角色标记"
+                    "（memlib.context.MESSAGE_OVERHEAD）"),
+    "no_system": ("你没有算上系统 prompt", "系统 prompt 也在窗口里：从 count(system_prompt) 开始算"),
+    "no_reserve": ("你忽略了 `reserve`", "reserve 是给模型回复预留的空间：数消息之前先把它加进已用的部分"),
+    "strict": ("恰好填满窗口的那条消息没有算进去（差了一）", "prompt 可以用满整个窗口：条件是 used <= window，而不是 used < window"),
+    "inclusive": ("你把已经放不下的那条消息也算进去了（差了一）", "在会让 prompt 超出窗口的那条消息之前停下，不要算它"),
+    "oldest_first": ("你保留的是最早的消息", "上下文保留的是最新的消息：从列表末尾往回走（reversed(messages)）"),
+    "skip": ("你跳过了放不下的消息，又接着数更早的", "保留下来的是一段连续的最新消息：遇到第一条放不下的就停"),
+}
+
+#: Each budget case's label in Chinese.
+CASE_LABELS_ZH = {
+    "36 messages of the course chat, a 512-token window": "课程对话里的 36 条消息，512 token 的窗口",
+    "the same messages, 128 tokens reserved for the reply": "同样的消息，为回复预留 128 个 token",
+    "a 300-token window without a system prompt": "300 token 的窗口，没有系统 prompt",
+    "long old messages, short new ones": "旧消息长，新消息短",
+    "short old messages, long new ones": "旧消息短，新消息长",
+    "no messages at all": "一条消息都没有",
+    "a window smaller than the system prompt": "窗口比系统 prompt 还小",
+    "a window the newest 5 messages fill exactly": "最新的 5 条消息恰好填满的窗口",
+    "a very long message before the 3 newest": "最新的 3 条之前有一条很长的消息",
+    "messages full of numbers and ids": "满是数字和编号的消息",
+}
+
+
 def _budget_cases() -> list[tuple[str, list[str], int, str, int]]:
     """(label, messages, window, system_prompt, reserve), built from the course conversation."""
     from memlib import datasets
@@ -162,8 +193,11 @@ def _fresh_budget_cases(rng) -> list[tuple[str, list[str], int, str, int]]:
 def _describe_budget_case(label, messages, window, system_prompt, reserve) -> str:
     from memlib.tokens import count
 
-    return (f"{label} (window={window}, system prompt of {count(system_prompt)} tokens, reserve={reserve}, "
-            f"{len(messages)} messages)")
+    return bilingual(
+        f"{label} (window={window}, system prompt of {count(system_prompt)} tokens, reserve={reserve}, "
+        f"{len(messages)} messages)",
+        f"{CASE_LABELS_ZH.get(label, label)}（window={window}，系统 prompt 占 {count(system_prompt)} 个 token，"
+        f"reserve={reserve}，{len(messages)} 条消息）")
 
 
 @graded("01-token-budget", "how_many_fit counts the newest messages that fit, with tiktoken and overheads",
@@ -177,15 +211,16 @@ def check_token_budget(how_many_fit: Callable) -> None:
     the list given is not changed. Free: how you loop (reversed, indices, accumulate).
     """
     fn = _as_callable(how_many_fit, "how_many_fit")
-    _judge_budgets(fn, _budget_cases(), "budgets (exact fits, reserves, empty lists, a message too big)")
+    _judge_budgets(fn, _budget_cases())
     # the grader's checker only: cases no answer can have looked up, judged after the fixed ones so that
     # an answer the student's own check fails gets the same message from the grader
     rng = fresh_random("01-token-budget")
     if rng is not None:
-        _judge_budgets(fn, _fresh_budget_cases(rng), "cases drawn for this grading run")
+        _judge_budgets(fn, _fresh_budget_cases(rng), fresh=True)
 
 
-def _judge_budgets(fn: Callable, cases: list, what: str) -> None:
+def _judge_budgets(fn: Callable, cases: list, fresh: bool = False) -> None:
+    """Judge `fn` on `cases`: the fixed cases a student's own check shows, or (`fresh`) cases drawn for this grading run."""
     got: list[Any] = []
     for label, messages, window, system_prompt, reserve in cases:
         given = list(messages)  # the student gets a copy; the case's own list stays as it was
@@ -193,34 +228,49 @@ def _judge_budgets(fn: Callable, cases: list, what: str) -> None:
                       where=f"how_many_fit on {_describe_budget_case(label, messages, window, system_prompt, reserve)}")
         if not is_whole_number(value):
             raise CheckFailed(
-                f"how_many_fit returned {type(value).__name__} {_short(value)} for {label}",
-                "return the number of messages that fit, a whole number such as an int "
-                "(not the tokens, not the messages, not a float)",
+                bilingual(f"how_many_fit returned {type(value).__name__} {_short(value)} for {label}",
+                          f"在“{CASE_LABELS_ZH.get(label, label)}”上，how_many_fit 返回了 "
+                          f"{type(value).__name__} {_short(value)}"),
+                bilingual("return the number of messages that fit, a whole number such as an int "
+                          "(not the tokens, not the messages, not a float)",
+                          "返回放得下的消息条数，一个整数，比如 int（不是 token 数，不是消息本身，也不是 float）"),
             )
-        expect(given == messages, f"how_many_fit changed the list of messages it was given ({label}): "
-               f"{len(messages)} messages before the call, {len(given)} after"
-               if len(given) != len(messages) else
-               f"how_many_fit changed the list of messages it was given ({label})",
-               "count without removing, reordering or editing messages (reversed(messages) reads without changing)")
+        changed = bilingual(f"how_many_fit changed the list of messages it was given ({label})",
+                            f"how_many_fit 改动了传给它的消息列表（{CASE_LABELS_ZH.get(label, label)}）")
+        expect(given == messages, changed + bilingual(
+                   f": {len(messages)} messages before the call, {len(given)} after",
+                   f"：调用前 {len(messages)} 条，调用后 {len(given)} 条") if len(given) != len(messages) else changed,
+               bilingual("count without removing, reordering or editing messages (reversed(messages) reads "
+                         "without changing)",
+                         "只数不改：不要删除、重排或编辑消息（reversed(messages) 只读不改）"))
         got.append(value)
-    if what.startswith("budgets"):
-        passed("returns an int and leaves the messages alone")
+    if not fresh:
+        passed(bilingual("returns an int and leaves the messages alone", "返回 int，且没有改动消息列表"))
     expected = [reference_how_many_fit(m, w, s, r) for _, m, w, s, r in cases]
     wrong = [i for i, (g, e) in enumerate(zip(got, expected)) if g != e]
     if not wrong:
-        passed(f"right count on all {len(cases)} {what}")
+        passed(bilingual(
+            f"right count on all {len(cases)} cases drawn for this grading run" if fresh else
+            f"right count on all {len(cases)} budgets (exact fits, reserves, empty lists, a message too big)",
+            f"本次评分抽取的 {len(cases)} 个用例全部数对了" if fresh else
+            f"全部 {len(cases)} 份预算都数对了（恰好填满、预留、空列表、超大的消息）"))
         return
     first = wrong[0]
-    example = (f"for {_describe_budget_case(*cases[first])} you return {got[first]}, "
-               f"expected {expected[first]}")
-    for kind, (mistake, hint) in BUDGET_MISTAKES.items():
+    example = bilingual(f"for {_describe_budget_case(*cases[first])} you return {got[first]}, "
+                        f"expected {expected[first]}",
+                        f"在{_describe_budget_case(*cases[first])}上，你返回 {got[first]}，应为 {expected[first]}")
+    mistakes = BUDGET_MISTAKES_ZH if language() == "zh" else BUDGET_MISTAKES
+    for kind, (mistake, hint) in mistakes.items():
         variant = _budget_variant(kind)
         if all(variant(list(m), w, s, r) == g for (_, m, w, s, r), g in zip(cases, got)):
-            raise CheckFailed(f"{mistake}: {example}", hint)
+            raise CheckFailed(bilingual(f"{mistake}: {example}", f"{mistake}：{example}"), hint)
     raise CheckFailed(
-        f"{len(wrong)} of {len(cases)} budgets are wrong: {example}",
-        "used = count(system_prompt) + reserve, then for each message from the newest: "
-        "used += count(text) + MESSAGE_OVERHEAD; stop at the first that makes used > window",
+        bilingual(f"{len(wrong)} of {len(cases)} budgets are wrong: {example}",
+                  f"{len(cases)} 份预算里有 {len(wrong)} 份不对：{example}"),
+        bilingual("used = count(system_prompt) + reserve, then for each message from the newest: "
+                  "used += count(text) + MESSAGE_OVERHEAD; stop at the first that makes used > window",
+                  "used = count(system_prompt) + reserve，然后从最新的消息开始，每条 "
+                  "used += count(text) + MESSAGE_OVERHEAD；遇到第一条使 used > window 的就停"),
     )
 
 EXERCISE = Exercise(

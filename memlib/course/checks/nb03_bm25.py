@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
+from memlib.course.lang import bilingual, language
 from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short, ordinal
 
@@ -116,6 +117,39 @@ BM25_MISTAKES: dict[str, tuple[dict, str, str]] = {
 }
 
 
+#: The same mistakes said in Chinese (a Chinese notebook's check speaks it: memlib.course.lang): name -> (what, hint).
+BM25_MISTAKES_ZH: dict[str, tuple[str, str]] = {
+    "no_idf": ("每个词的权重都一样", "用上 idf 了吗？每个词那一项都要乘以 idf(term) = ln(N - n + 0.5) - ln(n + 0.5)"),
+    "collection_frequency": ("idf 数的是出现次数，而不是文档数",
+                             "idf 用的是文档频率吗？n 是包含这个词的文档数，而不是它在整个语料里出现了多少次"),
+    "lucene_idf": ("这是 Lucene 的 idf：ln(1 + (N - n + 0.5) / (n + 0.5))",
+                   "这个练习要的是 rank_bm25 的 okapi idf：ln(N - n + 0.5) - ln(n + 0.5)，下限为 epsilon × 平均 idf"),
+    "no_length_norm": ("文档长度对分数没有影响", "做了长度归一化吗？分母是 tf + k1 * (1 - b + b * len(doc) / avgdl)"),
+    "presence": ("出现两次的词和出现一次的词算得一样", "tf 是这个词在文档里出现的次数（Counter(doc)[term]），不是 0 或 1"),
+    "avgdl_distinct": ("avgdl 算错了", "avgdl 是文档的平均长度（按 token 计，重复的也算）："
+                       "sum(len(d) for d in docs) / len(docs)，而不是平均有多少个不同的词"),
+    "avgdl_total": ("avgdl 算错了", "avgdl 是文档的平均长度：用 token 总数除以文档数"),
+    "avgdl_max": ("avgdl 算错了", "avgdl 是文档的平均长度（总和 / 篇数），而不是最长那篇的长度"),
+    "no_k1_plus_1": ("每个分数都小了 (k1 + 1) 倍", "okapi 的分子是 tf * (k1 + 1)；rank_bm25 保留了这个因子"),
+    "no_floor": ("负的 idf 没有设下限", "出现在超过一半文档里的词，idf 是负数；rank_bm25 会把它换成 epsilon × 整个词表上的平均 idf"),
+    "zero_floor": ("负的 idf 被设成了 0", "rank_bm25 把负的 idf 换成 epsilon × 整个词表上的平均 idf，而不是 0"),
+    "constant_floor": ("负的 idf 被设成了 epsilon 本身", "下限是 epsilon × 整个词表上的平均 idf（average_idf），而不是 epsilon"),
+    "dedupe_query": ("查询里重复的词只算了一次", "按给定的查询 token 逐个求和：查询里出现两次的 token 就算两次"),
+}
+
+#: Each toy corpus's label in Chinese.
+CASE_LABELS_ZH = {
+    "a young memory of 3 documents": "只有 3 篇文档的新记忆",
+    "term frequency": "词频",
+    "rare versus common terms": "少见词与常见词",
+    "short and long documents": "短文档与长文档",
+    "a repeated query term": "查询里重复的词",
+    "a term in exactly half of 4 documents": "恰好出现在 4 篇中一半文档里的词",
+    "a single document": "只有一篇文档",
+    "k1=1.2, b=0.5": "k1=1.2，b=0.5",
+}
+
+
 @dataclass(frozen=True)
 class _BM25Case:
     label: str
@@ -125,6 +159,15 @@ class _BM25Case:
     k1: float = 1.5
     b: float = 0.75
     epsilon: float = 0.25
+    label_zh: str = ""
+
+    def named(self) -> str:
+        """The case's label in the language the course speaks."""
+        return bilingual(self.label, self.label_zh or CASE_LABELS_ZH.get(self.label, self.label))
+
+    def document(self, i: int) -> str:
+        name = self.doc_names[i]
+        return bilingual(name, name.replace("document ", "文档 ", 1))
 
 
 def _bm25_cases() -> list[_BM25Case]:
@@ -164,7 +207,8 @@ def _bm25_cases() -> list[_BM25Case]:
     names = tuple(f.id for f in facts)
     for q in datasets.load("queries")[:24]:
         cases.append(_BM25Case(f"query {q.id} {q.question!r} over the {len(facts)} course facts",
-                               tuple(tokenize(q.question)), docs, names))
+                               tuple(tokenize(q.question)), docs, names,
+                               label_zh=f"在 {len(facts)} 条课程事实上的查询 {q.id} {q.question!r}"))
     return cases
 
 
@@ -202,8 +246,11 @@ def _rank_difference(case: _BM25Case, got: Sequence[float], expected: Sequence[f
     got_ranks, want_ranks = _ranks(got), _ranks(expected)
     for i in sorted(range(len(expected)), key=lambda i: want_ranks[i])[:10]:
         if got_ranks[i] != want_ranks[i] and not math.isclose(got[i], expected[i], rel_tol=1e-6, abs_tol=1e-9):
-            return (f"for {case.label}, {case.doc_names[i]} ranks {ordinal(got_ranks[i])}, expected "
-                    f"{ordinal(want_ranks[i])} (score {got[i]:.4f}, expected {expected[i]:.4f})")
+            return bilingual(
+                f"for {case.label}, {case.doc_names[i]} ranks {ordinal(got_ranks[i])}, expected "
+                f"{ordinal(want_ranks[i])} (score {got[i]:.4f}, expected {expected[i]:.4f})",
+                f"在“{case.named()}”上，{case.document(i)} 排第 {got_ranks[i]} 名，应为第 {want_ranks[i]} 名"
+                f"（分数 {got[i]:.4f}，应为 {expected[i]:.4f}）")
     return None
 
 
@@ -215,7 +262,8 @@ def _bm25_example(cases: Sequence[_BM25Case], results, expected, wrong: Sequence
             return text
     case, got, want = cases[wrong[0]], results[wrong[0]], expected[wrong[0]]
     j = next(j for j in range(len(want)) if not math.isclose(got[j], want[j], rel_tol=1e-6, abs_tol=1e-9))
-    return f"for {case.label}, {case.doc_names[j]} scores {got[j]:.4f}, expected {want[j]:.4f}"
+    return bilingual(f"for {case.label}, {case.doc_names[j]} scores {got[j]:.4f}, expected {want[j]:.4f}",
+                     f"在“{case.named()}”上，{case.document(j)} 得分 {got[j]:.4f}，应为 {want[j]:.4f}")
 
 
 @graded("03-bm25", "exercise 2: BM25 okapi scores equal rank_bm25's on toy corpora and the course facts",
@@ -250,42 +298,59 @@ def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
         try:
             values = [float(v) for v in out]
         except (TypeError, ValueError):
-            raise CheckFailed(f"bm25_scores returned {type(out).__name__} {_short(out)} for {case.label}",
-                              "return a list with one float score per document, in the order of docs_tokens") from None
+            raise CheckFailed(
+                bilingual(f"bm25_scores returned {type(out).__name__} {_short(out)} for {case.label}",
+                          f"在“{case.named()}”上，bm25_scores 返回了 {type(out).__name__} {_short(out)}"),
+                bilingual("return a list with one float score per document, in the order of docs_tokens",
+                          "返回一个列表，每篇文档一个 float 分数，顺序与 docs_tokens 相同")) from None
         if len(values) != len(docs):
             raise CheckFailed(
-                f"bm25_scores returned {len(values)} scores for {len(docs)} documents ({case.label})",
-                "one score per document, in the order of docs_tokens, 0.0 for documents that match nothing",
+                bilingual(f"bm25_scores returned {len(values)} scores for {len(docs)} documents ({case.label})",
+                          f"bm25_scores 为 {len(docs)} 篇文档返回了 {len(values)} 个分数（{case.named()}）"),
+                bilingual("one score per document, in the order of docs_tokens, 0.0 for documents that match nothing",
+                          "每篇文档一个分数，顺序与 docs_tokens 相同，什么都没命中的文档给 0.0"),
             )
         if any(math.isnan(v) for v in values):
-            raise CheckFailed(f"bm25_scores returned NaN for {case.label}",
-                              "look for 0/0: avgdl, or a length of 0")
+            raise CheckFailed(bilingual(f"bm25_scores returned NaN for {case.label}",
+                                        f"在“{case.named()}”上，bm25_scores 返回了 NaN"),
+                              bilingual("look for 0/0: avgdl, or a length of 0", "找找 0/0：avgdl，或者长度为 0 的文档"))
         expect(docs == [list(d) for d in case.docs] and query == list(case.query),
-               "bm25_scores changed the token lists it was given", "read the lists without modifying them")
+               bilingual("bm25_scores changed the token lists it was given", "bm25_scores 改动了传给它的 token 列表"),
+               bilingual("read the lists without modifying them", "只读这些列表，不要修改它们"))
         results.append(values)
     if not fresh:
-        passed("one float per document, inputs left alone")
+        passed(bilingual("one float per document, inputs left alone", "每篇文档一个 float，输入没有被改动"))
     expected = [reference_bm25_scores(c.query, c.docs, c.k1, c.b, c.epsilon) for c in cases]
     wrong = [i for i in range(len(cases)) if not _close(results[i], expected[i])]
     if not wrong:
-        passed(f"scores equal rank_bm25.BM25Okapi on {len(cases)} cases drawn for this grading run" if fresh else
-               f"scores equal rank_bm25.BM25Okapi on {len(cases) - 24} toy corpora and 24 queries over the course facts")
+        passed(bilingual(f"scores equal rank_bm25.BM25Okapi on {len(cases)} cases drawn for this grading run",
+                         f"在本次评分抽取的 {len(cases)} 个用例上，分数都与 rank_bm25.BM25Okapi 一致") if fresh else
+               bilingual(f"scores equal rank_bm25.BM25Okapi on {len(cases) - 24} toy corpora and 24 queries "
+                         f"over the course facts",
+                         f"在 {len(cases) - 24} 个小语料和课程事实上的 24 个查询上，分数都与 rank_bm25.BM25Okapi 一致"))
         return
     example = _bm25_example(cases, results, expected, wrong)
     for name, (options, what, hint) in BM25_MISTAKES.items():
         if all(_close(results[i], _bm25_variant(c.query, c.docs, c.k1, c.b, c.epsilon, **options))
                for i, c in enumerate(cases)):
-            raise CheckFailed(f"{what}: {example}", hint)
+            if language() == "zh":
+                what, hint = BM25_MISTAKES_ZH[name]
+            raise CheckFailed(bilingual(f"{what}: {example}", f"{what}：{example}"), hint)
     ignores_params = all(
         _close(results[i], reference_bm25_scores(c.query, c.docs)) for i, c in enumerate(cases)
     )
     if ignores_params:
-        raise CheckFailed(f"k1, b or epsilon is ignored: {example}",
-                          "use the k1, b and epsilon arguments instead of the constants 1.5, 0.75, 0.25")
+        raise CheckFailed(bilingual(f"k1, b or epsilon is ignored: {example}",
+                                    f"k1、b 或 epsilon 被忽略了：{example}"),
+                          bilingual("use the k1, b and epsilon arguments instead of the constants 1.5, 0.75, 0.25",
+                                    "用参数 k1、b 和 epsilon，而不是常数 1.5、0.75、0.25"))
     raise CheckFailed(
-        f"{len(wrong)} of {len(cases)} cases differ from rank_bm25: {example}",
-        "score(q, d) = sum over query tokens t of idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl)); "
-        "compare your idf and avgdl with the reference on the 3-document example",
+        bilingual(f"{len(wrong)} of {len(cases)} cases differ from rank_bm25: {example}",
+                  f"{len(cases)} 个用例里有 {len(wrong)} 个和 rank_bm25 不一致：{example}"),
+        bilingual("score(q, d) = sum over query tokens t of idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| "
+                  "/ avgdl)); compare your idf and avgdl with the reference on the 3-document example",
+                  "score(q, d) = 对查询里每个 token t 求和 idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| "
+                  "/ avgdl))；在那个 3 篇文档的例子上，把你的 idf 和 avgdl 与参考实现对比一下"),
     )
 
 EXERCISE = Exercise(

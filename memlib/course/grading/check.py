@@ -19,6 +19,7 @@ from typing import Callable
 from memlib.course import checker, kernel_run
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import CellRun, Execute
+from memlib.course.lang import LANGUAGES, notebook_language
 
 @dataclass
 class CheckedCell(CellRun):
@@ -42,18 +43,33 @@ def stand_ins(nb: dict, assignment: Assignment, support: list[Path], scratch: Pa
               cell_timeout: float) -> dict[int, Callable[[Execute], CellRun]]:
     """cell index -> what the grader does in place of that graded cell of `nb` (for `kernel_run.run_notebook`)."""
     calls = graded_calls(assignment)
+    language = submission_language(nb)
     found: dict[int, Callable[[Execute], CellRun]] = {}
     for index, cell in enumerate(nb.get("cells", [])):
         grade_id = _cell_grade_id(cell)
         if grade_id in calls:
-            found[index] = _stand_in(index, calls[grade_id], support, scratch / f"check-{index}", cell_timeout)
+            found[index] = _stand_in(index, calls[grade_id], support, scratch / f"check-{index}", cell_timeout,
+                                     language)
     return found
 
 
+def submission_language(nb: dict) -> str:
+    """The language a submission declares, English when it declares one the course does not speak.
+
+    A student can edit their notebook's metadata; that must not stop the grader,
+    and English is what every check's message exists in.
+    """
+    try:
+        return notebook_language(nb)
+    except ValueError:
+        return LANGUAGES[0]
+
+
 def _stand_in(index: int, call: checker.GradedCall, support: list[Path], scratch: Path,
-              seconds: float) -> Callable[[Execute], CellRun]:
+              seconds: float, language: str) -> Callable[[Execute], CellRun]:
     def check(execute: Execute) -> CellRun:
-        outcome = checker.run_check(call, execute, support=support, scratch=scratch, seconds=seconds)
+        outcome = checker.run_check(call, execute, support=support, scratch=scratch, seconds=seconds,
+                                    language=language)
         return cell_run(index, outcome)
 
     return check

@@ -107,6 +107,7 @@ class NotebookResult:
     other_errors: list[str] = field(default_factory=list)  # ungraded cells that raised
     seconds: float = 0.0
     grader_error: bool = False
+    language: str = "en"  # the submission's (memlib.course.lang): its feedback is written in it
 
     @property
     def points(self) -> float:

@@ -18,6 +18,7 @@ from typing import Any
 
 from memlib.course import shards
 from memlib.course.grading.inert import markdown_code, markdown_fence, markdown_text, terminal_line
+from memlib.course.lang import MESSAGES, say
 from memlib.course.grading.model import (
     CSV_COLUMNS,
     ERROR,
@@ -146,37 +147,43 @@ def _feedback_stems(students: set[str]) -> dict[str, str]:
 
 
 def _feedback_text(student: str, results: list[NotebookResult]) -> str:
-    lines = [f"# Feedback for {markdown_text(student)}", ""]
+    # each assignment in the language it was handed in; the head in English unless all of them agree
+    head = results[0].language if len({r.language for r in results}) == 1 else "en"
+    lines = [say("fb_title", head, student=markdown_text(student)), ""]
     total = sum(r.points for r in results)
     most = sum(r.assignment.max_points for r in results)
-    lines += [f"Total: {_num(total)} / {_num(most)} points", ""]
+    lines += [say("fb_total", head, got=_num(total), most=_num(most)), ""]
     for result in results:
-        lines.append(f"## {result.assignment.name}: {_num(result.points)} / {_num(result.assignment.max_points)} points")
+        code = result.language
+        lines.append(say("fb_assignment", code, name=result.assignment.name, got=_num(result.points),
+                         most=_num(result.assignment.max_points)))
         lines.append("")
         if result.submitted_as:
-            lines.append(f"Graded file: {markdown_code(result.submitted_as)}")
+            lines.append(say("fb_file", code, file=markdown_code(result.submitted_as)))
         for note in result.notes:
-            lines.append(f"Note: {markdown_text(note)}")
+            lines.append(say("fb_note", code, note=markdown_text(note)))
         lines.append("")
         rows = {r.grade_id: r for r in result.rows}
         for detail in result.details:
             row = rows[detail.grade_id]
-            lines.append(f"### {detail.grade_id}: {detail.status} ({_num(row.points)} / {_num(row.max_points)})")
+            status = say(f"status_{detail.status}", code) if f"status_{detail.status}" in MESSAGES else detail.status
+            lines.append(say("fb_check", code, grade_id=detail.grade_id, status=status, got=_num(row.points),
+                             most=_num(row.max_points)))
             lines.append("")
             if detail.status != PASSED:
                 lines += markdown_fence(detail.message or row.reason)
             if detail.traceback:
-                lines.append("Where it failed in your code:")
+                lines.append(say("fb_where", code))
                 lines += markdown_fence(detail.traceback)
             if detail.stdout.strip():
-                lines.append("Output of the check:")
+                lines.append(say("fb_output", code))
                 lines += markdown_fence(detail.stdout.strip())
             extra = [n for n in row.reason.split("; ") if n.startswith("note: graded cell")]
             for note in extra:
                 lines.append(f"- {markdown_text(note[6:])}")
             lines.append("")
         if result.other_errors:
-            lines.append("Other cells that raised an error (not graded, but worth fixing):")
+            lines.append(say("fb_others", code))
             lines += [f"- {markdown_text(e)}" for e in result.other_errors]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -21,7 +21,7 @@ import nbformat
 
 from memlib.course import kernel_run
 from memlib.course.checker import CheckOutcome
-from memlib.course.grading.check import CheckedCell, stand_ins
+from memlib.course.grading.check import CheckedCell, stand_ins, submission_language
 from memlib.course.grading.collect import _Job
 from memlib.course.grading.model import (
     ERROR,
@@ -42,6 +42,7 @@ from memlib.course.grading.report import _fill_rows, _rows_for_all
 from memlib.course.grading.provenance import notebook_findings, review_flags
 from memlib.course.grading.review import review_notes
 from memlib.course.kernel_run import CellRun, NotebookRun
+from memlib.course.lang import say
 from memlib.course.sandbox import Sandbox
 
 
@@ -68,7 +69,7 @@ def _failure_reason(cell: CellRun, cell_timeout: float) -> tuple[str, str, str]:
     return _one_line(f"{ename}: {evalue}"), f"{ename}: {evalue}", trace
 
 
-def _verdict(check: CheckOutcome) -> _Outcome:
+def _verdict(check: CheckOutcome, language: str = "en") -> _Outcome:
     """A graded cell's outcome as the checker said it: no message is parsed, no output searched."""
     stdout = check.output[-STDOUT_TAIL_CHARS:]
     if check.status == "passed":
@@ -78,7 +79,7 @@ def _verdict(check: CheckOutcome) -> _Outcome:
         return _Outcome(ERROR, reason, reason, stdout=stdout, references=check.references)
     what = _strip_ansi(check.what or check.message)
     # the gradebook gets what is wrong; the feedback file gets the hint too
-    feedback = f"{what}\nHint: {_strip_ansi(check.hint)}" if check.hint else what
+    feedback = f"{what}\n{say('hint', language, hint=_strip_ansi(check.hint))}" if check.hint else what
     return _Outcome(FAILED, _one_line(what), feedback, "", stdout, check.references)
 
 
@@ -102,7 +103,7 @@ def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: 
             grader_failed = True
         elif isinstance(cell, CheckedCell) and cell.check is not None and cell.check.status in ("passed", "failed",
                                                                                                  "error"):
-            outcomes[graded.grade_id] = _verdict(cell.check)
+            outcomes[graded.grade_id] = _verdict(cell.check, submission_language(nb))
             grader_failed = grader_failed or cell.check.status == "error"
         elif cell.status == kernel_run.OK:
             outcomes[graded.grade_id] = _Outcome(PASSED, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
@@ -179,10 +180,12 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
             _rows_for_all(result, job.status_if_not_run, job.error)
             return result
         assert job.nb is not None
+        result.language = submission_language(job.nb)
         assignment = job.assignment
         if job.support is not None:  # graded against an older release: its files, not the current one's
             settings = dataclasses.replace(settings, support=job.support)
         prepared, repairs = restore_graded_cells(job.nb, assignment)
+        prepared.metadata["memlib"]["language"] = result.language  # the checks speak it (check.stand_ins)
         prepared.cells.insert(0, _prelude_cell())
         folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
         run = _run(prepared, folder / "as-handed-in", settings, assignment)
