@@ -343,6 +343,17 @@ def test_readme_zh_opens_every_chinese_notebook_on_colab_and_binder() -> None:
     assert "](i18n/zh/glossary.md)" in readme and "](README_zh.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
+def test_readme_zh_states_the_minutes_the_notebooks_state() -> None:
+    from memlib.course.syllabus import read_course
+
+    readme = (ROOT / "README_zh.md").read_text(encoding="utf-8")
+    core = [info for info in read_course(SOLUTIONS) if info.core]
+    stated = dict(re.findall(r"^\| \d\d \| \[[^\]]+\]\(notebooks/zh/([^)]+)\) \| (\d+) \|", readme, re.M))
+    assert stated == {info.filename: str(info.minutes) for info in core}
+    total = sum(info.minutes for info in core)
+    assert f"## 核心路线：约 {round(total / 30) // 2} 小时（{total} 分钟）" in readme
+
+
 def test_notebook_01s_check_names_each_mistake_in_chinese() -> None:
     """Exercise 0's check, the first to speak Chinese in full: every mistake it knows, and the case, in Chinese."""
     from memlib.course.checking import CheckFailed, strict_checks
