@@ -76,6 +76,22 @@ CHEATS = {
     "a reference behind %%time": (
         "01", "%%time\nfrom memlib.course.checks import reference_how_many_fit as how_many_fit", "reference_how_many_fit"),
     "a file written by %%writefile": ("01", "%%writefile mine.py\ndef how_many_fit(*a):\n    return 0", "%writefile"),
+    # found by an outside attack written after the families above
+    "a table of the reference's verdicts, filled in a loop (07)": (
+        "07", "from memlib import datasets\nfrom memlib.guard import scan as _scan\n_TABLE = {}\n"
+              "for _note in datasets.load('poisoning'):\n    _TABLE[_note.text] = _scan(_note.text)\n"
+              "def my_scan(text):\n    return _TABLE[text]", "memlib.guard.scan"),
+    "the library's loop through a registered dispatch (04)": (
+        "04", "import functools\nfrom memlib.agent import Agent\n@functools.singledispatch\ndef _run(agent, text):\n"
+              "    raise TypeError\n_run.register(Agent, Agent.step)\nclass MyAgent(Agent):\n"
+              "    def step(self, user_text):\n        return _run(self, user_text)", "memlib.agent.Agent.step"),
+    "the library's loop through super() (04)": (
+        "04", "from memlib.agent import Agent\nclass MyAgent(Agent):\n    def step(self, user_text):\n"
+              "        return super().step(user_text)", "memlib.agent.Agent.step"),
+    "the reference decider inside the student's (05)": (
+        "05", "from memlib.policies import ReferenceDecider\n_inner = ReferenceDecider()\n"
+              "def next_call(self, view):\n    return _inner.next_call(view)\nMyDecider.next_call = next_call",
+        "memlib.policies.ReferenceDecider"),
 }
 
 
@@ -90,6 +106,18 @@ def test_each_cheat_family_is_flagged_with_what_was_seen(name: str) -> None:
 def test_the_answer_key_names_the_check_module_too() -> None:
     flags = _flags(*CHEATS["the answer key (07)"][:2])
     assert "memlib.course.checks.EXCUSED_ATTACKS" in flags and "'poisoning_heldout'" in flags
+
+
+def test_a_cell_the_grader_does_not_run_is_not_read() -> None:
+    # an older release's Colab setup cell (another install line, still tagged nbval-skip) uses sys.modules
+    assignment = RELEASE["01"]
+    nb = copy.deepcopy(assignment.nb)
+    setup = next(c for c in nb.cells if "nbval-skip" in c.metadata.get("tags", []))
+    setup.source = setup.source.replace("@main", "@v0.2.0")
+    assert notebook_findings(nb, assignment) == {}
+    setup.metadata["tags"] = []  # run by the grader now: its sys.modules is the student's
+    assert "the notebook uses .modules" in " ".join(n for ns in review_flags(notebook_findings(nb, assignment)).values()
+                                                      for n in ns)
 
 
 def test_the_releases_own_cells_raise_no_flag() -> None:

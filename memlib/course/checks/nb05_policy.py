@@ -600,7 +600,8 @@ def check_policy_answer(decider_class: Any) -> None:
     _multi_session(make)
 
 
-@graded("05-policy", "the student's decider stores, saves under pressure, searches, pages, cites and stays cheap")
+@graded("05-policy", "the student's decider stores, saves under pressure, searches, pages, cites and stays cheap",
+        references=("memlib.policies:ReferenceDecider",))
 def check_policy(decider_class: Any) -> None:
     """Check the notebook-05 exercise: the student's decider class, on behaviour and cost."""
     make = _factory(decider_class)

@@ -42,6 +42,7 @@ from typing import Iterable
 
 from memlib.course.checker import graded_call
 from memlib.course.grading.model import Assignment, _cell_grade_id
+from memlib.course.kernel_run import is_skipped
 
 __all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CHECK_PACKAGE"]
 
@@ -157,6 +158,13 @@ def _reads(node: ast.AST, hidden: frozenset[str] = frozenset()) -> tuple[set[str
     strings: set[str] = set()
     if isinstance(node, _SCOPES):
         hidden = hidden | _locals(node)
+    if isinstance(node, ast.ClassDef):
+        # super().step inside `class MyAgent(Agent)` reads Agent.step
+        bases = [b for b in (_dotted(base) for base in node.bases) if b]
+        for sub in ast.walk(node):
+            if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Call)
+                    and isinstance(sub.value.func, ast.Name) and sub.value.func.id == "super"):
+                reads.update(f"{base}.{sub.attr}" for base in bases if base.split(".")[0] not in hidden)
     if isinstance(node, (ast.Attribute, ast.Name)) and isinstance(getattr(node, "ctx", None), ast.Load):
         dotted = _dotted(node)
         if dotted and dotted.split(".")[0] not in hidden:
@@ -192,11 +200,22 @@ def _bound(node: ast.AST) -> tuple[set[str], dict[str, str]]:
                 imports[alias.asname or alias.name] = f"{sub.module}.{alias.name}"
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
             names.add(sub.id)
+        elif isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            names.update(_base_name(sub))  # table[key] = ..., obj.attr = ...: the statement changes table, obj
+        elif isinstance(sub, ast.Expr) and isinstance(sub.value, ast.Call) and isinstance(sub.value.func, ast.Attribute):
+            names.update(_base_name(sub.value.func))  # table.update(...), dispatcher.register(...): the same
         for child in ast.iter_child_nodes(sub):
             visit(child)
 
     visit(node)
     return names | set(imports), imports
+
+
+def _base_name(node: ast.AST) -> set[str]:
+    """The top-level name an attribute or subscript chain starts from (``a`` of ``a.b[c].d``), if any."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return {node.id} if isinstance(node, ast.Name) else set()
 
 
 def _first_line(source: str) -> str:
@@ -206,12 +225,25 @@ def _first_line(source: str) -> str:
     return ""
 
 
+def _code_cells(nb: dict) -> list[dict]:
+    """The code cells the grader runs before and between the graded ones: not graded, not skipped.
+
+    A skipped cell (``nbval-skip``, such as the Colab setup cell) never runs under the grader, so
+    nothing in it can make an answer; it is not read (an older release's setup cell differs from
+    today's only in what it would install, and must not flag every student who kept it).
+    """
+    def skipped(cell: dict) -> bool:
+        source = cell.get("source", "")
+        return is_skipped({**cell, "source": "".join(source) if isinstance(source, list) else str(source)})
+
+    return [c for c in nb.get("cells", [])
+            if c.get("cell_type") == "code" and not _cell_grade_id(c) and not skipped(c)]
+
+
 def _bindings(nb: dict, release_sources: set[str]) -> tuple[list[_Binding], list[ast.Module | None]]:
     found: list[_Binding] = []
     trees: list[ast.Module | None] = []
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") != "code" or _cell_grade_id(cell):
-            continue
+    for cell in _code_cells(nb):
         source = cell.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
         student = source.strip() not in release_sources
@@ -246,8 +278,9 @@ def _library_references(assignment: Assignment) -> set[str]:
             continue
         for spec in getattr(check, "references", ()) or ():
             module, _, qualname = str(spec).partition(":")
-            if "." not in qualname:  # a method (Agent.step) is not an answer by itself
-                names.add(f"{module}.{qualname}")
+            # a method (Agent.step) is found only when read as such (Agent.step, super().step in a subclass):
+            # subclassing Agent, as exercise L asks, reads memlib.agent.Agent, which is not under it
+            names.add(f"{module}.{qualname}")
     return names
 
 
@@ -312,8 +345,7 @@ def _judge(qualified: str, references: set[str]) -> str:
 def _dynamic_findings(trees: list[ast.Module | None], nb: dict, release_sources: set[str]) -> list[Finding]:
     """Code in the student's own cells that hides what it runs or reaches around a watcher."""
     findings: list[Finding] = []
-    cells = [c for c in nb.get("cells", []) if c.get("cell_type") == "code" and not _cell_grade_id(c)]
-    for cell, tree in zip(cells, trees):
+    for cell, tree in zip(_code_cells(nb), trees):
         if tree is None:
             continue
         source = cell.get("source", "")
