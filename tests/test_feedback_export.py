@@ -11,6 +11,8 @@ import pytest
 from conftest import FIXTURE_NOTEBOOK, blank, solved, write_notebook
 from memlib.course import feedback_export, grade as grading, overrides
 
+pytestmark = pytest.mark.grading
+
 HOSTILE = "<i>eve"
 
 

@@ -18,6 +18,8 @@ from memlib.course.checking import FRESH_SEED_ENV, CheckFailed, fresh_random
 from memlib.course.checks import check_bm25, check_token_budget, reference_bm25_scores, reference_how_many_fit
 from memlib.course.checks.nb01_token_budget import _budget_cases
 
+pytestmark = pytest.mark.grading
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

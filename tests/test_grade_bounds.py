@@ -15,6 +15,8 @@ import pytest
 from memlib.course import checker, sandbox as sandboxing, wire
 from memlib.course.kernel_run import ERROR, OK, run_notebook
 
+pytestmark = pytest.mark.grading
+
 
 def _cells(*sources: str) -> dict:
     return {"cells": [{"cell_type": "code", "source": s, "metadata": {}} for s in sources]}

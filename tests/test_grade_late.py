@@ -14,6 +14,8 @@ from conftest import FIXTURE_NOTEBOOK, solved, write_notebook
 from memlib.course import export, grade as grading, overrides
 from memlib.course.late import LateError, LatePolicy, assess, read_due_dates
 
+pytestmark = pytest.mark.grading
+
 DUE = datetime(2026, 10, 5, 23, 59, tzinfo=timezone(timedelta(hours=2)))
 
 

@@ -18,6 +18,8 @@ import pytest
 from conftest import FIXTURE_NOTEBOOK, answered, blank, solved, write_notebook
 from memlib.course import export, grade as grading, overrides
 
+pytestmark = pytest.mark.grading
+
 OTHER = "02_other.ipynb"
 GRADE = ["--quiet", "--cell-timeout", "30"]
 

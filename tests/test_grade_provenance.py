@@ -211,6 +211,7 @@ def test_nfc_and_nfd_spellings_of_one_name_are_one_name_or_a_flagged_look_alike(
     assert any(n.startswith("review: look-alike name") and "NFC/NFD" in n for n in jobs[0].notes)
 
 
+@pytest.mark.grading
 @pytest.mark.slow
 def test_the_real_grader_flags_each_cheat_family_in_the_gradebook(tmp_path: Path) -> None:
     """One class, graded with the command line (bubblewrap, -j 2): every cheat scores 0 or carries the flag."""

@@ -22,6 +22,8 @@ from memlib.course.grade import GradeSetupError
 from memlib.course.release import graded_cells, release, release_notebook
 from memlib.course.versions import Stamp, content_hash, difference, release_stamp, stamp_of
 
+pytestmark = pytest.mark.grading
+
 
 def _release_into(folder: Path, nb_source: nbformat.NotebookNode | None = None) -> Path:
     if nb_source is None:

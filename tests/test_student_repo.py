@@ -12,6 +12,8 @@ import pytest
 from conftest import ROOT, SOLUTIONS
 from memlib.course import config, student_repo
 
+pytestmark = pytest.mark.maintainer
+
 SLUG = "memlib-course/memlib-students"
 
 

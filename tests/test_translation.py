@@ -293,6 +293,7 @@ def test_the_release_command_writes_and_checks_the_translations(tmp_path: Path, 
     assert "release failed:" in err and "has no msgstr" in err
 
 
+@pytest.mark.grading
 @pytest.mark.slow
 def test_a_chinese_submission_gets_the_points_of_its_english_twin_and_chinese_feedback(tmp_path: Path) -> None:
     """Four students hand in notebook 03: English and Chinese, solved and unsolved; same points, each in its language."""

@@ -17,6 +17,8 @@ import pytest
 from memlib.course import grade as grading
 from memlib.course.validate import ValidateError, main, validate
 
+pytestmark = pytest.mark.grading
+
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "01_context_window.ipynb"
 
