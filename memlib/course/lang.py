@@ -55,12 +55,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "could_not_run": {
         "en": "the check could not run on your answer: {detail}",
-        "zh": "检查没法在你的答案上运行：{detail}",
+        "zh": "检查没法运行你的答案：{detail}",
     },
     "could_not_run_hint": {
         "en": "is the answer of the kind the exercise asks for (a function, a class, an instance)? "
               "If it is, tell your instructor",
-        "zh": "答案的类型是不是练习要求的那种（函数、类还是实例）？如果是，请告诉老师",
+        "zh": "答案是不是练习要求的那种东西（函数、类还是实例）？如果是，请告诉老师",
     },
     "is_expected": {"en": "{what} is {actual}, expected {expected}", "zh": "{what} 是 {actual}，应为 {expected}"},
     # the setup check (memlib.course.fallback.environment_report)

@@ -208,7 +208,7 @@ def _bm25_cases() -> list[_BM25Case]:
     for q in datasets.load("queries")[:24]:
         cases.append(_BM25Case(f"query {q.id} {q.question!r} over the {len(facts)} course facts",
                                tuple(tokenize(q.question)), docs, names,
-                               label_zh=f"在 {len(facts)} 条课程事实上的查询 {q.id} {q.question!r}"))
+                               label_zh=f"查询 {q.id} {q.question!r}（检索全部 {len(facts)} 条课程事实）"))
     return cases
 
 
@@ -327,7 +327,7 @@ def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
                          f"在本次评分抽取的 {len(cases)} 个用例上，分数都与 rank_bm25.BM25Okapi 一致") if fresh else
                bilingual(f"scores equal rank_bm25.BM25Okapi on {len(cases) - 24} toy corpora and 24 queries "
                          f"over the course facts",
-                         f"在 {len(cases) - 24} 个小语料和课程事实上的 24 个查询上，分数都与 rank_bm25.BM25Okapi 一致"))
+                         f"{len(cases) - 24} 个小语料，加上检索课程事实的 24 个查询，分数都与 rank_bm25.BM25Okapi 一致"))
         return
     example = _bm25_example(cases, results, expected, wrong)
     for name, (options, what, hint) in BM25_MISTAKES.items():
