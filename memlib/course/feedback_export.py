@@ -33,8 +33,7 @@ import zipfile
 from pathlib import Path
 
 from memlib.course import export, overrides
-from memlib.course.grading.inert import terminal_text
-from memlib.course.grading.report import _feedback_stems
+from memlib.course.grading.inert import _feedback_stems, terminal_text
 from memlib.course.shards import ShardError, merge_gradebooks
 
 __all__ = ["FORMATS", "student_page", "write_feedback", "main"]

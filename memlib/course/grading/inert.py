@@ -16,7 +16,9 @@ progress line and the feedback files. Here is the one rule for each place:
 - `markdown_text`, `markdown_code`, `markdown_fence`: text in a feedback file
   that stays text: no raw HTML, no link, no line that starts a heading, and a
   code fence longer than any run of backticks in what it holds, so printed
-  output cannot close it and forge a "passed" section.
+  output cannot close it and forge a "passed" section;
+- `_safe_filename`, `_feedback_stems`: a student's name as the name of their
+  feedback file, distinct per student even where the file system ignores case.
 
 The escapes are visible on purpose: an instructor sees that a name held a
 control character. This module does not decide what is shown (the stages do)
@@ -108,3 +110,22 @@ def markdown_fence(text: str) -> list[str]:
     body = terminal_text(text).rstrip()
     fence = "`" * max(3, 1 + max((len(run) for run in _BACKTICKS_RE.findall(body)), default=0))
     return [fence, body, fence, ""]
+
+
+def _safe_filename(name: str) -> str:
+    """A student's name as a file name: letters, digits, dot, dash and underscore only."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
+    return cleaned or "student"
+
+
+def _feedback_stems(students: set[str]) -> dict[str, str]:
+    """student -> feedback file name without ``.md``: distinct even where the file system ignores case."""
+    stems: dict[str, str] = {}
+    used: set[str] = set()
+    for student in sorted(students):
+        stem = _safe_filename(student)
+        while stem.lower() in used:  # "a b" and "a_b", "sec1/alice" and "sec1_alice" must not share a file
+            stem += "_"
+        used.add(stem.lower())
+        stems[student] = stem
+    return stems

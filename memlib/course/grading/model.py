@@ -15,6 +15,7 @@ import nbformat
 
 from memlib._util import one_line
 from memlib.course.release import GradedCell
+from memlib.course.grading.inert import _safe_filename  # noqa: F401 (the grader's stages import it from here)
 from memlib.course.grading.inert import csv_text as _csv_text
 
 CSV_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status", "reason")
@@ -156,11 +157,6 @@ def _first_line(source: str) -> str:
 
 def _one_line(text: str, limit: int = REASON_CHARS) -> str:
     return one_line(text, limit)
-
-
-def _safe_filename(name: str) -> str:
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
-    return cleaned or "student"
 
 
 def _cell_grade_id(cell: dict) -> str | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memlib.course import shards
-from memlib.course.grading.inert import markdown_code, markdown_fence, markdown_text, terminal_line
+from memlib.course.grading.inert import _feedback_stems, markdown_code, markdown_fence, markdown_text, terminal_line
 from memlib.course.lang import MESSAGES, say
 from memlib.course.grading.model import (
     CSV_COLUMNS,
@@ -131,19 +131,6 @@ class GradeReport:
 
 
 # --------------------------------------------------------------------------- text output
-
-
-def _feedback_stems(students: set[str]) -> dict[str, str]:
-    """student -> feedback file name without ``.md``: distinct even where the file system ignores case."""
-    stems: dict[str, str] = {}
-    used: set[str] = set()
-    for student in sorted(students):
-        stem = _safe_filename(student)
-        while stem.lower() in used:  # "a b" and "a_b", "sec1/alice" and "sec1_alice" must not share a file
-            stem += "_"
-        used.add(stem.lower())
-        stems[student] = stem
-    return stems
 
 
 def _feedback_text(student: str, results: list[NotebookResult]) -> str:
