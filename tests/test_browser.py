@@ -43,6 +43,7 @@ from pathlib import Path
 import pytest
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS, JupyterLabServer, NotebookPage, classify, missing_requirements
+from pg_server import skip_or_fail  # the suite's rule: skip with the reason, fail under CI=true
 from conftest import NOTEBOOKS, ROOT, SOLUTIONS
 
 SOLUTION_FILES = sorted(SOLUTIONS.glob("[0-9]*.ipynb"))
@@ -93,7 +94,7 @@ def expectations(path: Path) -> tuple[set[str], bool]:
 def lab():
     reason = missing_requirements()
     if reason:
-        pytest.skip(reason)
+        skip_or_fail(reason)
     with JupyterLabServer(SOLUTION_FILES + STUDENT_NOTEBOOKS) as server:
         yield server
 
