@@ -164,6 +164,38 @@ def test_a_new_exercise_is_two_files(tmp_path: Path, monkeypatch) -> None:
     CHECKS.pop("99-triple", None)
 
 
+@pytest.mark.grading
+def test_a_new_exercise_is_graded_by_memlib_grade_from_its_two_files(tmp_path: Path) -> None:
+    """The same two files, with the check beside the notebook (as a course outside memlib keeps it): graded."""
+    from memlib.course import grade as grading
+
+    solutions, released = tmp_path / "solutions", tmp_path / "released"
+    solutions.mkdir()
+    (solutions / "throwaway_checks.py").write_text(THROWAWAY_CHECK, encoding="utf-8")
+    nb = _throwaway_notebook()
+    nb.cells[-1].source = "from throwaway_checks import check_triple\n\ncheck_triple(triple)"
+    nbformat.write(nb, str(solutions / "99_throwaway.ipynb"))
+    release(solutions, released)
+    (released / "throwaway_checks.py").write_text(THROWAWAY_CHECK, encoding="utf-8")  # the check travels with it
+
+    student = nbformat.read(str(released / "99_throwaway.ipynb"), as_version=4)
+    for name, body in (("blank", None), ("solved", "    return 3 * x"), ("wrong", "    return x + x")):
+        if body is not None:
+            student.cells[1].source = "def triple(x):\n" + body
+        (tmp_path / "class" / name).mkdir(parents=True)
+        nbformat.write(student, str(tmp_path / "class" / name / "99_throwaway.ipynb"))
+    report = grading.grade(sorted((tmp_path / "class").iterdir()), released, timeout=120, sandbox="none",
+                           warn=lambda _: None)
+    rows = {row.student: row for row in report.rows}
+    assert {name: (row.grade_id, row.points, row.status) for name, row in rows.items()} == {
+        "blank": ("99-triple", 0, "failed"), "solved": ("99-triple", 1, "passed"),
+        "wrong": ("99-triple", 0, "failed")}
+    assert "not solved yet" in rows["blank"].reason and "triple(1)" in rows["wrong"].reason
+    from memlib.course.checking import CHECKS
+
+    CHECKS.pop("99-triple", None)
+
+
 def test_records_refuse_two_claims_on_one_grade_id(tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "twice"
     folder.mkdir()
