@@ -11,6 +11,8 @@
 #   COLAB_PYTHON_VERSION=3.12 bash .ci/colab_profile.sh   # Colab's older runtime, same pins
 #   COLAB_PYTHON_ONLY=1 ...    # another Python, the same pins: the fast tests only (not slow), no notebooks
 #   COLAB_PYTHON=/path/to/python bash .ci/colab_profile.sh
+#   COLAB_STEP=install ...     # only make the virtualenv (CI does this while its main tests run)
+#   COLAB_STEP=test ...        # only run the tests, in the virtualenv an install step made
 #
 # It does not touch the CI virtualenv (.venv) and it does not run the browser
 # tests (JupyterLab 4 cannot load ipywidgets 7's front end; Colab has its own).
@@ -60,8 +62,12 @@ find_python() {
     echo "python3"
 }
 
-PYTHON="$(find_python)"
+STEP="${COLAB_STEP:-all}"
+case "$STEP" in all|install|test) ;; *) echo "colab profile: COLAB_STEP is install, test or unset, not '$STEP'" >&2; exit 2;; esac
 t0=$(date +%s)
+constraints="$(mktemp)"
+if [ "$STEP" != test ]; then
+PYTHON="$(find_python)"
 echo "colab profile: $("$PYTHON" --version 2>&1) ($PYTHON) into $VENV, with ${COLAB_PINS[*]}"
 "$PYTHON" -m venv --clear "$VENV"
 quiet_pip --upgrade pip
@@ -69,15 +75,18 @@ quiet_pip --upgrade pip
 # The constraints keep Colab's versions whatever memlib's ranges would allow;
 # memlib itself goes in as a built wheel (no -e), so a file left out of the
 # package shows up here as it would on Colab.
-constraints="$(mktemp)"
 # The wheel is built from a private copy of the tree: setuptools builds in ./build, and
 # two profiles building there at once (CI runs them side by side) collide.
 source_copy="$(mktemp -d)"
 trap 'rm -rf "$constraints" "$pip_log" "$source_copy"' EXIT
-tar --exclude=./.venv --exclude=./.git --exclude=./build --exclude=./artifacts -cf - . | tar -xf - -C "$source_copy"
+# (CI makes it while its tests run: caches they write are left out, and a file that changes while
+# tar reads it, its exit status 1, is no failure)
+{ tar --exclude=./.venv --exclude=./.git --exclude=./build --exclude=./artifacts --exclude=__pycache__ \
+      --exclude=.pytest_cache --exclude=.hypothesis --warning=no-file-changed -cf - . || [ $? -eq 1 ]; } \
+    | tar -xf - -C "$source_copy"
 printf '%s\n' "${COLAB_PINS[@]}" >"$constraints"
-quiet_pip -c "$constraints" "${COLAB_PINS[@]}" "$source_copy[course,test,llm]"
-t_install=$(date +%s)
+# pytest-xdist is test tooling (Colab has none): the profile's tests use both cores.
+quiet_pip -c "$constraints" "${COLAB_PINS[@]}" "$source_copy[course,test,llm]" "pytest-xdist==3.8.0"
 
 "$VENV/bin/python" - "${COLAB_PINS[@]}" <<'PY'
 import importlib.metadata as md
@@ -91,6 +100,16 @@ bad = {n: v for n, v in got.items() if v != wanted[n]}
 if bad:
     sys.exit(f"colab profile: expected {wanted}, pip installed {bad}")
 PY
+fi
+t_install=$(date +%s)
+if [ "$STEP" = install ]; then
+    echo "colab profile: installed in $((t_install - t0)) s"
+    exit 0
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "colab profile: no virtualenv at $VENV: run COLAB_STEP=install first" >&2
+    exit 2
+fi
 
 # Run from a scratch folder so `import memlib` finds the installed wheel, not ./memlib.
 work="$(mktemp -d)"
@@ -147,7 +166,7 @@ export MEMLIB_IPYWIDGETS7
 # Both steps run even if the first fails, so one CI run reports both.
 tests_status=0
 MEMLIB_ANSWER_SAMPLE=2 "$VENV/bin/python" -m pytest "$repo/tests" -m "$MARKERS" -q -p no:cacheprovider \
-    --rootdir "$repo" -c "$repo/pyproject.toml" --durations=5 \
+    -n "${COLAB_WORKERS:-2}" --dist loadgroup --rootdir "$repo" -c "$repo/pyproject.toml" --durations=5 \
     -W "ignore::DeprecationWarning:ipywidgets.widgets.widget" || tests_status=$?
 t_tests=$(date +%s)
 
@@ -158,8 +177,9 @@ if [ -n "${COLAB_PYTHON_ONLY:-}" ]; then
 else
     echo "== solution notebooks under nbval =="
     cp -r "$repo/solutions" "$work/solutions"
+    # one notebook per worker (its cells run in order in one kernel)
     "$VENV/bin/python" -m pytest --nbval-lax --nbval-current-env "$work/solutions" -q -p no:cacheprovider \
-        --rootdir "$work" || notebooks_status=$?
+        -n "${COLAB_WORKERS:-2}" --dist loadfile --rootdir "$work" || notebooks_status=$?
 fi
 t_nb=$(date +%s)
 

@@ -77,3 +77,21 @@ def write_notebook(folder: Path, nb: nbformat.NotebookNode, name: str = FIXTURE_
     path = folder / name
     nbformat.write(nb, str(path))
     return path
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items) -> None:
+    """Under ``-n auto --dist loadgroup``, the tests that share a module-scoped fixture run on one worker.
+
+    loadgroup hands out every test without an ``xdist_group`` mark on its own, so the tests of one
+    module land on both workers and each worker builds the module's fixtures again (a graded class,
+    four nbval runs, the course site). Those tests get their module as their group, before
+    pytest-xdist reads the marks (``tryfirst``); tests that share nothing stay free to go anywhere.
+    """
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        definitions = info.name2fixturedefs.values() if info is not None else ()
+        if any(defs and defs[-1].scope == "module" for defs in definitions):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))

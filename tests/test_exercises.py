@@ -41,6 +41,34 @@ def test_every_graded_cell_has_exactly_one_record_and_every_record_a_cell() -> N
         assert check.grade_id == record.grade_id and check.__module__ == record.module
 
 
+def test_each_grade_id_is_written_once_in_memlib_in_its_record() -> None:
+    import ast
+
+    memlib_dir = Path(checks.__file__).resolve().parents[2]
+    written: dict[str, list[str]] = {grade_id: [] for grade_id in exercises()}
+    for path in sorted(memlib_dir.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in written:
+                written[node.value].append(f"{path.relative_to(memlib_dir)}:{node.lineno}")
+    for grade_id, record in exercises().items():
+        assert len(written[grade_id]) == 1, f"{grade_id} is written in {written[grade_id]}: once, in its record"
+        check = getattr(checks, record.check)
+        module = __import__(record.module, fromlist=["_"])
+        assert check.exercise in (getattr(module, "EXERCISES", None) or (module.EXERCISE,))
+        assert (check.grade_id, check.references) == (record.grade_id, record.references)
+
+
+def test_graded_refuses_what_is_not_a_record_or_a_grade_id() -> None:
+    from memlib.course.checking import graded
+    from memlib.course.exercise import Exercise
+
+    with pytest.raises(TypeError, match="takes an Exercise record or a grade id, not int"):
+        graded(7)
+    record = Exercise(grade_id="96-twice-said", notebook="96", answer="a", points=1)
+    with pytest.raises(TypeError, match="the record states the description and references"):
+        graded(record, "said again here")
+
+
 def _plain(text: str) -> str:
     """Text as a reader sees it, for finding a phrase: no bold marks, one space between words."""
     return " ".join(text.replace("**", "").split())
@@ -84,17 +112,17 @@ from memlib.course.exercise import Exercise
 __all__ = ["check_triple"]
 
 
-@graded("99-triple")
+EXERCISE = Exercise(grade_id="99-triple", notebook="99_throwaway", answer="triple", points=1,
+                    equivalent={"keep-state: triple -> remembers its result per len(x)":
+                                "an int is its own key: remembering 3 * x per x still returns 3 * x"})
+
+
+@graded(EXERCISE)
 def check_triple(triple):
     """triple(x) returns 3 * x."""
     for x in (0, 1, -4, 7):
         expect_equal(triple(x), 3 * x, f"triple({x})", "return 3 * x")
     passed("triple(x) == 3 * x")
-
-
-EXERCISE = Exercise(grade_id="99-triple", notebook="99_throwaway", check="check_triple", answer="triple", points=1,
-                    equivalent={"keep-state: triple -> remembers its result per len(x)":
-                                "an int is its own key: remembering 3 * x per x still returns 3 * x"})
 '''
 
 
@@ -136,16 +164,53 @@ def test_a_new_exercise_is_two_files(tmp_path: Path, monkeypatch) -> None:
     CHECKS.pop("99-triple", None)
 
 
+@pytest.mark.grading
+def test_a_new_exercise_is_graded_by_memlib_grade_from_its_two_files(tmp_path: Path) -> None:
+    """The same two files, with the check beside the notebook (as a course outside memlib keeps it): graded."""
+    from memlib.course import grade as grading
+
+    solutions, released = tmp_path / "solutions", tmp_path / "released"
+    solutions.mkdir()
+    (solutions / "throwaway_checks.py").write_text(THROWAWAY_CHECK, encoding="utf-8")
+    nb = _throwaway_notebook()
+    nb.cells[-1].source = "from throwaway_checks import check_triple\n\ncheck_triple(triple)"
+    nbformat.write(nb, str(solutions / "99_throwaway.ipynb"))
+    release(solutions, released)
+    (released / "throwaway_checks.py").write_text(THROWAWAY_CHECK, encoding="utf-8")  # the check travels with it
+
+    student = nbformat.read(str(released / "99_throwaway.ipynb"), as_version=4)
+    for name, body in (("blank", None), ("solved", "    return 3 * x"), ("wrong", "    return x + x")):
+        if body is not None:
+            student.cells[1].source = "def triple(x):\n" + body
+        (tmp_path / "class" / name).mkdir(parents=True)
+        nbformat.write(student, str(tmp_path / "class" / name / "99_throwaway.ipynb"))
+    report = grading.grade(sorted((tmp_path / "class").iterdir()), released, timeout=120, sandbox="none",
+                           warn=lambda _: None)
+    rows = {row.student: row for row in report.rows}
+    assert {name: (row.grade_id, row.points, row.status) for name, row in rows.items()} == {
+        "blank": ("99-triple", 0, "failed"), "solved": ("99-triple", 1, "passed"),
+        "wrong": ("99-triple", 0, "failed")}
+    assert "not solved yet" in rows["blank"].reason and "triple(1)" in rows["wrong"].reason
+    from memlib.course.checking import CHECKS
+
+    CHECKS.pop("99-triple", None)
+
+
 def test_records_refuse_two_claims_on_one_grade_id(tmp_path: Path, monkeypatch) -> None:
     folder = tmp_path / "twice"
     folder.mkdir()
     for name in ("nb98_a", "nb98_b"):
         (folder / f"{name}.py").write_text(
+            "from memlib.course.checking import graded\n"
             "from memlib.course.exercise import Exercise\n"
-            "EXERCISE = Exercise(grade_id='98-twice', notebook='98', check='c', answer='a', points=1)\n")
+            "EXERCISE = Exercise(grade_id='98-twice', notebook='98', answer='a', points=1)\n"
+            "@graded(EXERCISE)\ndef c(a):\n    pass\n")
     monkeypatch.setattr(checks, "__path__", [str(folder)])
-    with pytest.raises(ValueError, match="'98-twice' has two records"):
+    with pytest.raises(ValueError, match="'98-twice'"):  # two records, two checks: refused at the second
         exercises()
+    from memlib.course.checking import CHECKS
+
+    CHECKS.pop("98-twice", None)
     (folder / "nb98_b.py").write_text("X = 1\n")
     monkeypatch.delitem(__import__("sys").modules, "memlib.course.checks.nb98_b", raising=False)
     with pytest.raises(TypeError, match="nb98_b defines no EXERCISE"):
@@ -160,26 +225,26 @@ from memlib.course.exercise import Exercise
 __all__ = ["check_double", "check_quadruple"]
 
 
-@graded("97-double")
+DOUBLE = Exercise(grade_id="97-double", notebook="97_steps", answer="double", points=1, cell="97-double")
+QUADRUPLE = Exercise(grade_id="97-quadruple", notebook="97_steps", answer="quadruple", points=1,
+                     setup_cells=("97-double",), cell="97-quadruple")
+
+
+@graded(DOUBLE)
 def check_double(double):
     for x in (0, 2, -5):
         expect_equal(double(x), 2 * x, f"double({x})", "return 2 * x")
     passed("double(x) == 2 * x")
 
 
-@graded("97-quadruple")
+@graded(QUADRUPLE)
 def check_quadruple(quadruple):
     for x in (0, 2, -5):
         expect_equal(quadruple(x), 4 * x, f"quadruple({x})", "return double(double(x))")
     passed("quadruple(x) == 4 * x")
 
 
-EXERCISES = (
-    Exercise(grade_id="97-double", notebook="97_steps", check="check_double", answer="double", points=1,
-             cell="97-double"),
-    Exercise(grade_id="97-quadruple", notebook="97_steps", check="check_quadruple", answer="quadruple", points=1,
-             setup_cells=("97-double",), cell="97-quadruple"),
-)
+EXERCISES = (DOUBLE, QUADRUPLE)
 '''
 
 

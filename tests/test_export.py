@@ -20,6 +20,7 @@ import pytest
 
 from memlib.course import export, shards
 from memlib.course import grade as grading
+from memlib.course.grading import model
 from conftest import blank, solved
 
 ADD, OTHER = "01_fixture.ipynb", "02_other.ipynb"  # 01: fixture-add 2 + fixture-words 3 points; 02: fixture-other 1
@@ -323,7 +324,7 @@ def test_csv_wide_with_and_without_a_roster(tmp_path: Path) -> None:
 
 def test_student_controlled_text_is_inert(tmp_path: Path) -> None:
     # the gradebook already quotes a formula (grade uses the same csv_text); control characters show as escapes
-    assert export.csv_text is shards.csv_text and grading._csv_text is shards.csv_text
+    assert export.csv_text is shards.csv_text and model._csv_text is shards.csv_text
     book = _gradebook(tmp_path / "grades.csv", {
         "'=HYPERLINK(\"http://x\")": (2, 3, 1), "\x1b[31mred\x07": (0, 0, 0), "\r=1+1": (0, 0, 0),
         "@SUM(A1)\u202e": (0, 0, 0), "-2+3": (0, 0, 0), "+cmd|' /C calc'!A0": (0, 0, 0), "\tx": (0, 0, 0),

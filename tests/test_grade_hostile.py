@@ -27,7 +27,8 @@ import pytest
 from conftest import FIXTURE_COURSE, FIXTURE_NOTEBOOK, ROOT, blank, solved
 from conftest import write_notebook as _write
 from memlib.course import sandbox as sandboxing
-from memlib.course.grade import Row, _collect, _Submission, load_release, restore_graded_cells
+from memlib.course.grade import Row, load_release, restore_graded_cells
+from memlib.course.grading.collect import _collect, _Submission
 from memlib.course.release import release
 
 pytestmark = pytest.mark.grading

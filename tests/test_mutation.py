@@ -50,8 +50,8 @@ def test_a_check_that_accepts_everything_lets_every_mutant_survive(monkeypatch):
     def check_lenient(answer):
         return None
 
-    exercise = mutation.Exercise("test-lenient", "01_context_window", "check_lenient", "how_many_fit", 1,
-                                 module=__name__)
+    exercise = mutation.Exercise(grade_id="test-lenient", notebook="01_context_window", answer="how_many_fit",
+                                 points=1, module=__name__, check="check_lenient")
     monkeypatch.setitem(globals(), "check_lenient", check_lenient)
     monkeypatch.setitem(mutation.EXERCISES, "test-lenient", exercise)
     report = mutation.run("test-lenient")
@@ -78,8 +78,8 @@ def test_the_check_kills_every_non_equivalent_mutant_of_its_reference(grade_id):
 def test_setup_cells_run_before_the_exercise_and_a_missing_one_is_named():
     exercise = mutation.EXERCISES["07-guard"]
     assert "def decoded_payloads" in mutation.setup_source(exercise)  # the notebook's toolbox cell
-    broken = mutation.Exercise("07-guard", "07_memory_poisoning", "check_guard", "my_scan", 4,
-                               setup_cells=("no-such-cell",))
+    broken = mutation.Exercise(grade_id="07-guard", notebook="07_memory_poisoning", answer="my_scan", points=4,
+                               setup_cells=("no-such-cell",), check="check_guard")
     with pytest.raises(LookupError, match="no-such-cell"):
         mutation.setup_source(broken)
 

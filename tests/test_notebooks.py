@@ -222,7 +222,7 @@ def test_graded_cells_call_the_check_of_their_grade_id(path):
     for graded in graded_cells(nbformat.read(path, as_version=4)):
         assert graded.grade_id in checks.CHECKS, (
             f"{path.name}: no check is registered for grade_id {graded.grade_id!r}; "
-            "decorate the check with @graded(<that grade_id>)")
+            "decorate the check with @graded(<the record of that grade_id>)")
         imported = [alias.name for node in ast.parse(graded.source).body if isinstance(node, ast.ImportFrom)
                     and node.module == "memlib.course.checks" for alias in node.names]
         ids = {getattr(getattr(checks, name, None), "grade_id", None) for name in imported}

@@ -94,6 +94,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from memlib.course.exercise import Exercise
 from memlib.course.lang import say
 
 __all__ = [
@@ -432,9 +433,13 @@ class _ReferenceWatch:
             sys.setprofile(None)
 
 
-def graded(grade_id: str, description: str = "", *,
+def graded(exercise: Exercise | str, description: str = "", *,
            references: Iterable[str] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register the decorated function as the check for `grade_id`.
+    """Register the decorated function as the check for `exercise` (its record, or a bare grade id).
+
+    A course check passes its `Exercise` record, which states the grade id, the description and
+    the references (`description` and `references` are then not given); a check without a record
+    (a test's small check) gives its grade id and may give the other two here.
 
     The wrapped check labels its `CheckFailed` with the grade_id, turns the
     unsolved stub into "not solved yet" and any other exception from the
@@ -444,6 +449,17 @@ def graded(grade_id: str, description: str = "", *,
     reference implementations of the exercise ("module:qualname"); a call to
     one of them from the student's code is reported (`REFERENCE_NOTE`).
     """
+
+    record = exercise if isinstance(exercise, Exercise) else None
+    if record is not None:
+        if description or references:
+            raise TypeError(f"@graded({record.grade_id!r} record): the record states the description and "
+                            "references; give them there")
+        grade_id, description, references = record.grade_id, record.description, record.references
+    elif isinstance(exercise, str):
+        grade_id = exercise
+    else:
+        raise TypeError(f"@graded takes an Exercise record or a grade id, not {type(exercise).__name__}")
 
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(function)
@@ -494,6 +510,7 @@ def graded(grade_id: str, description: str = "", *,
             )
         run.grade_id = grade_id  # type: ignore[attr-defined]
         run.references = tuple(references)  # type: ignore[attr-defined]
+        run.exercise = record  # type: ignore[attr-defined]
         CHECKS[grade_id] = Check(grade_id, run, description or (function.__doc__ or "").strip())
         return run
 

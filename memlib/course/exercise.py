@@ -1,15 +1,18 @@
 """The record of one graded exercise, kept next to its check.
 
-Each check module of `memlib.course.checks` (``nbNN_<topic>.py``) ends with
-an ``EXERCISE = Exercise(...)``: which graded cell it checks (grade id,
-notebook, points), how that cell hands the answer to the check (the answer
-expression of ``check(<answer>)``), what mutation testing must run before
-the exercise cell, and which mutants of the reference are equivalent and
-why. An exercise in steps, each with its own exercise cell and graded cell,
-ends with ``EXERCISES = (Exercise(...), ...)`` instead, one record per step,
-each naming its exercise cell. So a new graded exercise is two files: its
-solution notebook and its check module. `exercises()` finds every record; `tests/test_exercises.py`
-ties each graded cell of the solution notebooks to exactly one of them.
+Each check module of `memlib.course.checks` (``nbNN_<topic>.py``) states
+an ``EXERCISE = Exercise(...)`` and decorates its check with
+``@graded(EXERCISE)``: the record is the one place that names the graded
+cell it checks (grade id, notebook, points), what the check is about and
+which reference implementations it watches for, how that cell hands the
+answer to the check (the answer expression of ``check(<answer>)``), what
+mutation testing must run before the exercise cell, and which mutants of the
+reference are equivalent and why. An exercise in steps, each with its own
+exercise cell and graded cell, has one record per step, each naming its
+exercise cell, and lists them as ``EXERCISES = (...)``. So a new graded
+exercise is two files: its solution notebook and its check module.
+`exercises()` finds every record; `tests/test_exercises.py` ties each graded
+cell of the solution notebooks to exactly one of them.
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ class Exercise:
 
     grade_id: str
     notebook: str  # solutions/<notebook>.ipynb
-    check: str  # the check function's name in its module
     answer: str  # the graded cell's answer expression: ``check_summarizer(MySummarizer())`` -> "MySummarizer()"
     points: float
+    description: str = ""  # what the check asks, in a line (default: the check's docstring)
+    #: memlib's reference implementations of the exercise ("module:qualname"): their use is flagged for review
+    references: tuple[str, ...] = ()
     setup: str = ""  # what earlier cells of the notebook define that the exercise cell uses
     setup_cells: tuple[str, ...] = ()  # ids of earlier solution cells to run first (after `setup`)
     #: id of the exercise cell, when the notebook has more than one (default: its only cell with solution regions)
@@ -41,6 +46,7 @@ class Exercise:
     #: mutant description -> why it computes the same thing as the reference (read and judged by hand)
     equivalent: Mapping[str, str] = field(default_factory=dict)
     module: str = ""  # the check module (filled in by `exercises`)
+    check: str = ""  # the check function's name in its module (filled in by `exercises`, from `@graded`)
 
     def answer_of(self, namespace: dict) -> Any:
         """What the graded cell passes to the check, in the namespace of the executed notebook cells."""
@@ -66,5 +72,15 @@ def exercises(packages: Iterable[str] = ("memlib.course.checks",)) -> dict[str, 
                 if record.grade_id in found:
                     raise ValueError(f"grade_id {record.grade_id!r} has two records: "
                                      f"{found[record.grade_id].module} and {name}")
-                found[record.grade_id] = Exercise(**{**record.__dict__, "module": name})
+                check = _checked_by(record, module)
+                found[record.grade_id] = Exercise(**{**record.__dict__, "module": name, "check": check})
     return found
+
+
+def _checked_by(record: Exercise, module: Any) -> str:
+    """The name of `module`'s function decorated ``@graded(record)``."""
+    for name, value in vars(module).items():
+        if getattr(value, "exercise", None) is record:
+            return name
+    raise TypeError(f"{module.__name__} has a record for {record.grade_id!r} but no check decorated "
+                    f"@graded(<that record>)")

@@ -67,82 +67,13 @@ from typing import Callable, Iterable
 from memlib.course import late, shards
 from memlib.course.grading import latework, releases, update
 from memlib.course.late import LatePolicy
-# The stages live in memlib.course.grading; their names are re-exported here,
-# where the command line, the tests and the other course tools import them.
-from memlib.course.grading.collect import (  # noqa: F401
-    MAX_NOTEBOOK_BYTES,
-    MAX_ZIP_TOTAL_BYTES,
-    NAME_PREFIX_RE,
-    _clean_cell,
-    _collect,
-    _discover,
-    _Found,
-    _identify,
-    _Job,
-    _kind_of,
-    _plan,
-    _read_regular,
-    _skip_part,
-    _tell_apart,
-    _Submission,
-    load_release,
-    read_submission_notebook,
-)
+# The stages live in memlib.course.grading; the public names of `__all__` are importable from here.
+from memlib.course.grading.collect import _discover, _plan, load_release, read_submission_notebook
 from memlib.course.grading.inert import terminal_text
-from memlib.course.grading.model import (  # noqa: F401
-    ANSI_RE,
-    CSV_COLUMNS,
-    ERROR,
-    FAILED,
-    MISSING,
-    PASSED,
-    REASON_CHARS,
-    STDOUT_TAIL_CHARS,
-    Assignment,
-    CheckDetail,
-    GradeSetupError,
-    NotebookResult,
-    Row,
-    _cell_grade_id,
-    _csv_text,
-    _first_line,
-    _num,
-    _one_line,
-    _Outcome,
-    _safe_filename,
-    _strip_ansi,
-)
-from memlib.course.grading.rebuild import (  # noqa: F401
-    OUTPUT_CAP_CHARS,
-    PRELUDE_SOURCE,
-    _position_for,
-    _prelude_cell,
-    _same_cell,
-    _unique_ids,
-    restore_graded_cells,
-)
-from memlib.course.grading.report import (  # noqa: F401
-    GradeReport,
-    _feedback_stems,
-    _feedback_text,
-    _fill_rows,
-    _join,
-    _Progress,
-    _row,
-    _rows_for_all,
-    _summary_text,
-)
-from memlib.course.grading.review import review_notes  # noqa: F401
-from memlib.course.grading.run import (  # noqa: F401
-    _failure_reason,
-    _grade_job,
-    _heads,
-    _is_grader_cell,
-    _outcomes,
-    _run,
-    _Settings,
-    _trim_traceback,
-)
+from memlib.course.grading.model import CSV_COLUMNS, MISSING, Assignment, GradeSetupError, NotebookResult, Row
+from memlib.course.grading.rebuild import restore_graded_cells
+from memlib.course.grading.report import GradeReport, _Progress
+from memlib.course.grading.run import _grade_job, _Settings
 from memlib.course.sandbox import Limits, Sandbox, SandboxError, resolve
 
 __all__ = [

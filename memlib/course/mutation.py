@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown grade_id {unknown[0]!r}; known: {', '.join(EXERCISES)}")
     # The grader's progress bar: redrawn per mutant on a terminal; elsewhere (a log) one line per check.
-    from memlib.course.grade import _Progress
+    from memlib.course.grading.report import _Progress
 
     bar = None if args.quiet else _Progress()
     survivors = 0

@@ -8,9 +8,10 @@ scenarios live in ``nbNN_<topic>.py`` beside this file. This package only
 gathers them, so a graded cell imports from one place.
 
 Adding a graded exercise is two files: the solution notebook, and
-``nbNN_<topic>.py`` here with the check decorated ``@graded("NN-<topic>")``
-(the graded cell's grade_id), listed in that module's ``__all__``, and the
-exercise's record ``EXERCISE = Exercise(...)`` (`memlib.course.exercise`).
+``nbNN_<topic>.py`` here with the exercise's record ``EXERCISE =
+Exercise(grade_id="NN-<topic>", ...)`` (`memlib.course.exercise`: the graded
+cell's grade_id, its points, what it checks) and the check decorated
+``@graded(EXERCISE)``, listed in that module's ``__all__``.
 Every ``nb*`` module of this folder is gathered below.
 """
 

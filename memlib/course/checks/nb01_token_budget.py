@@ -200,8 +200,17 @@ def _describe_budget_case(label, messages, window, system_prompt, reserve) -> st
         f"reserve={reserve}，{len(messages)} 条消息）")
 
 
-@graded("01-token-budget", "how_many_fit counts the newest messages that fit, with tiktoken and overheads",
-        references=("memlib.course.checks.nb01_token_budget:reference_how_many_fit",))
+EXERCISE = Exercise(
+    grade_id='01-token-budget',
+    notebook='01_context_window',
+    answer='how_many_fit',
+    points=2,
+    description="how_many_fit counts the newest messages that fit, with tiktoken and overheads",
+    references=("memlib.course.checks.nb01_token_budget:reference_how_many_fit",),
+)
+
+
+@graded(EXERCISE)
 def check_token_budget(how_many_fit: Callable) -> None:
     """Check `how_many_fit(messages, window, system_prompt="", reserve=0) -> int` (notebook 01).
 
@@ -214,7 +223,7 @@ def check_token_budget(how_many_fit: Callable) -> None:
     _judge_budgets(fn, _budget_cases())
     # the grader's checker only: cases no answer can have looked up, judged after the fixed ones so that
     # an answer the student's own check fails gets the same message from the grader
-    rng = fresh_random("01-token-budget")
+    rng = fresh_random(EXERCISE.grade_id)
     if rng is not None:
         _judge_budgets(fn, _fresh_budget_cases(rng), fresh=True)
 
@@ -272,11 +281,3 @@ def _judge_budgets(fn: Callable, cases: list, fresh: bool = False) -> None:
                   "used = count(system_prompt) + reserve，然后从最新的消息开始，每条 "
                   "used += count(text) + MESSAGE_OVERHEAD；遇到第一条使 used > window 的就停"),
     )
-
-EXERCISE = Exercise(
-    grade_id='01-token-budget',
-    notebook='01_context_window',
-    check='check_token_budget',
-    answer='how_many_fit',
-    points=2,
-)

@@ -314,8 +314,23 @@ def _judge(case: _Case, run: _Run) -> None:
                           "for message in evicted: recall.add(message)")
 
 
-@graded("02-flush", "exercise F: a flush that evicts whole units to the target, folds them into the summary "
-        "and files them in recall", references=("memlib.course.checks.nb02_flush:reference_flush",))
+EXERCISE = Exercise(
+    grade_id="02-flush",
+    notebook="02_eviction_summaries",
+    answer="flush",
+    points=3,
+    description="exercise F: a flush that evicts whole units to the target, folds them into the summary "
+                "and files them in recall",
+    references=("memlib.course.checks.nb02_flush:reference_flush",),
+    equivalent={
+        "mutate-input: flush(tokens) -> tokens changed in place":
+            "the contract asks to leave queue as it is, not tokens: popping token counts while evicting is a "
+            "fair way to write the loop (the check and FlushContext pass a list of their own)",
+    },
+)
+
+
+@graded(EXERCISE)
 def check_flush(flush: Any) -> None:
     """Check exercise F: `flush(queue, tokens, target, summary, summarizer, summary_tokens, recall)`.
 
@@ -335,17 +350,3 @@ def check_flush(flush: Any) -> None:
     passed("one summarizer call with the evicted messages, oldest first; its summary returned; "
            "nothing called when nothing leaves")
     passed("each evicted message filed in recall once, oldest first; the queue left as it was")
-
-
-EXERCISE = Exercise(
-    grade_id="02-flush",
-    notebook="02_eviction_summaries",
-    check="check_flush",
-    answer="flush",
-    points=3,
-    equivalent={
-        "mutate-input: flush(tokens) -> tokens changed in place":
-            "the contract asks to leave queue as it is, not tokens: popping token counts while evicting is a "
-            "fair way to write the loop (the check and FlushContext pass a list of their own)",
-    },
-)

@@ -38,8 +38,49 @@ def _chunks(turns, sizes: Sequence[int]):
         at += size
 
 
-@graded("02-summarizer", "exercise 1: a recursive summarizer that stays within max_tokens and keeps facts",
-        references=("memlib.summarize:ExtractiveSummarizer",))
+EXERCISE = Exercise(
+    grade_id='02-summarizer',
+    notebook='02_eviction_summaries',
+    answer='MySummarizer()',
+    points=4,
+    description="exercise 1: a recursive summarizer that stays within max_tokens and keeps facts",
+    references=("memlib.summarize:ExtractiveSummarizer",),
+    equivalent={
+        'drop: if score(candidates[i]) <= 0:     continue -> pass':
+            'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
+        "negate: line[2:] if line.startswith('- ') else line -> line[2:] if not line.startswith('- ') else line":
+            "the line format of a summary is free; the previous summary's facts survive with or without the '- ' prefix stripped",
+        'compare: score(candidates[i]) <= 0 -> score(candidates[i]) < 0':
+            'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
+        'drop: continue -> pass':
+            'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
+        "compare: count('\\n'.join(('- ' + candidates[j] for j in trial))) <= max_tokens -> count('\\n'.join(('- ' + candidates[j] for j in trial))) < max_tokens":
+            'the contract is count(summary) <= max_tokens: a summary one token shorter than allowed also keeps it',
+        'constant: 2 -> 3':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 2 -> 1':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 0 -> 1':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 0 -> -1':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 3 -> 4':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 3 -> 2':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 2 -> 3 (#2)':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 2 -> 1 (#2)':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 1 -> 2':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+        'constant: 1 -> 0':
+            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
+    },
+)
+
+
+@graded(EXERCISE)
 def check_summarizer(summarizer: Any) -> None:
     """Check exercise 1: `summarizer.summarize(previous, evicted, max_tokens) -> str` (notebook 02).
 
@@ -175,43 +216,3 @@ def _first_text_difference(a: str, b: str) -> str:
     """Where two texts first differ, shown on both sides (never two equal lengths)."""
     at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     return f"at character {at}: {a[max(0, at - 15):at + 25]!r} vs {b[max(0, at - 15):at + 25]!r}"
-
-EXERCISE = Exercise(
-    grade_id='02-summarizer',
-    notebook='02_eviction_summaries',
-    check='check_summarizer',
-    answer='MySummarizer()',
-    points=4,
-    equivalent={
-        'drop: if score(candidates[i]) <= 0:     continue -> pass':
-            'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
-        "negate: line[2:] if line.startswith('- ') else line -> line[2:] if not line.startswith('- ') else line":
-            "the line format of a summary is free; the previous summary's facts survive with or without the '- ' prefix stripped",
-        'compare: score(candidates[i]) <= 0 -> score(candidates[i]) < 0':
-            'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
-        'drop: continue -> pass':
-            'which sentences fill the budget left over after the facts is free: the stub fixes the budget and the facts, not which small talk is dropped',
-        "compare: count('\\n'.join(('- ' + candidates[j] for j in trial))) <= max_tokens -> count('\\n'.join(('- ' + candidates[j] for j in trial))) < max_tokens":
-            'the contract is count(summary) <= max_tokens: a summary one token shorter than allowed also keeps it',
-        'constant: 2 -> 3':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 2 -> 1':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 0 -> 1':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 0 -> -1':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 3 -> 4':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 3 -> 2':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 2 -> 3 (#2)':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 2 -> 1 (#2)':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 1 -> 2':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-        'constant: 1 -> 0':
-            "a weight of the scoring heuristic: the heuristic is free (the check asks for at least half the reference's fact retention, not for this heuristic)",
-    },
-)

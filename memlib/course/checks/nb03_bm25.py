@@ -266,9 +266,32 @@ def _bm25_example(cases: Sequence[_BM25Case], results, expected, wrong: Sequence
                      f"在“{case.named()}”上，{case.document(j)} 得分 {got[j]:.4f}，应为 {want[j]:.4f}")
 
 
-@graded("03-bm25", "exercise 2: BM25 okapi scores equal rank_bm25's on toy corpora and the course facts",
-        references=("memlib.course.checks.nb03_bm25:reference_bm25_scores", "rank_bm25:BM25Okapi",
-                    "memlib.retrieval:BM25Index"))
+EXERCISE = Exercise(
+    grade_id='03-bm25',
+    notebook='03_archival_bm25',
+    answer='bm25_scores',
+    points=4,
+    description="exercise 2: BM25 okapi scores equal rank_bm25's on toy corpora and the course facts",
+    references=("memlib.course.checks.nb03_bm25:reference_bm25_scores", "rank_bm25:BM25Okapi",
+                "memlib.retrieval:BM25Index"),
+    equivalent={
+        'drop: if n_docs == 0:     return [] -> pass':
+            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
+        'return: return [] -> return None':
+            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
+        'drop: return [] -> pass':
+            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
+        'constant: 0 -> -1':
+            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
+        'constant: 0.0 -> 1.0':
+            'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
+        'constant: 0.0 -> -1.0':
+            'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
+    },
+)
+
+
+@graded(EXERCISE)
 def check_bm25(bm25_scores: Callable) -> None:
     """Check exercise 2: `bm25_scores(query_tokens, docs_tokens, k1=1.5, b=0.75, epsilon=0.25) -> list[float]`.
 
@@ -283,7 +306,7 @@ def check_bm25(bm25_scores: Callable) -> None:
     _judge_bm25(fn, _bm25_cases(), fresh=False)
     # the grader's checker only: cases no answer can have looked up, judged after the fixed ones so that
     # an answer the student's own check fails gets the same message from the grader
-    rng = fresh_random("03-bm25")
+    rng = fresh_random(EXERCISE.grade_id)
     if rng is not None:
         _judge_bm25(fn, _fresh_bm25_cases(rng), fresh=True)
 
@@ -352,25 +375,3 @@ def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
                   "score(q, d) = 对查询里每个 token t 求和 idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| "
                   "/ avgdl))；在那个 3 篇文档的例子上，把你的 idf 和 avgdl 与参考实现对比一下"),
     )
-
-EXERCISE = Exercise(
-    grade_id='03-bm25',
-    notebook='03_archival_bm25',
-    check='check_bm25',
-    answer='bm25_scores',
-    points=4,
-    equivalent={
-        'drop: if n_docs == 0:     return [] -> pass':
-            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
-        'return: return [] -> return None':
-            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
-        'drop: return [] -> pass':
-            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
-        'constant: 0 -> -1':
-            'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
-        'constant: 0.0 -> 1.0':
-            'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
-        'constant: 0.0 -> -1.0':
-            'the floor of an empty vocabulary: only reached when every document is empty, where avgdl = 0 and BM25 (rank_bm25 too) is undefined',
-    },
-)

@@ -356,8 +356,17 @@ def _agent_class(answer: Any) -> Any:
     return answer
 
 
-@graded("04-loop", "the agent loop: ask, dispatch and splice while heartbeats are asked for, up to the cap",
-        references=("memlib.agent:Agent.step",))
+EXERCISE = Exercise(
+    grade_id="04-loop",
+    notebook="04_memory_tools",
+    answer="MyAgent",
+    points=3,
+    description="the agent loop: ask, dispatch and splice while heartbeats are asked for, up to the cap",
+    references=("memlib.agent:Agent.step",),
+)
+
+
+@graded(EXERCISE)
 def check_loop(agent_class: Any) -> None:
     """Check exercise L: the student's Agent subclass with its own step(user_text).
 
@@ -386,12 +395,3 @@ def check_loop(agent_class: Any) -> None:
         _compare_events(mine, ref, where)
         if i + 1 == len(scenarios) or scenarios[i + 1].group != scenario.group:
             passed(_GROUPS[scenario.group])
-
-
-EXERCISE = Exercise(
-    grade_id="04-loop",
-    notebook="04_memory_tools",
-    check="check_loop",
-    answer="MyAgent",
-    points=3,
-)

@@ -120,8 +120,17 @@ def _script_of(answer: Any) -> list:
     return calls
 
 
-@graded("05-page-fault", "the scripted agent pages the evicted fact in from archival memory and answers with a citation",
-        references=("memlib.course.checks.nb04_page_fault:reference_page_fault_calls",))
+EXERCISE = Exercise(
+    grade_id='05-page-fault',
+    notebook='05_who_decides',
+    answer='page_fault_calls',
+    points=3,
+    description="the scripted agent pages the evicted fact in from archival memory and answers with a citation",
+    references=("memlib.course.checks.nb04_page_fault:reference_page_fault_calls",),
+)
+
+
+@graded(EXERCISE)
 def check_page_fault(page_fault_calls: Any) -> None:
     """Check exercise 2b (notebook 05): the calls that answer the scenario's question.
 
@@ -225,11 +234,3 @@ def check_page_fault(page_fault_calls: Any) -> None:
     expect(not extra, f"the reply also cites {', '.join(extra)}, which says nothing about Biscuit's food",
            "cite only the record the answer comes from, not every record you have seen")
     passed(f"the reply answers and cites {scenario.record_id}: {_short(reply, 100)}")
-
-EXERCISE = Exercise(
-    grade_id='05-page-fault',
-    notebook='05_who_decides',
-    check='check_page_fault',
-    answer='page_fault_calls',
-    points=3,
-)

@@ -562,62 +562,6 @@ def _answer_without_words(make) -> None:
     passed("a question with no words gets a reply")
 
 
-@graded("05-policy-store", "step 1: identity facts to core memory, 'remember that' to archival, nothing else")
-def check_policy_store(decider_class: Any) -> None:
-    """Check step 1 of the notebook-05 exercise: the student's store(view), inside the reference decider."""
-    make = reference_except("store", decider_class)
-    _new_decider(make, "building it")
-    _stores_only_what_is_remembered(make)
-    _scenario_identity(make)
-    _identity_lines(make)
-
-
-@graded("05-policy-pressure", "step 2: under memory pressure it archives what only the context holds")
-def check_policy_pressure(decider_class: Any) -> None:
-    """Check step 2 of the notebook-05 exercise: save_under_pressure(view), inside the reference decider."""
-    make = reference_except("save_under_pressure", decider_class)
-    _new_decider(make, "building it")
-    _scenario_pressure(make)
-    _pressure_odd_views(make)
-    _multi_session(make)
-
-
-@graded("05-policy-answer", "step 3: it answers from view or searches, turns pages, cites, says when nothing is found")
-def check_policy_answer(decider_class: Any) -> None:
-    """Check step 3 of the notebook-05 exercise: answer(view), inside the reference decider."""
-    make = reference_except("answer", decider_class)
-    _new_decider(make, "building it")
-    _scenario_identity(make)
-    _scenario_answered(make, "page_fault", ("archival_memory_search",),
-                       "a page fault: it searches archival memory, answers and cites")
-    _scenario_answered(make, "recall", ("conversation_search",),
-                       "'what did I say about...' searches the conversation and cites the message")
-    _scenario_page_two(make)
-    _scenario_no_answer(make)
-    _scenario_failures(make)
-    _scenario_malformed(make)
-    _answer_without_words(make)
-    _multi_session(make)
-
-
-@graded("05-policy", "the student's decider stores, saves under pressure, searches, pages, cites and stays cheap",
-        references=("memlib.policies:ReferenceDecider",))
-def check_policy(decider_class: Any) -> None:
-    """Check the notebook-05 exercise: the student's decider class, on behaviour and cost."""
-    make = _factory(decider_class)
-    _new_decider(make, "building it")
-    _scenario_identity(make)
-    _scenario_answered(make, "page_fault", ("archival_memory_search",),
-                       "a page fault: it searches archival memory, chains with a heartbeat, answers and cites")
-    _scenario_pressure(make)
-    _scenario_answered(make, "recall", ("conversation_search",),
-                       "'what did I say about...' searches the conversation and cites the message")
-    _scenario_page_two(make)
-    _scenario_no_answer(make)
-    _scenario_failures(make)
-    _scenario_malformed(make)
-    _multi_session(make)
-
 _STORE_EQUIVALENT = {
     "drop: return None -> pass": "a function that ends without a return statement returns None: the same",
     "constant: 1 -> 0": "archiving the whole message 'Remember that X' instead of X keeps the same fact in one "
@@ -674,35 +618,98 @@ _ANSWER_EQUIVALENT = {
 _TOOLKIT = ("05-24-solution-helpers",)  # the notebook's toolkit: reply, memory_call, ..., the class MyDecider
 _STEPS = ("05-24-store", "05-24-pressure", "05-24-answer")
 
+
 #: One record per step; each step's mutants are mutants of its own cell, run after the toolkit
 #: (and, for step 4, after the reference of steps 1 to 3).
-EXERCISES = (
-    Exercise(grade_id="05-policy-store", notebook="05_who_decides", check="check_policy_store",
-             answer="MyDecider", points=1, setup_cells=_TOOLKIT, cell="05-24-store",
-             equivalent=_STORE_EQUIVALENT),
-    Exercise(grade_id="05-policy-pressure", notebook="05_who_decides", check="check_policy_pressure",
-             answer="MyDecider", points=1, setup_cells=_TOOLKIT, cell="05-24-pressure",
-             equivalent=_PRESSURE_EQUIVALENT),
-    Exercise(grade_id="05-policy-answer", notebook="05_who_decides", check="check_policy_answer",
-             answer="MyDecider", points=1, setup_cells=_TOOLKIT, cell="05-24-answer",
-             equivalent=_ANSWER_EQUIVALENT),
-    Exercise(grade_id="05-policy", notebook="05_who_decides", check="check_policy", answer="MyDecider", points=1,
-             setup_cells=_TOOLKIT + _STEPS, cell="05-25-exercise",
-             equivalent={
-            'compare: view.calls_left >= 4 -> view.calls_left > 4':
-                'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
-            'constant: 4 -> 5':
-                'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
-            'constant: 4 -> 3':
-                'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
-            "drop: if last is not None and (not last.ok):     return reply(f'Sorry, a ... -> pass":
-                'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
-            "drop: return reply(f'Sorry, a memory operation failed: {last.message}') -> pass":
-                'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
-            "drop: self.pressure = False -> pass":
-                'not exercised, rather than equivalent: a decider that stays under pressure after its saves goes on '
-                'archiving each new statement at once, before the next alert; in the scenarios and the sessions '
-                'that makes the same answers within the cost limit (measured); grading it needs a run where '
-                'saving every statement between alerts costs more than the limit allows',
-             }),
+STORE = Exercise(grade_id="05-policy-store", notebook="05_who_decides", answer="MyDecider", points=1,
+                 description="step 1: identity facts to core memory, 'remember that' to archival, nothing else",
+                 setup_cells=_TOOLKIT, cell="05-24-store", equivalent=_STORE_EQUIVALENT)
+PRESSURE = Exercise(grade_id="05-policy-pressure", notebook="05_who_decides", answer="MyDecider", points=1,
+                    description="step 2: under memory pressure it archives what only the context holds",
+                    setup_cells=_TOOLKIT, cell="05-24-pressure", equivalent=_PRESSURE_EQUIVALENT)
+ANSWER = Exercise(grade_id="05-policy-answer", notebook="05_who_decides", answer="MyDecider", points=1,
+                  description="step 3: it answers from view or searches, turns pages, cites, says when nothing "
+                              "is found",
+                  setup_cells=_TOOLKIT, cell="05-24-answer", equivalent=_ANSWER_EQUIVALENT)
+POLICY = Exercise(
+    grade_id="05-policy", notebook="05_who_decides", answer="MyDecider", points=1,
+    description="the student's decider stores, saves under pressure, searches, pages, cites and stays cheap",
+    references=("memlib.policies:ReferenceDecider",),
+    setup_cells=_TOOLKIT + _STEPS, cell="05-25-exercise",
+    equivalent={
+   'compare: view.calls_left >= 4 -> view.calls_left > 4':
+       'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+   'constant: 4 -> 5':
+       'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+   'constant: 4 -> 3':
+       'not exercised, rather than equivalent: no scenario of the check holds more unsaved statements under pressure than the cap leaves room for, so every reserve from 0 to 5 makes the same calls (measured); grading the reserve needs a scenario whose saves alone exhaust the cap',
+   "drop: if last is not None and (not last.ok):     return reply(f'Sorry, a ... -> pass":
+       'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
+   "drop: return reply(f'Sorry, a memory operation failed: {last.message}') -> pass":
+       'what follows a Failed result is free within the stub (a reply, not a loop or an exception): without the branch the solution tries conversation_search after the failed archival search and answers with the message that holds the answer, and replies to the failed core edit as to any statement; independently written correct deciders do both',
+   "drop: self.pressure = False -> pass":
+       'not exercised, rather than equivalent: a decider that stays under pressure after its saves goes on '
+       'archiving each new statement at once, before the next alert; in the scenarios and the sessions '
+       'that makes the same answers within the cost limit (measured); grading it needs a run where '
+       'saving every statement between alerts costs more than the limit allows',
+    },
 )
+
+
+@graded(STORE)
+def check_policy_store(decider_class: Any) -> None:
+    """Check step 1 of the notebook-05 exercise: the student's store(view), inside the reference decider."""
+    make = reference_except("store", decider_class)
+    _new_decider(make, "building it")
+    _stores_only_what_is_remembered(make)
+    _scenario_identity(make)
+    _identity_lines(make)
+
+
+@graded(PRESSURE)
+def check_policy_pressure(decider_class: Any) -> None:
+    """Check step 2 of the notebook-05 exercise: save_under_pressure(view), inside the reference decider."""
+    make = reference_except("save_under_pressure", decider_class)
+    _new_decider(make, "building it")
+    _scenario_pressure(make)
+    _pressure_odd_views(make)
+    _multi_session(make)
+
+
+@graded(ANSWER)
+def check_policy_answer(decider_class: Any) -> None:
+    """Check step 3 of the notebook-05 exercise: answer(view), inside the reference decider."""
+    make = reference_except("answer", decider_class)
+    _new_decider(make, "building it")
+    _scenario_identity(make)
+    _scenario_answered(make, "page_fault", ("archival_memory_search",),
+                       "a page fault: it searches archival memory, answers and cites")
+    _scenario_answered(make, "recall", ("conversation_search",),
+                       "'what did I say about...' searches the conversation and cites the message")
+    _scenario_page_two(make)
+    _scenario_no_answer(make)
+    _scenario_failures(make)
+    _scenario_malformed(make)
+    _answer_without_words(make)
+    _multi_session(make)
+
+
+@graded(POLICY)
+def check_policy(decider_class: Any) -> None:
+    """Check the notebook-05 exercise: the student's decider class, on behaviour and cost."""
+    make = _factory(decider_class)
+    _new_decider(make, "building it")
+    _scenario_identity(make)
+    _scenario_answered(make, "page_fault", ("archival_memory_search",),
+                       "a page fault: it searches archival memory, chains with a heartbeat, answers and cites")
+    _scenario_pressure(make)
+    _scenario_answered(make, "recall", ("conversation_search",),
+                       "'what did I say about...' searches the conversation and cites the message")
+    _scenario_page_two(make)
+    _scenario_no_answer(make)
+    _scenario_failures(make)
+    _scenario_malformed(make)
+    _multi_session(make)
+
+
+EXERCISES = (STORE, PRESSURE, ANSWER, POLICY)

@@ -96,8 +96,45 @@ def _record_hint(store, record_id: str) -> str:
     return f"{record_id} ({_short(store.get(record_id).text, 45)})"
 
 
-@graded("06-citations", "every retrieval-backed answer cites real, supporting records; no support, no citation",
-        references=("memlib.citations:answer_from_store",))
+EXERCISE = Exercise(
+    grade_id='06-citations',
+    notebook='06_citations',
+    answer='answer_with_citations',
+    points=3,
+    description="every retrieval-backed answer cites real, supporting records; no support, no citation",
+    references=("memlib.citations:answer_from_store",),
+    setup='from memlib.citations import CitedAnswer, cite',
+    contract=(f"asks {len(CITATION_QUESTIONS)} questions of a store of {len(CITATION_RECORDS)} records",
+              f"{ANSWERABLE} that one record answers", f"{UNANSWERABLE} that nothing answers",
+              f"drop the ones that appear in {COMMON_WORDS}", f"contains {SUPPORT_RULE}"),
+    equivalent={
+        'negate: terms - common or terms -> terms - common or not terms':
+            'differs only when every content word of the question is in more than a quarter of the records (then it crashes on len(False)); no question of the check, nor of the course, is like that',
+        'swap-args: max(1, math.ceil(0.6 * len(informative))) -> max(math.ceil(0.6 * len(informative)), 1)':
+            'max is symmetric',
+        'constant: 1 -> 0':
+            'the minimum of 1 needed word matters only when the question has no informative word, and then no record overlaps either (overlap > best_overlap = 0 is required anyway)',
+        'constant: 0 -> -1':
+            'best_overlap starts the search; the required overlap is at least 1, so starting from 0 or -1 selects the same hit',
+        'compare: sum((t in w for w in words_of.values())) > 0.25 * len(records) -> sum((t in w for w in words_of.values())) >= 0.25 * len(records)':
+            'a count of records is an integer and 0.25 x 10 records is 2.5: > and >= agree',
+        'constant: 5 -> 6':
+            'how many search hits to consider is free: the supporting record is the first hit for every question of the check',
+        'constant: 5 -> 4':
+            'how many search hits to consider is free: the supporting record is the first hit for every question of the check',
+        'compare: overlap > best_overlap -> overlap >= best_overlap':
+            'which of two equally supported records to cite is free; no question of the check has a tie',
+        'compare: len(t) > 1 -> len(t) >= 1':
+            "one-letter tokens are the possessive 's', in more than a quarter of the records, so they are excluded as common anyway",
+        'constant: 1 -> 2 (#2)':
+            "the threshold is free within the contract: a question whose only informative word is the answer's ('Where is the allotment?') is covered; two-letter words are never the only evidence in the check's questions",
+        'constant: 1 -> 0 (#2)':
+            'the minimum of 1 needed word matters only when the question has no informative word, and then no record overlaps either (overlap > best_overlap = 0 is required anyway)',
+    },
+)
+
+
+@graded(EXERCISE)
 def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
     """Ask `answer_fn(question, store)` the CITATION_QUESTIONS; check each CitedAnswer against the contract.
 
@@ -173,39 +210,3 @@ def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
                "an answer must agree with the record it cites: answer with the record's own words")
     passed(f"{ANSWERABLE} answerable questions: each answer cites the right record with session, turn and source url")
     passed(f"{UNANSWERABLE} unanswerable questions: no citation, and the answer says so")
-
-EXERCISE = Exercise(
-    grade_id='06-citations',
-    notebook='06_citations',
-    check='check_citation_contract',
-    answer='answer_with_citations',
-    points=3,
-    setup='from memlib.citations import CitedAnswer, cite',
-    contract=(f"asks {len(CITATION_QUESTIONS)} questions of a store of {len(CITATION_RECORDS)} records",
-              f"{ANSWERABLE} that one record answers", f"{UNANSWERABLE} that nothing answers",
-              f"drop the ones that appear in {COMMON_WORDS}", f"contains {SUPPORT_RULE}"),
-    equivalent={
-        'negate: terms - common or terms -> terms - common or not terms':
-            'differs only when every content word of the question is in more than a quarter of the records (then it crashes on len(False)); no question of the check, nor of the course, is like that',
-        'swap-args: max(1, math.ceil(0.6 * len(informative))) -> max(math.ceil(0.6 * len(informative)), 1)':
-            'max is symmetric',
-        'constant: 1 -> 0':
-            'the minimum of 1 needed word matters only when the question has no informative word, and then no record overlaps either (overlap > best_overlap = 0 is required anyway)',
-        'constant: 0 -> -1':
-            'best_overlap starts the search; the required overlap is at least 1, so starting from 0 or -1 selects the same hit',
-        'compare: sum((t in w for w in words_of.values())) > 0.25 * len(records) -> sum((t in w for w in words_of.values())) >= 0.25 * len(records)':
-            'a count of records is an integer and 0.25 x 10 records is 2.5: > and >= agree',
-        'constant: 5 -> 6':
-            'how many search hits to consider is free: the supporting record is the first hit for every question of the check',
-        'constant: 5 -> 4':
-            'how many search hits to consider is free: the supporting record is the first hit for every question of the check',
-        'compare: overlap > best_overlap -> overlap >= best_overlap':
-            'which of two equally supported records to cite is free; no question of the check has a tie',
-        'compare: len(t) > 1 -> len(t) >= 1':
-            "one-letter tokens are the possessive 's', in more than a quarter of the records, so they are excluded as common anyway",
-        'constant: 1 -> 2 (#2)':
-            "the threshold is free within the contract: a question whose only informative word is the answer's ('Where is the allotment?') is covered; two-letter words are never the only evidence in the check's questions",
-        'constant: 1 -> 0 (#2)':
-            'the minimum of 1 needed word matters only when the question has no informative word, and then no record overlaps either (overlap > best_overlap = 0 is required anyway)',
-    },
-)

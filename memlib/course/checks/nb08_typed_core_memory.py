@@ -106,8 +106,42 @@ def _normalised(doc: dict) -> dict:
     return CoreMemory.from_dict(copy.deepcopy(doc)).to_dict()
 
 
-@graded("08-typed-core-memory", "legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip",
-        references=("memlib.core_memory:CoreMemory", "memlib.core_memory:Block"))
+EXERCISE = Exercise(
+    grade_id='08-typed-core-memory',
+    notebook='08_typed_core_memory',
+    answer='TypedCoreMemory',
+    points=5,
+    description="legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip",
+    references=("memlib.core_memory:CoreMemory", "memlib.core_memory:Block"),
+    contract=(f"`limit` {LEGACY_LIMIT:,}", "refuse (raise an exception; which one is yours)",
+              "A value of exactly `limit` characters is fine."),
+    setup="import json\nimport jsonschema\nfrom memlib.datasets import load\nexamples = load('core_memory')",
+    equivalent={
+        "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass":
+            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
+        "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass (#2)":
+            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
+        "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass (#3)":
+            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
+        'negate: if block[\'description\']:     attributes += f\'\'\' description="{block... -> if not block[\'description\']:     attributes += f\'\'\' description="{b...':
+            "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
+        'drop: if block[\'description\']:     attributes += f\'\'\' description="{block... -> pass':
+            "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
+        "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass":
+            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
+        "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass (#2)":
+            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
+        "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass (#3)":
+            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
+        'drop: attributes += f\'\'\' description="{block[\'description\']}"\'\'\' -> pass':
+            "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
+        "swap-args: DESCRIPTIONS.get(label, f'The {label} section.') -> DESCRIPTIONS.get(f'The {label} section.', label)":
+            'any non-empty description is accepted: the stub fixes that persona and human have one, not its wording',
+    },
+)
+
+
+@graded(EXERCISE)
 def check_typed_core_memory(cls: Any) -> None:
     """Check a TypedCoreMemory class against the schema, the examples in data/ and memlib's CoreMemory.
 
@@ -439,36 +473,3 @@ def _text_difference(got: str, expected: str) -> str:
     sizes = f"{len(got)} characters, expected {len(expected)}; " if len(got) != len(expected) else ""
     return f"{sizes}first difference at character {at}: {got[max(0, at - 10):at + 10]!r} vs " \
            f"{expected[max(0, at - 10):at + 10]!r}"
-
-EXERCISE = Exercise(
-    grade_id='08-typed-core-memory',
-    notebook='08_typed_core_memory',
-    check='check_typed_core_memory',
-    answer='TypedCoreMemory',
-    points=5,
-    contract=(f"`limit` {LEGACY_LIMIT:,}", "refuse (raise an exception; which one is yours)",
-              "A value of exactly `limit` characters is fine."),
-    setup="import json\nimport jsonschema\nfrom memlib.datasets import load\nexamples = load('core_memory')",
-    equivalent={
-        "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass":
-            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-        "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass (#2)":
-            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-        "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass (#3)":
-            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-        'negate: if block[\'description\']:     attributes += f\'\'\' description="{block... -> if not block[\'description\']:     attributes += f\'\'\' description="{b...':
-            "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
-        'drop: if block[\'description\']:     attributes += f\'\'\' description="{block... -> pass':
-            "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
-        "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass":
-            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-        "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass (#2)":
-            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-        "drop: raise CoreMemoryError(f'no block {label!r}; known blocks: {list(sel... -> pass (#3)":
-            'without it, self.blocks[label] raises KeyError, which the stub allows a refused edit to raise',
-        'drop: attributes += f\'\'\' description="{block[\'description\']}"\'\'\' -> pass':
-            "whether render() shows each block's description is free in the stub (its label, value, fill level and read-only flag are fixed)",
-        "swap-args: DESCRIPTIONS.get(label, f'The {label} section.') -> DESCRIPTIONS.get(f'The {label} section.', label)":
-            'any non-empty description is accepted: the stub fixes that persona and human have one, not its wording',
-    },
-)

@@ -273,34 +273,14 @@ def _enough(store, grade: PassGrade, metric: str, floor: float) -> None:
         "high, or are duplicates and supersedes mixed up (reason 'duplicate: ...' vs 'changed: ...')?")
 
 
-@graded("09-consolidation", "a consolidation pass over an ArchivalStore: dedupe, supersede and expire with the "
-        "store's transitions, nothing lost, graded on the development and the held-out links",
-        references=("memlib.consolidate:consolidate", "memlib.governance:consolidate_in_store"))
-def check_consolidation(pass_fn: Any) -> None:
-    """Grade `consolidation_pass(store, now, ends)` on the development and the held-out world.
-
-    Fixed: transitions only (supersede, expire; by='consolidation'), the reason's first
-    word names the kind ('duplicate' or 'changed'), the newer record supersedes the older,
-    expiry at the stated end unless an earlier successor ended it, nothing lost or added,
-    THRESHOLDS on both worlds. Free: how the pass decides (similarity, cues, thresholds).
-    """
-    pass_fn = _as_callable(pass_fn, "consolidation_pass(store, now, ends)")
-    grade_pass(pass_fn, "edge cases")
-    passed("edge cases: a fact restated twice, two records of the same instant, an end on the day of the pass")
-    for world in ("development", "held-out"):
-        grade = grade_pass(pass_fn, world)
-        s = grade.scores
-        passed(f"{world}: nothing deleted or lost, every superseded record listable with its successor; "
-               f"merges P {s['pair precision']:.2f} R {s['pair recall']:.2f} "
-               f"(supersede {s['supersede precision']:.2f}/{s['supersede recall']:.2f}, "
-               f"duplicate {s['duplicate precision']:.2f}/{s['duplicate recall']:.2f}); stated ends honoured")
-
 EXERCISE = Exercise(
     grade_id='09-consolidation',
     notebook='09_governed_memory',
-    check='check_consolidation',
     answer='consolidation_pass',
     points=4,
+    description="a consolidation pass over an ArchivalStore: dedupe, supersede and expire with the "
+                "store's transitions, nothing lost, graded on the development and the held-out links",
+    references=("memlib.consolidate:consolidate", "memlib.governance:consolidate_in_store"),
     equivalent={
         'swap-args: overlap(record.id, best.id) -> overlap(best.id, record.id)':
             'overlap is symmetric: shared words and union of two sets',
@@ -326,3 +306,24 @@ EXERCISE = Exercise(
             'expiring a record at the instant it already ends leaves valid_to as it was; the extra expire transition is true (its stated end came too)',
     },
 )
+
+
+@graded(EXERCISE)
+def check_consolidation(pass_fn: Any) -> None:
+    """Grade `consolidation_pass(store, now, ends)` on the development and the held-out world.
+
+    Fixed: transitions only (supersede, expire; by='consolidation'), the reason's first
+    word names the kind ('duplicate' or 'changed'), the newer record supersedes the older,
+    expiry at the stated end unless an earlier successor ended it, nothing lost or added,
+    THRESHOLDS on both worlds. Free: how the pass decides (similarity, cues, thresholds).
+    """
+    pass_fn = _as_callable(pass_fn, "consolidation_pass(store, now, ends)")
+    grade_pass(pass_fn, "edge cases")
+    passed("edge cases: a fact restated twice, two records of the same instant, an end on the day of the pass")
+    for world in ("development", "held-out"):
+        grade = grade_pass(pass_fn, world)
+        s = grade.scores
+        passed(f"{world}: nothing deleted or lost, every superseded record listable with its successor; "
+               f"merges P {s['pair precision']:.2f} R {s['pair recall']:.2f} "
+               f"(supersede {s['supersede precision']:.2f}/{s['supersede recall']:.2f}, "
+               f"duplicate {s['duplicate precision']:.2f}/{s['duplicate recall']:.2f}); stated ends honoured")
