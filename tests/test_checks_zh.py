@@ -215,13 +215,15 @@ def outcome(check: Callable, answer: Any, code: str) -> dict[str, Any]:
 _CODE = re.compile(r"`[^`]*`")
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|“[^”]*”|‘[^’]*’|«[^»]*»")
 _WORD = re.compile(r"[A-Za-z]+")
+#: A Python exception and its message, which Python says in English (up to a bracket or a semicolon).
+_EXCEPTION = re.compile(r"\b\w+(?:Error|Exception)\b: [^（）()；;]*")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def english_sentences(text: str) -> list[str]:
     """Runs of 4 or more plain English words, outside code spans, quoted data and identifiers.
 
-    A word is a token of letters only (trailing punctuation ignored); a token with a digit, an
+    A Python exception's own message counts as data. A word is a token of letters only (trailing punctuation ignored); a token with a digit, an
     underscore, a dot inside, brackets, '=' or a Han character is an identifier or Chinese and
     breaks a run.
 
@@ -231,7 +233,7 @@ def english_sentences(text: str) -> list[str]:
         >>> english_sentences("你返回了 list，but the check wants an int")
         ['the check wants an int']
     """
-    plain = _QUOTED.sub(" | ", _CODE.sub(" | ", text))
+    plain = _QUOTED.sub(" | ", _CODE.sub(" | ", _EXCEPTION.sub(" | ", text)))
     runs: list[list[str]] = [[]]
     for token in plain.split():
         bare = token.strip(",;:.!?()（），；：。！？")
@@ -247,6 +249,7 @@ def test_the_english_detector_finds_sentences_and_spares_code() -> None:
     assert english_sentences("调用 self.ask(trace, calls) 时给它这一步的 (call, result)") == []
     assert english_sentences("回复没有说 Biscuit 不能吃什么：'He must avoid onions. [arc-000001]'") == []
     assert english_sentences("第 3 个 heartbeat event was not added") == ["heartbeat event was not added"]
+    assert english_sentences("你的答案运行出错：IndexError: list index out of range（flush）") == []
 
 
 # -- the cases ----------------------------------------------------------------------------------
