@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -89,8 +90,6 @@ def _citation_answers() -> dict[str, Callable]:
 
 
 def _guard_answers() -> dict[str, Any]:
-    import random
-
     from memlib import datasets
     from memlib.evaluation import KeywordGuard
     from memlib.guard import POISONED_PAGE
@@ -194,6 +193,7 @@ CASES = _cases()
 def outcome(check: Callable, answer: Any, code: str) -> dict[str, Any]:
     """What `check(answer)` says in language `code`: its verdict, failure message and printed lines."""
     strict_checks()
+    random.seed(0)  # an answer that shuffles gives the same message every run
     lang.use_language(code)
     out = io.StringIO()
     what = hint = ""
@@ -213,7 +213,8 @@ def outcome(check: Callable, answer: Any, code: str) -> dict[str, Any]:
 # -- what counts as Chinese ---------------------------------------------------------------------
 
 _CODE = re.compile(r"`[^`]*`")
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|“[^”]*”|‘[^’]*’|«[^»]*»")
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|“[^”]*”|‘[^’]*’|«[^»]*»"
+                     r"|'[^'…]*…|\"[^\"…]*…")  # the last two: a quote cut short (memlib._util.quote)
 _WORD = re.compile(r"[A-Za-z]+")
 #: A Python exception and its message, which Python says in English (up to a bracket or a semicolon).
 _EXCEPTION = re.compile(r"\b\w+(?:Error|Exception)\b: [^（）()；;]*")

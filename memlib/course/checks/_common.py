@@ -39,7 +39,7 @@ def _call(fn: Callable, args: tuple, kwargs: dict | None = None, *, where: str) 
             raise
         frame = _student_frame(exc)
         at = bilingual(f"; in {frame.name}, line {frame.lineno}: {frame.line.strip()}",
-                       f"；出错位置：{frame.name} 第 {frame.lineno} 行：{frame.line.strip()}") if frame and frame.line else ""
+                       f"；出错位置：{frame.name} 第 {frame.lineno} 行 `{frame.line.strip()}`") if frame and frame.line else ""
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         raise CheckFailed(
             bilingual(f"your answer crashed with {detail} ({where}{at})", f"你的答案运行出错：{detail}（{where}{at}）"),
