@@ -219,6 +219,7 @@ _WORD = re.compile(r"[A-Za-z]+")
 #: A Python exception and its message, which Python says in English (up to a bracket or a semicolon).
 _EXCEPTION = re.compile(r"\b\w+(?:Error|Exception)\b: [^（）()；;]*")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+")
 
 
 def english_sentences(text: str) -> list[str]:
@@ -235,6 +236,7 @@ def english_sentences(text: str) -> list[str]:
         ['the check wants an int']
     """
     plain = _QUOTED.sub(" | ", _CODE.sub(" | ", _EXCEPTION.sub(" | ", text)))
+    plain = _CJK.sub(" | ", plain)  # Chinese around a word ends a run, spaces or not
     runs: list[list[str]] = [[]]
     for token in plain.split():
         bare = token.strip(",;:.!?()（），；：。！？")
@@ -251,6 +253,7 @@ def test_the_english_detector_finds_sentences_and_spares_code() -> None:
     assert english_sentences("回复没有说 Biscuit 不能吃什么：'He must avoid onions. [arc-000001]'") == []
     assert english_sentences("第 3 个 heartbeat event was not added") == ["heartbeat event was not added"]
     assert english_sentences("你的答案运行出错：IndexError: list index out of range（flush）") == []
+    assert english_sentences("没有返回记录（no archival records match）") == ["no archival records match"]
 
 
 # -- the cases ----------------------------------------------------------------------------------

@@ -393,7 +393,7 @@ def _judge(case: _Case, run: _Run) -> None:
                           bilingual("file each evicted message in recall once, oldest first: "
                                     "for message in evicted: recall.add(message)",
                                     "被驱逐的消息按从旧到新的顺序各存进 recall 一次："
-                                    "for message in evicted: recall.add(message)"))
+                                    "`for message in evicted: recall.add(message)`"))
 
 
 @graded("02-flush", "exercise F: a flush that evicts whole units to the target, folds them into the summary "

@@ -162,7 +162,7 @@ def check_page_fault(page_fault_calls: Any) -> None:
     for call, result in zip(ran, results):
         if not result.ok:
             raise CheckFailed(bilingual(f"{call.render()} failed: {result.message}",
-                                        f"{call.render()} 失败了：{result.message}"),
+                                        f"{call.render()} 失败了：`{result.message}`"),
                               bilingual("fix the call's name or arguments (see TOOL_SCHEMAS for what each tool takes)",
                                         "改正调用的名字或参数（每个工具接受什么参数，见 TOOL_SCHEMAS）"))
     searches = [(c, r) for c, r in zip(ran, results) if c.name == "archival_memory_search"]
@@ -199,7 +199,7 @@ def check_page_fault(page_fault_calls: Any) -> None:
         first_line = result.message.splitlines()[0]
         raise CheckFailed(
             bilingual(f"{call.render()} did not return the record with the answer ({first_line})",
-                      f"{call.render()} 没有返回含有答案的记录（{first_line}）"),
+                      f"{call.render()} 没有返回含有答案的记录（`{first_line}`）"),
             bilingual("search is by words (stemmed, but no synonyms: allergy and allergic stay apart): use words "
                       "the stored fact contains, "
                       "such as the dog's name and what the fact is about",
