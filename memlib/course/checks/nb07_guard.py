@@ -79,7 +79,7 @@ class GuardReport:
             lines = [f"{name}{_split_name(self.split)}（{len(self.notes)} 条）：注入的查全率 {self.recall:.3f}"
                      f"（要求 >= {need_recall}），良性条目的误报率 {self.false_positive_rate:.3f}"
                      f"（要求 <= {need_fpr}）",
-                     f"  {'攻击类型或良性类别':15} {'标签':7} 标记数"]
+                     "  攻击类型或良性类别" + " " * 7 + "标签" + " " * 6 + "标记数"]  # a Han character is two columns wide
         else:
             lines = [f"{self.name} on the {SPLIT_NAMES.get(self.split, self.split)} split ({len(self.notes)} notes): "
                      f"recall on injections {self.recall:.3f} (need >= {need_recall}), "
