@@ -56,9 +56,6 @@ CITATION_QUESTIONS = (
 #: The support rule the exercise states, and every question above follows (the reference is stricter: 60 %).
 COMMON_WORDS = "more than a quarter of the records"
 SUPPORT_RULE = "at least half of the remaining words"
-#: The same two phrases in Chinese (the hint of a too strict answer).
-COMMON_WORDS_ZH = "超过四分之一的记录里都出现"
-SUPPORT_RULE_ZH = "剩下的词里至少一半"
 ANSWERABLE = sum(bool(gold) for _, gold in CITATION_QUESTIONS)
 UNANSWERABLE = len(CITATION_QUESTIONS) - ANSWERABLE
 
@@ -175,8 +172,8 @@ def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
                               f"{_record_hint(store, gold[0])} 就能回答它"),
                     bilingual(f"is your support threshold too high? Drop the question's words that appear in "
                               f"{COMMON_WORDS}; a record that contains {SUPPORT_RULE} supports the question",
-                              f"你的支持阈值是不是太高了？先去掉问题里在{COMMON_WORDS_ZH}的词；"
-                              f"记录里有{SUPPORT_RULE_ZH}，就算支持这个问题"))
+                              "你的支持阈值是不是太高了？先去掉问题里那些在超过四分之一的记录里都出现的词；"
+                              "剩下的词，记录里只要有至少一半，就算支持这个问题"))
             raise CheckFailed(
                 bilingual(f"missing citation: the answer to {question!r} cites no record "
                           f"({_short(answer.text)}), but it comes from {_record_hint(store, gold[0])}",

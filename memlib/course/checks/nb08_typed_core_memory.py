@@ -351,11 +351,11 @@ def _check_render(cls: Any, examples: Any) -> None:
         start, end = found
         section = prompt[start:end]
         expect(value in section, bilingual(f"render() does not contain the value of block {label!r} in its section",
-                                           f"render() 的块 {label!r} 的段里没有它的值"),
+                                           f"render() 没有把块 {label!r} 的值放进它的段里"),
                bilingual("put the value inside its tags", "把值放在标签里面"))
         expect(f"{len(value)}/{limit}" in section,
                bilingual(f"render() does not show block {label!r}'s fill level {len(value)}/{limit} in its section",
-                         f"render() 的块 {label!r} 的段里没有显示用量 {len(value)}/{limit}"),
+                         f"render() 没有在块 {label!r} 的段里显示用量 {len(value)}/{limit}"),
                bilingual("show characters used against the limit, e.g. characters=\"42/2000\", so the model sees the "
                          "budget",
                          "显示已用字符数和上限，例如 characters=\"42/2000\"，让模型看得到预算"))
@@ -392,7 +392,7 @@ def _check_edits(cls: Any, examples: Any) -> None:
     expect(_refused(lambda: memory.append("human", "x" * (room + 1))),
            bilingual(f"append of {room + 1} characters to 'human' ({len(human)} used) was accepted: the block would "
                      f"hold {len(human) + 1 + room + 1} characters, over its limit of {LEGACY_LIMIT}",
-                     f"往 'human'（已用 {len(human)}）追加 {room + 1} 个字符，居然被接受了：这个块会有 "
+                     f"往 'human'（已用 {len(human)}）追加 {room + 1} 个字符，却被接受了：这个块会有 "
                      f"{len(human) + 1 + room + 1} 个字符，超过上限 {LEGACY_LIMIT}"),
            bilingual("compute the new value first and refuse (raise CoreMemoryError) when it is longer than the limit",
                      "先算出新值，比上限长就拒绝（抛出 CoreMemoryError）"))
@@ -419,7 +419,7 @@ def _check_edits(cls: Any, examples: Any) -> None:
     before = _document(memory, "before an over-limit replace")
     expect(_refused(lambda: memory.replace("human", "Leeds", "Leeds, West Yorkshire, England")),
            bilingual("replace that makes 'human' longer than its limit was accepted",
-                     "让 'human' 超过上限的 replace 居然被接受了"),
+                     "让 'human' 超过上限的 replace 却被接受了"),
            bilingual("replace must check the limit too, on the value after the replacement",
                      "replace 也要检查上限，检查的是替换之后的值"))
     expect(_document(memory, "after a refused replace") == before,
@@ -427,22 +427,22 @@ def _check_edits(cls: Any, examples: Any) -> None:
            _compute_check_assign())
     expect(_refused(lambda: memory.replace("human", "Lisbon cats", "dogs")),
            bilingual("replace with an old text that is not in the block was accepted",
-                     "用块里没有的旧文本做 replace，居然被接受了"),
+                     "用块里没有的旧文本做 replace，却被接受了"),
            bilingual("refuse it and say what to do: copy the exact text, or append instead",
                      "拒绝它，并说明该怎么做：照原样复制文字，或者改用 append"))
     expect(_refused(lambda: memory.replace("human", "", "x")),
-           bilingual("replace with an empty old text was accepted", "用空的旧文本做 replace，居然被接受了"),
+           bilingual("replace with an empty old text was accepted", "用空的旧文本做 replace，却被接受了"),
            bilingual("an empty old text matches everywhere: refuse it", "空的旧文本哪里都能匹配：拒绝它"))
     # An empty old text in a short block, where the result would fit: refused for being empty, not too long.
     short = cls.from_document({"blocks": [{"label": "notes", "value": "ab", "limit": 100}]})
     kept = _document(short, "before an empty-old replace in a short block")
     expect(_refused(lambda: short.replace("notes", "", "x")) and _document(short, "after it") == kept,
            bilingual("replace('notes', '', 'x') on a block holding 'ab' was accepted (it would read 'xaxbx')",
-                     "对内容为 'ab' 的块执行 replace('notes', '', 'x')，居然被接受了（结果会是 'xaxbx'）"),
+                     "对内容为 'ab' 的块执行 replace('notes', '', 'x')，却被接受了（结果会是 'xaxbx'）"),
            bilingual("an empty old text matches between every two characters: refuse it before replacing",
                      "空的旧文本在每两个字符之间都能匹配：替换之前就拒绝它"))
     expect(_refused(lambda: memory.append("hobbies", "cello")),
-           bilingual("append to a block that does not exist was accepted", "往不存在的块里 append，居然被接受了"),
+           bilingual("append to a block that does not exist was accepted", "往不存在的块里 append，却被接受了"),
            bilingual("raise an error naming the known labels", "抛出错误，并列出已有的 label"))
     expect(_document(memory, "after refused edits") == before,
            bilingual("a refused edit changed core memory", "被拒绝的编辑改动了核心记忆"),
@@ -477,13 +477,13 @@ def _check_read_only(cls: Any, examples: Any) -> None:
     before = _document(memory, "before editing a read-only block")
     expect(_refused(lambda: memory.append(locked["label"], "one more rule")),
            bilingual(f"append to the read-only block {locked['label']!r} was accepted",
-                     f"往只读块 {locked['label']!r} 里 append，居然被接受了"),
+                     f"往只读块 {locked['label']!r} 里 append，却被接受了"),
            bilingual("refuse edits to blocks with read_only=True, before anything else",
                      "read_only=True 的块，任何编辑都先拒绝，别的都不用看"))
     first_word = locked["value"].split()[0]
     expect(_refused(lambda: memory.replace(locked["label"], first_word, "Changed")),
            bilingual(f"replace in the read-only block {locked['label']!r} was accepted",
-                     f"在只读块 {locked['label']!r} 里 replace，居然被接受了"),
+                     f"在只读块 {locked['label']!r} 里 replace，却被接受了"),
            bilingual("read_only applies to replace as well as append", "read_only 对 replace 和 append 同样有效"))
     expect(_document(memory, "after refused read-only edits") == before,
            bilingual("a refused edit of a read-only block still changed core memory", "对只读块的编辑被拒绝了，却还是改动了核心记忆"),
@@ -501,7 +501,7 @@ def _check_own_limit(cls: Any, examples: Any) -> None:
     before = _document(memory, f"before filling {label!r}")
     expect(_refused(lambda: memory.append(label, "z" * (room + 1))),
            bilingual(f"append to {label!r} past its own limit of {limit} characters was accepted",
-                     f"往 {label!r} 追加、超过它自己的上限 {limit} 个字符，居然被接受了"),
+                     f"往 {label!r} 追加、超过它自己的上限 {limit} 个字符，却被接受了"),
            bilingual(f"each block has its own limit: compare with that block's limit, not with {LEGACY_LIMIT}",
                      f"每个块有自己的上限：和这个块的上限比，而不是和 {LEGACY_LIMIT} 比"))
     expect(_document(memory, f"after a refused append to {label!r}") == before,
