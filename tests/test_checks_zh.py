@@ -303,3 +303,17 @@ def write_golden() -> None:
     """Write the English messages of every case (run once, from the English-only checks)."""
     golden = {case: outcome(check, answer, "en") for case, (check, answer) in sorted(CASES.items())}
     GOLDEN.write_text(json.dumps(golden, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def test_every_label_a_check_shows_has_its_chinese() -> None:
+    from memlib import datasets
+    from memlib.course.checks import nb02_flush, nb04_loop, nb07_guard, nb08_typed_core_memory as nb08
+
+    assert {case.label for case in nb02_flush._cases()} == set(nb02_flush.CASE_LABELS_ZH)
+    assert {s.name for s in nb04_loop.loop_scenarios()} == set(nb04_loop._WHAT_ZH)
+    assert set(nb04_loop._GROUPS) == set(nb04_loop._GROUPS_ZH)
+    assert set(nb07_guard.SPLIT_NAMES) == set(nb07_guard.SPLIT_NAMES_ZH) == set(nb07_guard.GUARD_THRESHOLDS)
+    assert set(datasets.load("core_memory").invalid) == set(nb08._CATCHES_ZH)
+    lang.use_language("zh")
+    assert [nb08._when(w) for w in ("after from_json", "before filling 'notes'", "valid_letta_blocks")] == [
+        "from_json 之后", "填满 'notes' 之前", "valid_letta_blocks"]
