@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable
 
 from memlib._util import is_int, shorten
 from memlib.data_files import read_text
+from memlib.labels import chinese, label
 
 __all__ = ["Question", "Feedback", "Quiz", "QUIZ_NOTEBOOKS", "notebook_id", "load_quiz", "show_quiz"]
 
@@ -121,14 +122,14 @@ class Question:
         index = self.choice_index(choice)
         if index is None:
             letters = ", ".join(LETTERS[: len(self.options)])
-            return Feedback(False, f"Pick one of the options ({letters}) first.", None)
+            return Feedback(False, label("quiz_pick", letters=letters), None)
         if index == self.answer:
-            return Feedback(True, _sentence("Correct.", self.explanation), index)
+            return Feedback(True, _sentence(label("quiz_correct"), self.explanation), index)
         specific = self.feedback[index] if self.feedback else ""
         if wrong_tries + 1 >= REVEAL_AFTER:
-            reveal = f"The answer is {LETTERS[self.answer]}) {self.options[self.answer]}."
-            return Feedback(False, _sentence("Not quite.", specific, reveal, self.explanation), index)
-        return Feedback(False, _sentence("Not quite.", specific or "Read the question again and try another option."), index)
+            reveal = label("quiz_the_answer", letter=LETTERS[self.answer], option=self.options[self.answer])
+            return Feedback(False, _sentence(label("quiz_not_quite"), specific, reveal, self.explanation), index)
+        return Feedback(False, _sentence(label("quiz_not_quite"), specific or label("quiz_again")), index)
 
     def text(self, number: int = 1) -> str:
         lines = [f"{number}. {self.question}"]
@@ -141,7 +142,8 @@ class Question:
 
 
 def _sentence(*parts: str) -> str:
-    return " ".join(p.strip() for p in parts if p and p.strip())
+    # Chinese sentences follow each other without a space
+    return ("" if chinese() else " ").join(p.strip() for p in parts if p and p.strip())
 
 
 @dataclass
@@ -203,7 +205,7 @@ class Quiz:
     def text(self) -> str:
         header = f"{self.title}\n\n" if self.title else ""
         body = "\n\n".join(q.text(i) for i, q in enumerate(self.questions, start=1))
-        footer = '\n\nAnswer with quiz.answer(<question number>, "<letter>"), e.g. quiz.answer(1, "b").'
+        footer = "\n\n" + label("quiz_footer")
         return header + body + footer
 
     def widget(self) -> Any:
@@ -226,7 +228,7 @@ class Quiz:
         prompt = widgets.HTML(value=f"<b>{number}. {html.escape(question.question)}</b>")
         labels = [(f"{LETTERS[i]}) {option}", i) for i, option in enumerate(question.options)]
         choices = widgets.RadioButtons(options=labels, value=None, layout=widgets.Layout(width="auto"))
-        button = widgets.Button(description="Check", layout=widgets.Layout(width="100px"))
+        button = widgets.Button(description=label("quiz_check"), layout=widgets.Layout(width="100px"))
         result = widgets.HTML(value="")
 
         def on_check(_: Any) -> None:
