@@ -20,8 +20,9 @@ from memlib.course.lang import language
 
 __all__ = ["LABELS", "label", "chinese"]
 
-#: key -> (English, Chinese); ``str.format`` fields in braces. Plain text without ``<``, ``>`` or ``&``:
-#: the widgets put it into their HTML as it is (tests/test_checks_zh.py holds every label to that).
+#: key -> (English, Chinese); ``str.format`` fields in braces. A widget's label is plain text without ``<``,
+#: ``>`` or ``&``: the widgets put it into their HTML as it is (tests/test_translation.py holds them to that);
+#: the quiz's (``quiz_*``) are escaped where the quiz shows them.
 LABELS: dict[str, tuple[str, str]] = {
     # ContextStepper
     "play": ("play", "播放"),

@@ -18,6 +18,15 @@ chosen: why that distractor is wrong). `load_quiz` is the one loader (the
 datasets' ``load("quiz", notebook=...)`` is the same) and `notebook_id` the one
 reading of a notebook's name: "03", 3 and "03_archival_bm25" are notebook 03.
 
+In a Chinese notebook (``memlib.course.lang.use_language("zh")``) a quiz speaks
+Chinese: ``data/quizzes/zh/NN.json`` holds the Chinese text of each question of
+``NN.json``, in the same order, with the same options in the same order, and the
+English question it translates (``"en"``). The English file stays the one source of
+the quiz's structure (which option is right, how many there are); the Chinese file
+adds only words, so a quiz gives the same verdicts in both languages. A question
+whose English changed since it was translated (its ``"en"`` no longer matches) is
+shown in English until the translation is brought up to date.
+
 The notebooks import all this from `memlib.course.quiz`, which re-exports it.
 """
 
@@ -34,7 +43,7 @@ from memlib._util import is_int, shorten
 from memlib.data_files import read_text
 from memlib.labels import chinese, label
 
-__all__ = ["Question", "Feedback", "Quiz", "QUIZ_NOTEBOOKS", "notebook_id", "load_quiz", "show_quiz"]
+__all__ = ["Question", "Feedback", "Quiz", "QUIZ_NOTEBOOKS", "notebook_id", "load_quiz", "in_chinese", "show_quiz"]
 
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
 QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14")
@@ -292,7 +301,36 @@ def load_quiz(notebook: object) -> Quiz:
     Not cached: a Quiz records the student's tries, so every caller gets its own.
     """
     number = notebook_id(notebook)
-    return Quiz.from_data(json.loads(read_text(f"quizzes/{number}.json")), number)
+    raw = json.loads(read_text(f"quizzes/{number}.json"))
+    if chinese():
+        raw = in_chinese(raw, number)
+    return Quiz.from_data(raw, number)
+
+
+#: What a Chinese question may give; the rest (the answer, the sources) is the English file's.
+_TRANSLATED = ("question", "options", "explanation", "feedback")
+
+
+def in_chinese(raw: dict, number: str) -> dict:
+    """Quiz data `raw` (an English quiz file) with the Chinese words of ``quizzes/zh/NN.json`` where it has them.
+
+    A question keeps its English when the Chinese file has no entry for it, when the
+    entry translates another English question, or when it gives another number of
+    options or feedback texts.
+    """
+    try:
+        zh = json.loads(read_text(f"quizzes/zh/{number}.json"))
+    except FileNotFoundError:
+        return raw
+    translated = zh.get("questions", [])
+    questions = []
+    for i, question in enumerate(raw.get("questions", [])):
+        entry = translated[i] if i < len(translated) else {}
+        fits = (entry.get("en") == question["question"]
+                and len(entry.get("options", ())) == len(question["options"])
+                and len(entry.get("feedback", ())) == len(question.get("feedback", ())))
+        questions.append({**question, **{k: entry[k] for k in _TRANSLATED if k in entry}} if fits else question)
+    return {**raw, "title": zh.get("title") or raw.get("title", ""), "questions": questions}
 
 
 def show_quiz(notebook: str | int) -> None:
