@@ -292,11 +292,19 @@ def test_a_check_says_the_same_verdict_in_chinese(case: str) -> None:
     english = outcome(check, answer, "en")
     chinese = outcome(check, answer, "zh")
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))[case]
-    assert english == golden, "the English message changed"
+    assert _unnumbered(english) == _unnumbered(golden), "the English message changed"
     assert english["status"] == ("passed" if case.endswith("/right") else "failed")
     assert chinese["status"] == english["status"]
     assert len(chinese["out"]) == len(english["out"])
     assert _chinese_problems(chinese) == []
+
+
+def _unnumbered(said: dict[str, Any]) -> dict[str, Any]:
+    """`said` with the line numbers of crashes left out: a crashing answer is a line of a test file, which moves."""
+    def plain(text: str) -> str:
+        return re.sub(r", line \d+:", ", line N:", text)
+
+    return {**said, "what": plain(said["what"]), "hint": plain(said["hint"]), "out": [plain(x) for x in said["out"]]}
 
 
 def write_golden() -> None:
