@@ -344,7 +344,7 @@ def _judge(case: _Case, run: _Run) -> None:
             f"摘要器被调用了 {len(run.calls)} 次，应该一次就把所有被驱逐的消息并进去（{where}）"),
             bilingual("collect the evicted messages in a list first, then call "
                       "summarizer.summarize(summary, evicted, summary_tokens) once",
-                      "先把被驱逐的消息收进一个列表，再调用一次 summarizer.summarize(summary, evicted, summary_tokens)"))
+                      "先把被驱逐的消息收进列表，再调用一次 summarizer.summarize(summary, evicted, summary_tokens)"))
     (call,) = run.calls
     if call.kind not in ("list", "tuple"):
         raise CheckFailed(bilingual(f"summarize got the evicted messages as a {call.kind} ({where})",

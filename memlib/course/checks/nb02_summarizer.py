@@ -86,7 +86,7 @@ def check_summarizer(summarizer: Any) -> None:
         raise CheckFailed(bilingual(f"summarize returned {type(out).__name__} {_short(out)}",
                                     f"summarize 返回了 {type(out).__name__} {_short(out)}"),
                           bilingual("return the new summary as one str (join lines with '\\n')",
-                                    "把新摘要作为一个 str 返回（用 '\\n' 把各行连起来）"))
+                                    "把新摘要作为 str 返回（用 '\\n' 把各行连起来）"))
 
     # 2. bounded on many inputs, fed its own output (the recursion of a long chat)
     sizes = [1, 3, 8, 2, 20, 5, 40, 1, 12, 30]

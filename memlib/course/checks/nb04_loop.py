@@ -290,7 +290,7 @@ def _compare_pairs(mine: _Played, ref: _Played, scenario: LoopScenario, where: s
                           f"{w[1].status}：{_short(w[1].message, 80)}"),
                 bilingual("run the call once with dispatch(call.name, call.arguments, self.memory) and splice that "
                           "result",
-                          "用 dispatch(call.name, call.arguments, self.memory) 执行这次调用一次，再把这个结果拼回去"))
+                          "用 dispatch(call.name, call.arguments, self.memory) 把这次调用执行一次，再把这个结果拼回去"))
     if len(got) == len(want) and not mine.ran_out:
         return
     if len(got) < len(want) and not mine.ran_out:

@@ -45,9 +45,9 @@ _CATCHES_ZH = {
 #: When a document was taken (the check's own words in its messages), in Chinese.
 _WHEN_ZH = {
     "after from_json": "from_json 之后",
-    "after a refused append": "一次被拒绝的追加之后",
-    "after a refused replace": "一次被拒绝的替换之后",
-    "after a valid replace": "一次有效的替换之后",
+    "after a refused append": "追加被拒绝之后",
+    "after a refused replace": "替换被拒绝之后",
+    "after a valid replace": "有效的替换之后",
     "after an append up to the limit": "追加到恰好满额之后",
     "after refused edits": "几次被拒绝的编辑之后",
     "after refused read-only edits": "几次被拒绝的只读块编辑之后",
@@ -317,7 +317,7 @@ def _check_refusals(cls: Any, examples: Any) -> None:
     _must_work(lambda: cls.from_document(copy.deepcopy(exact)),
                bilingual(f"from_document of a block holding exactly its limit of {exact['blocks'][2]['limit']} "
                          "characters",
-                         f"对一个恰好装满上限（{exact['blocks'][2]['limit']} 个字符）的块调用 from_document，"),
+                         f"对恰好装满上限（{exact['blocks'][2]['limit']} 个字符）的块调用 from_document，"),
                bilingual("a value of exactly `limit` characters fits: refuse only len(value) > limit",
                          "恰好 `limit` 个字符的值是放得下的：只拒绝 len(value) > limit"))
     passed(bilingual(f"{len(examples.invalid)} invalid documents are refused, including the two the schema cannot "
@@ -346,7 +346,7 @@ def _check_render(cls: Any, examples: Any) -> None:
                          f"render() 里没有块 {label!r} 的标签段（<{label} ...>...</{label}>，"
                          f"或者带 label=\"{label}\" 的标签）"),
                bilingual("render each block as a tagged section, like memlib's CoreMemory.render()",
-                         "像 memlib 的 CoreMemory.render() 那样，把每个块渲染成一个带标签的段"))
+                         "像 memlib 的 CoreMemory.render() 那样，把每个块渲染成带标签的段"))
         assert found is not None
         start, end = found
         section = prompt[start:end]
