@@ -18,6 +18,15 @@ chosen: why that distractor is wrong). `load_quiz` is the one loader (the
 datasets' ``load("quiz", notebook=...)`` is the same) and `notebook_id` the one
 reading of a notebook's name: "03", 3 and "03_archival_bm25" are notebook 03.
 
+In a Chinese notebook (``memlib.course.lang.use_language("zh")``) a quiz speaks
+Chinese: ``data/quizzes/zh/NN.json`` holds the Chinese text of each question of
+``NN.json``, in the same order, with the same options in the same order, and the
+English question it translates (``"en"``). The English file stays the one source of
+the quiz's structure (which option is right, how many there are); the Chinese file
+adds only words, so a quiz gives the same verdicts in both languages. A question
+whose English changed since it was translated (its ``"en"`` no longer matches) is
+shown in English until the translation is brought up to date.
+
 The notebooks import all this from `memlib.course.quiz`, which re-exports it.
 """
 
@@ -32,8 +41,9 @@ from typing import Any, Callable, Iterable
 
 from memlib._util import is_int, shorten
 from memlib.data_files import read_text
+from memlib.labels import chinese, label
 
-__all__ = ["Question", "Feedback", "Quiz", "QUIZ_NOTEBOOKS", "notebook_id", "load_quiz", "show_quiz"]
+__all__ = ["Question", "Feedback", "Quiz", "QUIZ_NOTEBOOKS", "notebook_id", "load_quiz", "in_chinese", "show_quiz"]
 
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
 QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14")
@@ -121,14 +131,14 @@ class Question:
         index = self.choice_index(choice)
         if index is None:
             letters = ", ".join(LETTERS[: len(self.options)])
-            return Feedback(False, f"Pick one of the options ({letters}) first.", None)
+            return Feedback(False, label("quiz_pick", letters=letters), None)
         if index == self.answer:
-            return Feedback(True, _sentence("Correct.", self.explanation), index)
+            return Feedback(True, _sentence(label("quiz_correct"), self.explanation), index)
         specific = self.feedback[index] if self.feedback else ""
         if wrong_tries + 1 >= REVEAL_AFTER:
-            reveal = f"The answer is {LETTERS[self.answer]}) {self.options[self.answer]}."
-            return Feedback(False, _sentence("Not quite.", specific, reveal, self.explanation), index)
-        return Feedback(False, _sentence("Not quite.", specific or "Read the question again and try another option."), index)
+            reveal = label("quiz_the_answer", letter=LETTERS[self.answer], option=self.options[self.answer])
+            return Feedback(False, _sentence(label("quiz_not_quite"), specific, reveal, self.explanation), index)
+        return Feedback(False, _sentence(label("quiz_not_quite"), specific or label("quiz_again")), index)
 
     def text(self, number: int = 1) -> str:
         lines = [f"{number}. {self.question}"]
@@ -141,7 +151,8 @@ class Question:
 
 
 def _sentence(*parts: str) -> str:
-    return " ".join(p.strip() for p in parts if p and p.strip())
+    # Chinese sentences follow each other without a space
+    return ("" if chinese() else " ").join(p.strip() for p in parts if p and p.strip())
 
 
 @dataclass
@@ -203,7 +214,7 @@ class Quiz:
     def text(self) -> str:
         header = f"{self.title}\n\n" if self.title else ""
         body = "\n\n".join(q.text(i) for i, q in enumerate(self.questions, start=1))
-        footer = '\n\nAnswer with quiz.answer(<question number>, "<letter>"), e.g. quiz.answer(1, "b").'
+        footer = "\n\n" + label("quiz_footer")
         return header + body + footer
 
     def widget(self) -> Any:
@@ -226,7 +237,7 @@ class Quiz:
         prompt = widgets.HTML(value=f"<b>{number}. {html.escape(question.question)}</b>")
         labels = [(f"{LETTERS[i]}) {option}", i) for i, option in enumerate(question.options)]
         choices = widgets.RadioButtons(options=labels, value=None, layout=widgets.Layout(width="auto"))
-        button = widgets.Button(description="Check", layout=widgets.Layout(width="100px"))
+        button = widgets.Button(description=label("quiz_check"), layout=widgets.Layout(width="100px"))
         result = widgets.HTML(value="")
 
         def on_check(_: Any) -> None:
@@ -290,7 +301,36 @@ def load_quiz(notebook: object) -> Quiz:
     Not cached: a Quiz records the student's tries, so every caller gets its own.
     """
     number = notebook_id(notebook)
-    return Quiz.from_data(json.loads(read_text(f"quizzes/{number}.json")), number)
+    raw = json.loads(read_text(f"quizzes/{number}.json"))
+    if chinese():
+        raw = in_chinese(raw, number)
+    return Quiz.from_data(raw, number)
+
+
+#: What a Chinese question may give; the rest (the answer, the sources) is the English file's.
+_TRANSLATED = ("question", "options", "explanation", "feedback")
+
+
+def in_chinese(raw: dict, number: str) -> dict:
+    """Quiz data `raw` (an English quiz file) with the Chinese words of ``quizzes/zh/NN.json`` where it has them.
+
+    A question keeps its English when the Chinese file has no entry for it, when the
+    entry translates another English question, or when it gives another number of
+    options or feedback texts.
+    """
+    try:
+        zh = json.loads(read_text(f"quizzes/zh/{number}.json"))
+    except FileNotFoundError:
+        return raw
+    translated = zh.get("questions", [])
+    questions = []
+    for i, question in enumerate(raw.get("questions", [])):
+        entry = translated[i] if i < len(translated) else {}
+        fits = (entry.get("en") == question["question"]
+                and len(entry.get("options", ())) == len(question["options"])
+                and len(entry.get("feedback", ())) == len(question.get("feedback", ())))
+        questions.append({**question, **{k: entry[k] for k in _TRANSLATED if k in entry}} if fits else question)
+    return {**raw, "title": zh.get("title") or raw.get("title", ""), "questions": questions}
 
 
 def show_quiz(notebook: str | int) -> None:

@@ -26,7 +26,8 @@ LICENCE_FILES = ("LICENSE", "LICENSE-CONTENT")
 #: What the sdist must hold besides the package; and what it leaves to a clone of the repository.
 SDIST_PAPERS = ("pyproject.toml", "README.md", *LICENCE_FILES, "CHANGELOG.md", "CITATION.cff")
 SDIST_LEAVES_OUT = ("tests/", "benchmarks/", "notebooks/", "solutions/", ".ci/", "binder/")
-DATA_FILES = ("facts.jsonl", "queries.jsonl", "poisoning.jsonl", "quizzes/03.json", "core_memory/schema.json",
+DATA_FILES = ("facts.jsonl", "queries.jsonl", "poisoning.jsonl", "quizzes/03.json", "quizzes/zh/03.json",
+              "core_memory/schema.json",
               "README.md")
 
 

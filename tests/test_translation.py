@@ -409,3 +409,111 @@ def test_notebook_03s_check_names_each_mistake_in_chinese() -> None:
     with pytest.raises(CheckFailed) as failure:
         check_bm25(lambda q, d, k1=1.5, b=0.75, epsilon=0.25: [0.0])
     assert "篇文档返回了 1 个分数" in failure.value.what
+
+
+# -- the quizzes and the widgets of the core track, in Chinese --------------------------------
+
+#: The core notebooks' quizzes (every core notebook ends with one).
+CORE_QUIZZES = tuple(stem[:2] for stem in CORE)
+
+
+@pytest.fixture
+def checkout_data(monkeypatch):
+    """memlib.quiz reads the quizzes of this checkout (an editable install may point memlib.data elsewhere)."""
+    import memlib.quiz
+
+    def read_text(relative_path: str) -> str:
+        path = ROOT / "data" / relative_path
+        if not path.is_file():
+            raise FileNotFoundError(relative_path)
+        return path.read_text(encoding="utf-8")
+
+    monkeypatch.setattr(memlib.quiz, "read_text", read_text)
+
+
+@pytest.mark.parametrize("notebook", CORE_QUIZZES)
+def test_each_core_quiz_is_translated_question_by_question(notebook: str) -> None:
+    from test_checks_zh import english_sentences
+
+    english = json.loads((ROOT / "data" / "quizzes" / f"{notebook}.json").read_text(encoding="utf-8"))
+    chinese = json.loads((ROOT / "data" / "quizzes" / "zh" / f"{notebook}.json").read_text(encoding="utf-8"))
+    assert chinese["notebook"] == notebook and re.search(r"[\u4e00-\u9fff]", chinese["title"])
+    assert len(chinese["questions"]) == len(english["questions"])
+    for en, zh in zip(english["questions"], chinese["questions"]):
+        assert zh["en"] == en["question"], f"{notebook}: stale translation of {en['question']!r}"
+        assert len(zh["options"]) == len(en["options"]) and len(set(zh["options"])) == len(zh["options"])
+        assert [bool(f) for f in zh.get("feedback", [])] == [bool(f) for f in en.get("feedback", [])]
+        texts = [zh["question"], zh["explanation"], *zh.get("feedback", [])]
+        assert all(re.search(r"[\u4e00-\u9fff]", t) for t in texts if t), zh["question"]
+        assert [t for t in texts + zh["options"] if english_sentences(t)] == [], zh["question"]
+
+
+@pytest.mark.parametrize("notebook", CORE_QUIZZES)
+def test_a_chinese_quiz_gives_the_verdicts_of_its_english_twin(notebook: str, checkout_data) -> None:
+    from memlib.quiz import REVEAL_AFTER, load_quiz
+
+    english = load_quiz(notebook)
+    lang.use_language("zh")
+    chinese = load_quiz(notebook)
+    assert re.search(r"[\u4e00-\u9fff]", chinese.title)
+    for number, (en, zh) in enumerate(zip(english.questions, chinese.questions), start=1):
+        assert zh.answer == en.answer and zh.question != en.question
+        for choice in range(len(en.options)):
+            for tries in range(REVEAL_AFTER + 1):
+                lang.use_language("en")
+                said_en = en.check(choice, tries)
+                lang.use_language("zh")
+                said_zh = zh.check(choice, tries)
+                assert said_zh.correct == said_en.correct and said_zh.choice == said_en.choice
+                assert re.search(r"[\u4e00-\u9fff]", said_zh.text) and " 。" not in said_zh.text
+    assert chinese.text().endswith('用 quiz.answer(<题号>, "<字母>") 作答，例如 quiz.answer(1, "b")。')
+    assert chinese.questions[0].check(None).text.startswith("先从选项")
+
+
+def test_a_stale_chinese_question_is_shown_in_english(checkout_data) -> None:
+    from memlib.quiz import in_chinese, read_text
+
+    raw = json.loads(read_text("quizzes/03.json"))
+    raw["questions"][1]["question"] = "A question the translator has not seen?"
+    shown = in_chinese(raw, "03")
+    assert shown["questions"][1] == raw["questions"][1]
+    assert shown["questions"][0]["question"].startswith("为什么") and shown["questions"][0]["answer"] == \
+        raw["questions"][0]["answer"]
+    assert in_chinese(raw, "09") == raw  # no Chinese quiz for a notebook outside the core track: English
+
+
+def test_the_labels_of_widgets_and_quizzes_have_both_languages() -> None:
+    import string
+
+    from memlib.labels import LABELS
+
+    fields = lambda text: sorted(f for _, f, _, _ in string.Formatter().parse(text) if f)  # noqa: E731
+    for key, (english, chinese) in LABELS.items():
+        assert english.strip() and re.search(r"[\u4e00-\u9fff]", chinese), key
+        assert fields(english) == fields(chinese), key
+        if not key.startswith("quiz_"):  # the quiz escapes its text; the widgets put theirs into HTML as it is
+            assert not re.search(r"[<>&]", english + chinese), key
+
+
+def test_the_explorers_label_their_controls_in_chinese() -> None:
+    from memlib.agent import Agent, RulePolicy
+    from memlib.tools import MemorySystem
+    from memlib.viz import ContextStepper, RetrievalExplorer, TraceViewer
+
+    messages = [("user", f"fact {i}: it rained on day {i}") for i in range(40)]
+    shown = {}
+    for code in ("en", "zh"):
+        lang.use_language(code)
+        stepper = ContextStepper(messages, window=300)
+        stepper.step(30)
+        viewer = TraceViewer(Agent(RulePolicy(), MemorySystem.create(window=800)).step("My name is Ada."))
+        viewer.goto(1)
+        explorer = RetrievalExplorer(["Ines prefers window seats", "the dentist is on 12 May"], query="seats")
+        shown[code] = (stepper._step_button.description, stepper._slider.description, stepper._status.value,
+                       stepper.events_html(), viewer._next_button.description, viewer._header.value,
+                       viewer.render_html(), explorer._text.description, explorer.render_html())
+    assert shown["en"][0] == "step ▶" and shown["en"][4] == "next frame ▶" and shown["en"][7] == "query"
+    assert "messages in context" in shown["en"][2] and "frame 1/" in shown["en"][5]
+    assert shown["zh"][0] == "下一步 ▶" and shown["zh"][4] == "下一帧 ▶" and shown["zh"][7] == "查询"
+    assert "上下文里有" in shown["zh"][2] and "第 1/" in shown["zh"][5] and "工具调用 1/" in shown["zh"][6]
+    assert "来源信息" in shown["zh"][8] and "provenance" not in shown["zh"][8]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memlib.archival import ArchivalRecord, Hit
+from memlib.labels import label as _label
 from memlib import retrieval
 from memlib._util import check_positive_int, is_int, shorten
 from memlib.retrieval import make_scorer, tokenize
@@ -174,12 +175,12 @@ class ContextStepper(_Explorer):
         self.position = 0
         self.show_evicted = show_evicted
         last = self.turns
-        self._play = w.Play(value=0, min=0, max=last, step=1, interval=interval_ms, description="play")
-        self._slider = w.IntSlider(value=0, min=0, max=last, description="turn")
+        self._play = w.Play(value=0, min=0, max=last, step=1, interval=interval_ms, description=_label("play"))
+        self._slider = w.IntSlider(value=0, min=0, max=last, description=_label("turn"))
         # linked in the browser, so playing does not wait on the kernel for each tick
         w.jslink((self._play, "value"), (self._slider, "value"))
-        self._step_button = w.Button(description="step ▶", tooltip="append the next message")
-        self._reset_button = w.Button(description="reset", tooltip="back to the empty context")
+        self._step_button = w.Button(description=_label("step"), tooltip=_label("step_tip"))
+        self._reset_button = w.Button(description=_label("reset"), tooltip=_label("reset_tip"))
         self._status = w.HTML()
         self._out = w.Output()
         self._messages_html = w.HTML(layout=w.Layout(width="60%"))
@@ -248,13 +249,14 @@ class ContextStepper(_Explorer):
         if s.summary:
             parts.append(
                 f'<div class="summary" style="border-left:4px solid {SEGMENT_COLORS["summary"]};'
-                f'padding:4px 8px;margin-bottom:6px;background:#fdf6ec"><b>summary</b> '
-                f'({s.segments["summary"]} tokens)<div style="white-space:pre-wrap">{_esc(s.summary)}</div></div>')
+                f'padding:4px 8px;margin-bottom:6px;background:#fdf6ec"><b>{_label("summary")}</b> '
+                f'{_label("summary_tokens", tokens=s.segments["summary"])}'
+                f'<div style="white-space:pre-wrap">{_esc(s.summary)}</div></div>')
         else:
             parts.append(f'<div class="summary" style="color:#888;margin-bottom:6px"><i>{_esc(self._no_summary())}</i></div>')
         hidden = len(evicted) - self.show_evicted
         if hidden > 0:
-            parts.append(f'<div style="color:#999">… {hidden} older evicted messages (still in recall storage)</div>')
+            parts.append(f'<div style="color:#999">{_label("older_evicted", hidden=hidden)}</div>')
         shown_evicted = set(m.id for m in evicted[max(hidden, 0):])
         for m in seen:
             if m.id in in_context:
@@ -270,16 +272,16 @@ class ContextStepper(_Explorer):
             parts.append(f'<div class="{cls}" style="{style}"><b>#{m.id} {_esc(m.role)}</b>: '
                          f'{_esc(shorten(m.content, 300))}</div>')
         if not seen:
-            parts.append('<div style="color:#888"><i>no messages yet: press step</i></div>')
+            parts.append(f'<div style="color:#888"><i>{_label("no_messages")}</i></div>')
         parts.append("</div>")
         return "".join(parts)
 
     def events_html(self) -> str:
         """What the last turn did to the context (HTML, escaped)."""
         s = self.state
-        parts = [f'<div style="{_FONT}"><b>events of turn {s.turn}</b>']
+        parts = [f'<div style="{_FONT}"><b>{_label("events_of_turn", turn=s.turn)}</b>']
         if s.turn == 0:
-            parts.append(f"<div>start: system prompt and core memory take {s.used} tokens</div>")
+            parts.append(f"<div>{_label('start_used', used=s.used)}</div>")
         for e in s.events:
             parts.append(f'<div class="event {_esc(e.kind)}">{_badge(e.kind)}{_esc(e.detail)}</div>')
         parts.append("</div>")
@@ -288,23 +290,24 @@ class ContextStepper(_Explorer):
     def _no_summary(self) -> str:
         """What the summary box says while there is no summary."""
         if not self.summarizes:
-            return "no summary: this context has no summarizer, so a flush only evicts"
+            return _label("no_summarizer")
         if not any(h.flushed for h in self.history[1:self.position + 1]):
-            return "no summary yet: the first flush writes one"
-        return "the summary is empty: the summarizer kept nothing of what was evicted"
+            return _label("no_summary_yet")
+        return _label("summary_empty")
 
     def _title(self) -> str:
         s = self.state
-        note = " · flush: oldest messages evicted" if s.flushed else (" · memory pressure warning" if s.warned else "")
-        return f"turn {s.turn}/{self.turns}: {s.used} / {s.window} tokens ({s.pressure:.0%}){note}"
+        note = _label("flush_note") if s.flushed else (_label("pressure_note") if s.warned else "")
+        return _label("stepper_title", turn=s.turn, turns=self.turns, used=s.used, window=s.window,
+                      pressure=f"{s.pressure:.0%}", note=note)
 
     def _render(self) -> None:
         s = self.state
         self._show(context_bar(s, title=self._title()))
         flushes = sum(h.flushed for h in self.history[1:self.position + 1])
-        self._status.value = (
-            f'<div style="{_FONT}">{len(s.in_context)} messages in context · {len(self.evicted_ids)} evicted '
-            f'(still in recall storage) · {flushes} {"flush" if flushes == 1 else "flushes"} so far</div>')
+        status = _label("stepper_status_one" if flushes == 1 else "stepper_status", in_context=len(s.in_context),
+                        evicted=len(self.evicted_ids), flushes=flushes)
+        self._status.value = f'<div style="{_FONT}">{status}</div>'
         self._messages_html.value = self.render_html()
         self._events_html.value = self.events_html()
 
@@ -408,11 +411,12 @@ class RetrievalExplorer(_Explorer):
         self.matched: dict[str, list[str]] = {}
         self._indexes: dict[str, object] = {}
         self._syncing = False
-        self._text = w.Text(value=self.query, description="query", continuous_update=False,
-                            placeholder="ask something, then press Enter", layout=w.Layout(width="60%"))
-        self._scorer = w.Dropdown(options=list(retrieval.SCORERS), value=self.scorer_name, description="scorer")
+        self._text = w.Text(value=self.query, description=_label("query"), continuous_update=False,
+                            placeholder=_label("query_placeholder"), layout=w.Layout(width="60%"))
+        self._scorer = w.Dropdown(options=list(retrieval.SCORERS), value=self.scorer_name,
+                                  description=_label("scorer"))
         self._k = w.IntSlider(value=self.k, min=1, max=max(self.k, min(len(self.records), 20)), description="k")
-        self._examples = w.Dropdown(options=[""] + self.queries, value="", description="examples")
+        self._examples = w.Dropdown(options=[""] + self.queries, value="", description=_label("examples"))
         self._out = w.Output()
         self._table = w.HTML()
         self._text.observe(lambda c: self._from_control(query=c["new"]), names="value")
@@ -459,8 +463,9 @@ class RetrievalExplorer(_Explorer):
         ranked = index.search(self.query, k=self.k) if self.query.strip() else []
         self.results = [Hit(self.records[rid], score, rank) for rank, (rid, score) in enumerate(ranked)]
         self.matched = {h.record.id: index.matched_terms(self.query, h.record.id) for h in self.results}
-        self._show(score_bars(self.results, title=f"{self.scorer_name}: top {len(self.results)} for "
-                              f"{shorten(self.query, 60)!r}", xaxis_title=f"{self.scorer_name} score"))
+        self._show(score_bars(self.results, title=_label("top_title", scorer=self.scorer_name, n=len(self.results),
+                                                         query=repr(shorten(self.query, 60))),
+                              xaxis_title=_label("score_axis", scorer=self.scorer_name)))
         self._table.value = self.render_html()
         return self.results
 
@@ -478,16 +483,19 @@ class RetrievalExplorer(_Explorer):
 
     def render_html(self) -> str:
         """The results table: marked terms, provenance, trust flags (HTML, escaped)."""
-        head = (f'<div style="{_FONT}"><div style="margin:4px 0">query <b>{_esc(self.query)}</b> · '
-                f'tokens {_esc(", ".join(tokenize(self.query)) or "none")} · scorer {_esc(self.scorer_name)} · '
-                f'{len(self.results)} of {len(self.records)} records</div>')
+        head = (f'<div style="{_FONT}"><div style="margin:4px 0">'
+                + _label("search_head", query=f"<b>{_esc(self.query)}</b>",
+                         tokens=_esc(", ".join(tokenize(self.query)) or _label("no_tokens")),
+                         scorer=_esc(self.scorer_name), n=len(self.results), total=len(self.records))
+                + '</div>')
         if not self.results:
-            hint = ("type a query" if not self.query.strip() else
-                    "no record shares a word with the query (stopwords are ignored; try other words)")
+            hint = _label("type_query") if not self.query.strip() else _label("no_match")
             return head + f'<div class="no-results" style="color:#888"><i>{_esc(hint)}</i></div></div>'
         cell = "padding:4px 6px;border-bottom:1px solid #eee;vertical-align:top;text-align:left"
         rows = ['<table style="border-collapse:collapse;width:100%"><thead><tr>'
-                + "".join(f'<th style="{cell}">{h}</th>' for h in ("#", "score", "record", "provenance", "trust"))
+                + "".join(f'<th style="{cell}">{h}</th>' for h in
+                          ("#", _label("col_score"), _label("col_record"), _label("col_provenance"),
+                           _label("col_trust")))
                 + "</tr></thead><tbody>"]
         for hit in self.results:
             r = hit.record
@@ -497,7 +505,8 @@ class RetrievalExplorer(_Explorer):
                         r.trust, "border-left:4px solid %s;" % TRUST_COLORS["unverified"])
             label = "⚠ untrusted" if r.trust == "untrusted" else r.trust
             where = [f"<b>{_esc(r.id)}</b>",
-                     f"session {_esc(r.session_id or '-')} · turn {_esc(r.turn_id if r.turn_id is not None else '-')}",
+                     _label("session_turn", session=_esc(r.session_id or '-'),
+                            turn=_esc(r.turn_id if r.turn_id is not None else '-')),
                      _esc(r.created_at.strftime("%Y-%m-%d %H:%M"))]
             if r.source_url:
                 url = r.source_url
@@ -506,13 +515,13 @@ class RetrievalExplorer(_Explorer):
                 else:  # never make a link of javascript: or other schemes
                     where.append(_esc(shorten(url, 50)))
             if r.tags:
-                where.append("tags: " + _esc(", ".join(r.tags)))
+                where.append(_label("tags") + _esc(", ".join(r.tags)))
             rows.append(
                 f'<tr class="trust-{_esc(r.trust)}" style="{flag}">'
                 f'<td style="{cell}">{hit.rank + 1}</td><td style="{cell}">{hit.score:.3f}</td>'
                 # a long unbroken string (a hex payload) must wrap, not push provenance off screen
                 f'<td style="{cell};overflow-wrap:anywhere">{mark_terms(r.text, terms)}'
-                f'<div style="color:#777;font-size:11px">matched: {_esc(", ".join(terms)) or "-"}</div></td>'
+                f'<div style="color:#777;font-size:11px">{_label("matched")}{_esc(", ".join(terms)) or "-"}</div></td>'
                 f'<td style="{cell};font-size:11px">{"<br>".join(where)}</td>'
                 f'<td style="{cell};color:{TRUST_COLORS.get(r.trust, "#333")};font-weight:bold" '
                 f'class="trust {_esc(r.trust)}">{_esc(label)}</td></tr>')
@@ -635,11 +644,10 @@ class TraceViewer(_Explorer):
         self.position = 0
         last = len(self.frames) - 1
         # frames are numbered from 0, on screen too: the slider, the header and goto agree
-        self._slider = w.IntSlider(value=0, min=0, max=last, description="frame")
-        self._back_button = w.Button(description="◀ back")
-        self._next_button = w.Button(description="next frame ▶",
-                                     tooltip="the next tool call, or the next user message")
-        self._reset_button = w.Button(description="reset")
+        self._slider = w.IntSlider(value=0, min=0, max=last, description=_label("frame"))
+        self._back_button = w.Button(description=_label("back"))
+        self._next_button = w.Button(description=_label("next_frame"), tooltip=_label("next_frame_tip"))
+        self._reset_button = w.Button(description=_label("reset"))
         self._header = w.HTML()
         self._out = w.Output()
         self._body = w.HTML()
@@ -687,14 +695,15 @@ class TraceViewer(_Explorer):
         """The context bar at the end of the current frame (by segment when the trace recorded it)."""
         f = self.state
         warn_at, flush_at, evict_to = self.policy
-        title = f"context after step {f.step}, {'the user message' if f.call is None else f'tool call {f.index}'}"
+        title = (_label("after_user", step=f.step) if f.call is None else
+                 _label("after_call", step=f.step, index=f.index))
         if f.segments and f.window:
             return context_bar(f.segments, f.window, warn_at=warn_at, flush_at=flush_at, evict_to=evict_to,
-                               title=f"{title}: {f.tokens_used} / {f.window} tokens")
+                               title=_label("bar_tokens", title=title, used=f.tokens_used, window=f.window))
         if f.tokens_used is not None and f.window:
             return usage_bar(f.tokens_used, f.window, warn_at=warn_at, flush_at=flush_at, evict_to=evict_to,
-                             title=f"{title}: {f.tokens_used} / {f.window} tokens")
-        return usage_bar(0, 1, title=f"{title}: this trace recorded no main context")
+                             title=_label("bar_tokens", title=title, used=f.tokens_used, window=f.window))
+        return usage_bar(0, 1, title=_label("no_main_context", title=title))
 
     def render_html(self) -> str:
         """The current frame as HTML (escaped): call, result, what entered the prompt, other events."""
@@ -703,15 +712,15 @@ class TraceViewer(_Explorer):
         calls = sum(1 for g in in_step if g.call is not None)
         parts = [f'<div style="{_FONT}">']
         if f.call is None:
-            parts.append("<div><b>the user's message arrives</b> (an interrupt from outside)</div>")
+            parts.append(f"<div><b>{_label('user_arrives')}</b>{_label('from_outside')}</div>")
         else:
             render = getattr(f.call, "render", None)
             text = render() if callable(render) else repr(f.call)
             thought = getattr(f.call, "thought", "")
             if thought:
-                parts.append(f'<div class="thought"><b>inner monologue</b> <i style="white-space:pre-wrap">'
+                parts.append(f'<div class="thought"><b>{_label("inner_monologue")}</b> <i style="white-space:pre-wrap">'
                              f'{_esc(shorten(thought, 600))}</i></div>')
-            parts.append(f'<div><b>tool call {f.index}/{calls}</b> '
+            parts.append(f'<div><b>{_label("tool_call_of", index=f.index, calls=calls)}</b> '
                          f'<code class="tool-call">{_esc(text)}</code></div>')
             if f.result is not None:
                 ok = getattr(f.result, "ok", True)
@@ -720,13 +729,13 @@ class TraceViewer(_Explorer):
                              f'</b> <span style="white-space:pre-wrap">{_esc(getattr(f.result, "message", f.result))}'
                              f'</span></div>')
         if f.spliced:
-            parts.append('<div style="margin-top:6px"><b>spliced into the prompt</b></div>')
+            parts.append(f'<div style="margin-top:6px"><b>{_label("spliced")}</b></div>')
             for m in f.spliced:
                 parts.append(f'<pre class="spliced" style="margin:2px 0;padding:4px 6px;background:#f4f6f8;'
                              f'white-space:pre-wrap">[{_esc(m.role)} #{m.id}] {_esc(shorten(m.content, 600))}</pre>')
         others = [e for e in f.events if e.kind not in ("thought", "tool_call", "tool_result", "append")]
         if others:
-            parts.append('<div style="margin-top:6px"><b>then</b></div>')
+            parts.append(f'<div style="margin-top:6px"><b>{_label("then")}</b></div>')
             for e in others:
                 parts.append(f'<div class="event {_esc(e.kind)}">{_badge(e.kind)}'
                              f'<span style="white-space:pre-wrap">{_esc(shorten(e.detail, 400))}</span></div>')
@@ -736,9 +745,10 @@ class TraceViewer(_Explorer):
     def _render(self) -> None:
         f = self.state
         steps = sorted({g.step for g in self.frames})
-        self._header.value = (f'<div style="{_FONT}"><b>step {f.step}</b> ({steps.index(f.step) + 1} of '
-                              f'{len(steps)}) · frame {self.position}/{len(self.frames) - 1} · user: '
-                              f'<i>{_esc(shorten(f.user_text, 200))}</i></div>')
+        self._header.value = (f'<div style="{_FONT}"><b>{_label("viewer_step", step=f.step)}</b>'
+                              + _label("viewer_header", nth=steps.index(f.step) + 1, steps=len(steps),
+                                            frame=self.position, last=len(self.frames) - 1)
+                              + f'<i>{_esc(shorten(f.user_text, 200))}</i></div>')
         self._show(self.bar())
         self._body.value = self.render_html()
 

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from memlib._util import quote, shown
 from memlib.course.checking import CheckFailed, _student_frame, is_exercise_stub
+from memlib.course.lang import bilingual
 
 
 def ordinal(n: int) -> str:
@@ -37,19 +38,23 @@ def _call(fn: Callable, args: tuple, kwargs: dict | None = None, *, where: str) 
         if is_exercise_stub(exc):
             raise
         frame = _student_frame(exc)
-        at = f"; in {frame.name}, line {frame.lineno}: {frame.line.strip()}" if frame and frame.line else ""
+        at = bilingual(f"; in {frame.name}, line {frame.lineno}: {frame.line.strip()}",
+                       f"；出错位置：{frame.name} 第 {frame.lineno} 行 `{frame.line.strip()}`") if frame and frame.line else ""
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         raise CheckFailed(
-            f"your answer crashed with {detail} ({where}{at})",
-            "run your function on that input in a cell of its own to see the full traceback",
+            bilingual(f"your answer crashed with {detail} ({where}{at})", f"你的答案运行出错：{detail}（{where}{at}）"),
+            bilingual("run your function on that input in a cell of its own to see the full traceback",
+                      "另开一个单元，用这个输入调用你的函数，就能看到完整的报错信息"),
         ) from exc
 
 
 def _as_callable(answer: Any, what: str) -> Callable:
     if not callable(answer):
         raise CheckFailed(
-            f"expected your function {what}, got {type(answer).__name__} {_short(answer)}",
-            f"pass the function itself, e.g. check(...)({what.split('(')[0]}) without calling it",
+            bilingual(f"expected your function {what}, got {type(answer).__name__} {_short(answer)}",
+                      f"这里要的是你的函数 {what}，拿到的却是 {type(answer).__name__} {_short(answer)}"),
+            bilingual(f"pass the function itself, e.g. check(...)({what.split('(')[0]}) without calling it",
+                      f"传函数本身，不要调用它，例如 check(...)({what.split('(')[0]})"),
         )
     return answer
 

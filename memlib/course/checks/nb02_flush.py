@@ -20,6 +20,7 @@ from typing import Any
 
 from memlib.course.checking import CheckFailed, graded, passed
 from memlib.course.exercise import Exercise
+from memlib.course.lang import bilingual, language
 from memlib.course.checks._common import _as_callable, _call, _short, _short_text
 from memlib.course.flushing import flush_units
 
@@ -67,6 +68,20 @@ def reference_flush(queue, tokens, target, summary, summarizer, summary_tokens, 
 _START = datetime(2026, 3, 2, 9, 0)
 _TOOLS = ("archival_memory_search", "conversation_search", "core_memory_append")
 
+#: Each case's label in Chinese.
+CASE_LABELS_ZH = {
+    "target 0": "目标为 0",
+    "the whole queue fits exactly": "整个队列恰好放得下",
+    "room to spare": "还有富余",
+    "target at a unit boundary": "目标落在两组消息的交界处",
+    "target inside a unit": "目标落在一组消息的中间",
+    "a target that keeps part of a tool call's results": "只够留下工具调用的部分结果的目标",
+    "a target just below the last two messages": "比最后两条消息略小的目标",
+    "a target after the tool call": "落在工具调用之后的目标",
+    "a tool result of another call right after a tool call": "工具调用后面紧跟着另一次调用的结果",
+    "an empty queue": "空队列",
+}
+
 
 @dataclass
 class _Case:
@@ -80,6 +95,11 @@ class _Case:
     filed: list  # messages already in recall storage (from earlier flushes)
 
     def describe(self) -> str:
+        if language() == "zh":
+            previous = f"之前的摘要是 {_short_text(self.summary, 40)}" if self.summary else 'summary ""'
+            return (f"{CASE_LABELS_ZH.get(self.label, self.label)}：队列有 {len(self.queue)} 条消息"
+                    f"（{sum(self.tokens)} 个 token），target={self.target}，{previous}，{self.inner!r}，"
+                    f"summary_tokens={self.summary_tokens}")
         previous = f"previous summary {_short_text(self.summary, 40)}" if self.summary else 'summary ""'
         return (f"{self.label}: a queue of {len(self.queue)} messages ({sum(self.tokens)} tokens), "
                 f"target={self.target}, {previous}, {self.inner!r}, summary_tokens={self.summary_tokens}")
@@ -206,23 +226,26 @@ def _run(fn, case: _Case) -> _Run:
     summarizer = RecordingSummarizer(case.inner)
     try:
         result = _call(fn, (queue, tokens, case.target, case.summary, summarizer, case.summary_tokens, recall),
-                       where=f"flush on {case.describe()}")
+                       where=bilingual(f"flush on {case.describe()}", f"flush，用例：{case.describe()}"))
     except CheckFailed as failure:
         twice = _TWICE.search(str(failure.__cause__ or ""))
         if twice:
-            raise CheckFailed(f"recall got #{twice.group(1)} twice ({case.describe()})",
-                              "file each evicted message once: one recall.add(message) per message") from None
+            raise CheckFailed(bilingual(f"recall got #{twice.group(1)} twice ({case.describe()})",
+                                        f"#{twice.group(1)} 被存进 recall 两次（{case.describe()}）"),
+                              bilingual("file each evicted message once: one recall.add(message) per message",
+                                        "被驱逐的消息每条只存一次：每条消息调用一次 recall.add(message)")) from None
         raise
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        raise CheckFailed(f"flush returned {type(result).__name__} {_short(result)} ({case.describe()})",
-                          "return a pair: (kept, new_summary)")
+        raise CheckFailed(bilingual(f"flush returned {type(result).__name__} {_short(result)} ({case.describe()})",
+                                    f"flush 返回了 {type(result).__name__} {_short(result)}（{case.describe()}）"),
+                          bilingual("return a pair: (kept, new_summary)", "返回一对值：(kept, new_summary)"))
     kept, summary = result
     return _Run(kept, summary, queue, list(summarizer.calls), recall.messages[len(case.filed):])
 
 
 def _ids(messages) -> str:
     shown = ", ".join(f"#{m.id}" for m in messages[:8])
-    return shown + (", ..." if len(messages) > 8 else "") if messages else "none"
+    return shown + (", ..." if len(messages) > 8 else "") if messages else bilingual("none", "无")
 
 
 def _judge(case: _Case, run: _Run) -> None:
@@ -230,88 +253,147 @@ def _judge(case: _Case, run: _Run) -> None:
     where = case.describe()
     queue, tokens = case.queue, case.tokens
     if run.queue_after != queue:
-        raise CheckFailed(f"queue was changed: {len(queue)} messages before the call, {len(run.queue_after)} after "
-                          f"({where})" if len(run.queue_after) != len(queue) else
-                          f"queue was changed (same length, other messages) ({where})",
-                          "leave queue as it is: build the kept list from it (a slice is a new list)")
+        raise CheckFailed(bilingual(
+            f"queue was changed: {len(queue)} messages before the call, {len(run.queue_after)} after "
+            f"({where})" if len(run.queue_after) != len(queue) else
+            f"queue was changed (same length, other messages) ({where})",
+            f"queue 被改动了：调用前 {len(queue)} 条消息，调用后 {len(run.queue_after)} 条（{where}）"
+            if len(run.queue_after) != len(queue) else f"queue 被改动了：长度不变，消息变了（{where}）"),
+            bilingual("leave queue as it is: build the kept list from it (a slice is a new list)",
+                      "不要动 queue：用它构造留下的列表（切片就是新列表）"))
     kept = run.kept
     if not isinstance(kept, (list, tuple)):
-        raise CheckFailed(f"kept is {type(kept).__name__} {_short(kept)} ({where})",
-                          "return the kept messages as a list, oldest first")
+        raise CheckFailed(bilingual(f"kept is {type(kept).__name__} {_short(kept)} ({where})",
+                                    f"kept 是 {type(kept).__name__} {_short(kept)}（{where}）"),
+                          bilingual("return the kept messages as a list, oldest first",
+                                    "把留下的消息作为列表返回，从旧到新"))
     if not isinstance(run.summary, str):
-        raise CheckFailed(f"the new summary is {type(run.summary).__name__} {_short(run.summary)} ({where})",
-                          "return (kept, new_summary) with new_summary a str: what summarize returned")
+        raise CheckFailed(bilingual(
+            f"the new summary is {type(run.summary).__name__} {_short(run.summary)} ({where})",
+            f"新摘要是 {type(run.summary).__name__} {_short(run.summary)}（{where}）"),
+            bilingual("return (kept, new_summary) with new_summary a str: what summarize returned",
+                      "返回 (kept, new_summary)，其中 new_summary 是 str，也就是 summarize 的返回值"))
     cut = len(queue) - len(kept)
     if cut < 0 or list(kept) != list(queue[cut:]):
-        raise CheckFailed(f"kept is not the newest messages of the queue in order: you kept {_ids(kept)}; the "
-                          f"queue is {_ids(queue)} ({where})",
-                          "only the oldest messages leave: what is kept is queue[cut:] for some cut")
+        raise CheckFailed(bilingual(
+            f"kept is not the newest messages of the queue in order: you kept {_ids(kept)}; the "
+            f"queue is {_ids(queue)} ({where})",
+            f"kept 不是队列里按顺序排列的最新消息：你留下了 {_ids(kept)}，队列是 {_ids(queue)}（{where}）"),
+            bilingual("only the oldest messages leave: what is kept is queue[cut:] for some cut",
+                      "只有最早的消息离开：留下的总是某个 cut 对应的 queue[cut:]"))
     starts = flush_units(queue)
     if cut not in starts:
         head = next(s for s in reversed(starts) if s < cut)
-        raise CheckFailed(f"message #{queue[cut].id} is a tool result whose call (#{queue[head].id}) was evicted: "
-                          f"a tool call leaves with its results ({where})",
-                          "evict whole units: an assistant message with a tool_call_id and the 'tool' messages "
-                          "right after it with that id go together")
+        raise CheckFailed(bilingual(
+            f"message #{queue[cut].id} is a tool result whose call (#{queue[head].id}) was evicted: "
+            f"a tool call leaves with its results ({where})",
+            f"消息 #{queue[cut].id} 是工具结果，它的调用（#{queue[head].id}）却被驱逐了。"
+            f"工具调用要和它的结果一起走（{where}）"),
+            bilingual("evict whole units: an assistant message with a tool_call_id and the 'tool' messages "
+                      "right after it with that id go together",
+                      "按整组驱逐：带 tool_call_id 的 assistant 消息，和紧随其后、id 相同的 'tool' 消息一起走"))
     kept_tokens = sum(tokens[cut:])
     if kept_tokens > case.target:
-        raise CheckFailed(f"kept {len(kept)} messages ({kept_tokens} tokens) over the target of {case.target}: "
-                          f"evict until the kept ones fit ({where})",
-                          "keep evicting the oldest unit while the kept messages take more than target tokens")
+        raise CheckFailed(bilingual(
+            f"kept {len(kept)} messages ({kept_tokens} tokens) over the target of {case.target}: "
+            f"evict until the kept ones fit ({where})",
+            f"留下了 {len(kept)} 条消息（{kept_tokens} 个 token），超过目标 {case.target}。"
+            f"要一直驱逐，直到留下的放得下（{where}）"),
+            bilingual("keep evicting the oldest unit while the kept messages take more than target tokens",
+                      "只要留下的消息超过 target 个 token，就继续驱逐最早的一组"))
     expected_cut = next(s for s in starts if sum(tokens[s:]) <= case.target)
     if cut != expected_cut:
-        already = (f"the whole queue already took {sum(tokens)} tokens" if expected_cut == 0 else
-                   f"after the oldest {expected_cut} the kept ones already took {sum(tokens[expected_cut:])} tokens")
-        raise CheckFailed(f"evicted {cut} messages, but {already}, within the target of {case.target} ({where})",
-                          "stop evicting as soon as the kept messages take at most target tokens")
+        already = bilingual(
+            f"the whole queue already took {sum(tokens)} tokens" if expected_cut == 0 else
+            f"after the oldest {expected_cut} the kept ones already took {sum(tokens[expected_cut:])} tokens",
+            f"整个队列本来只占 {sum(tokens)} 个 token" if expected_cut == 0 else
+            f"去掉最早的 {expected_cut} 条后，留下的只占 {sum(tokens[expected_cut:])} 个 token")
+        raise CheckFailed(bilingual(
+            f"evicted {cut} messages, but {already}, within the target of {case.target} ({where})",
+            f"驱逐了 {cut} 条消息，可是{already}，已经不超过目标 {case.target}（{where}）"),
+            bilingual("stop evicting as soon as the kept messages take at most target tokens",
+                      "留下的消息一旦不超过 target 个 token，就停止驱逐"))
     evicted = list(queue[:cut])
     if not evicted:
         if run.calls:
-            raise CheckFailed(f"nothing had to leave, yet the summarizer was called {len(run.calls)} time(s) "
-                              f"({where})", "when nothing leaves, return (list(queue), summary) and call nothing")
+            raise CheckFailed(bilingual(
+                f"nothing had to leave, yet the summarizer was called {len(run.calls)} time(s) ({where})",
+                f"没有消息需要离开，摘要器却被调用了 {len(run.calls)} 次（{where}）"),
+                bilingual("when nothing leaves, return (list(queue), summary) and call nothing",
+                          "没有消息离开时，返回 (list(queue), summary)，什么也不调用"))
         if run.recall_after:
-            raise CheckFailed(f"nothing had to leave, yet recall got {_ids(run.recall_after)} ({where})",
-                              "when nothing leaves, call nothing: recall holds evicted messages only")
+            raise CheckFailed(bilingual(f"nothing had to leave, yet recall got {_ids(run.recall_after)} ({where})",
+                                        f"没有消息需要离开，recall 却收到了 {_ids(run.recall_after)}（{where}）"),
+                              bilingual("when nothing leaves, call nothing: recall holds evicted messages only",
+                                        "没有消息离开时，什么也不调用：recall 只存被驱逐的消息"))
         if run.summary != case.summary:
-            raise CheckFailed(f"nothing had to leave, yet the summary changed: {_short_text(run.summary)} "
-                              f"({where})", "when nothing leaves, return the summary you were given")
+            raise CheckFailed(bilingual(
+                f"nothing had to leave, yet the summary changed: {_short_text(run.summary)} ({where})",
+                f"没有消息需要离开，摘要却变了：{_short_text(run.summary)}（{where}）"),
+                bilingual("when nothing leaves, return the summary you were given", "没有消息离开时，原样返回传进来的摘要"))
         return
     if not run.calls:
-        raise CheckFailed(f"the summarizer was never called, though {cut} messages left ({where})",
-                          "fold the evicted messages into the summary: "
-                          "summarizer.summarize(summary, evicted, summary_tokens)")
+        raise CheckFailed(bilingual(f"the summarizer was never called, though {cut} messages left ({where})",
+                                    f"有 {cut} 条消息离开，摘要器却一次也没被调用（{where}）"),
+                          bilingual("fold the evicted messages into the summary: "
+                                    "summarizer.summarize(summary, evicted, summary_tokens)",
+                                    "把被驱逐的消息并进摘要：summarizer.summarize(summary, evicted, summary_tokens)"))
     if len(run.calls) > 1:
-        raise CheckFailed(f"the summarizer was called {len(run.calls)} times: fold all evicted messages in one "
-                          f"call ({where})", "collect the evicted messages in a list first, then call "
-                          "summarizer.summarize(summary, evicted, summary_tokens) once")
+        raise CheckFailed(bilingual(
+            f"the summarizer was called {len(run.calls)} times: fold all evicted messages in one call ({where})",
+            f"摘要器被调用了 {len(run.calls)} 次，应该一次就把所有被驱逐的消息并进去（{where}）"),
+            bilingual("collect the evicted messages in a list first, then call "
+                      "summarizer.summarize(summary, evicted, summary_tokens) once",
+                      "先把被驱逐的消息收进列表，再调用一次 summarizer.summarize(summary, evicted, summary_tokens)"))
     (call,) = run.calls
     if call.kind not in ("list", "tuple"):
-        raise CheckFailed(f"summarize got the evicted messages as a {call.kind} ({where})",
-                          "pass the evicted messages as a list, oldest first")
+        raise CheckFailed(bilingual(f"summarize got the evicted messages as a {call.kind} ({where})",
+                                    f"summarize 收到的被驱逐消息是 {call.kind}（{where}）"),
+                          bilingual("pass the evicted messages as a list, oldest first",
+                                    "把被驱逐的消息作为列表传入，从旧到新"))
     if list(call.evicted) != evicted:
         order = sorted(call.evicted, key=lambda m: m.id) == evicted
-        raise CheckFailed(f"summarize got {_ids(list(call.evicted))} as evicted, expected {_ids(evicted)}"
-                          f"{', oldest first' if order else ''} ({where})",
-                          "pass exactly the messages that leave, oldest first")
+        raise CheckFailed(bilingual(
+            f"summarize got {_ids(list(call.evicted))} as evicted, expected {_ids(evicted)}"
+            f"{', oldest first' if order else ''} ({where})",
+            f"summarize 收到的 evicted 是 {_ids(list(call.evicted))}，应为 {_ids(evicted)}"
+            f"{'，从旧到新' if order else ''}（{where}）"),
+            bilingual("pass exactly the messages that leave, oldest first", "传入的恰好是离开的那些消息，从旧到新"))
     if call.previous != case.summary:
-        raise CheckFailed(f"summarize got previous={_short_text(call.previous)}, expected the summary so far "
-                          f"{_short_text(case.summary)} ({where})", "pass the summary you were given as previous")
+        raise CheckFailed(bilingual(
+            f"summarize got previous={_short_text(call.previous)}, expected the summary so far "
+            f"{_short_text(case.summary)} ({where})",
+            f"summarize 收到 previous={_short_text(call.previous)}，应为目前的摘要 "
+            f"{_short_text(case.summary)}（{where}）"),
+            bilingual("pass the summary you were given as previous", "把传进来的摘要作为 previous 传入"))
     if call.max_tokens != case.summary_tokens:
-        raise CheckFailed(f"summarize got max_tokens={call.max_tokens}, expected summary_tokens="
-                          f"{case.summary_tokens} ({where})", "pass summary_tokens as max_tokens")
+        raise CheckFailed(bilingual(
+            f"summarize got max_tokens={call.max_tokens}, expected summary_tokens={case.summary_tokens} ({where})",
+            f"summarize 收到 max_tokens={call.max_tokens}，应为 summary_tokens={case.summary_tokens}（{where}）"),
+            bilingual("pass summary_tokens as max_tokens", "把 summary_tokens 作为 max_tokens 传入"))
     expected_summary = case.inner.summarize(case.summary, evicted, case.summary_tokens)
     if run.summary != expected_summary:
-        raise CheckFailed(f"the new summary {_short_text(run.summary)} is not what summarize returned "
-                          f"({_short_text(expected_summary)}) ({where})", "return summarize's result as new_summary")
+        raise CheckFailed(bilingual(
+            f"the new summary {_short_text(run.summary)} is not what summarize returned "
+            f"({_short_text(expected_summary)}) ({where})",
+            f"新摘要 {_short_text(run.summary)} 不是 summarize 的返回值（{_short_text(expected_summary)}）（{where}）"),
+            bilingual("return summarize's result as new_summary", "把 summarize 的结果作为 new_summary 返回"))
     filed = run.recall_after
     if filed != evicted:
         extra = [m for m in filed if m not in evicted]
         missing = [m for m in evicted if m not in filed]
-        what = (f"recall got {_ids(extra)}, which stayed in main context" if extra else
-                f"recall is missing {_ids(missing)}" if missing else
-                f"recall got the evicted messages out of order ({_ids(filed)}, expected {_ids(evicted)})")
-        raise CheckFailed(f"{what} ({where})", "file each evicted message in recall once, oldest first: "
-                          "for message in evicted: recall.add(message)")
+        what = bilingual(
+            f"recall got {_ids(extra)}, which stayed in main context" if extra else
+            f"recall is missing {_ids(missing)}" if missing else
+            f"recall got the evicted messages out of order ({_ids(filed)}, expected {_ids(evicted)})",
+            f"recall 收到了 {_ids(extra)}，它们还留在主上下文里" if extra else
+            f"recall 里缺了 {_ids(missing)}" if missing else
+            f"recall 收到的被驱逐消息顺序不对（{_ids(filed)}，应为 {_ids(evicted)}）")
+        raise CheckFailed(bilingual(f"{what} ({where})", f"{what}（{where}）"),
+                          bilingual("file each evicted message in recall once, oldest first: "
+                                    "for message in evicted: recall.add(message)",
+                                    "被驱逐的消息按从旧到新的顺序各存进 recall 一次："
+                                    "`for message in evicted: recall.add(message)`"))
 
 
 EXERCISE = Exercise(
@@ -345,8 +427,12 @@ def check_flush(flush: Any) -> None:
     cases = _cases()
     for case in cases:
         _judge(case, _run(fn, case))
-    passed(f"the oldest whole units leave until the kept messages fit, on {len(cases)} queues "
-           "(targets at and inside units, 0, the whole queue, an empty queue)")
-    passed("one summarizer call with the evicted messages, oldest first; its summary returned; "
-           "nothing called when nothing leaves")
-    passed("each evicted message filed in recall once, oldest first; the queue left as it was")
+    passed(bilingual(f"the oldest whole units leave until the kept messages fit, on {len(cases)} queues "
+                     "(targets at and inside units, 0, the whole queue, an empty queue)",
+                     f"{len(cases)} 个队列上，最早的消息都按整组离开，直到留下的放得下"
+                     "（目标落在组的交界处和组中间、为 0、等于整个队列，以及空队列）"))
+    passed(bilingual("one summarizer call with the evicted messages, oldest first; its summary returned; "
+                     "nothing called when nothing leaves",
+                     "摘要器只调用一次，传入从旧到新的被驱逐消息，返回它的摘要；没有消息离开时什么也不调用"))
+    passed(bilingual("each evicted message filed in recall once, oldest first; the queue left as it was",
+                     "每条被驱逐的消息按从旧到新的顺序存进 recall 一次；queue 保持原样"))

@@ -25,6 +25,7 @@ from typing import Any, Callable
 from memlib.course.checking import CheckFailed, graded, is_class, passed
 from memlib.course.checks._common import _call, _short, ordinal
 from memlib.course.exercise import Exercise
+from memlib.course.lang import bilingual
 
 __all__ = ["check_loop", "loop_scenarios", "LoopScenario"]
 
@@ -45,6 +46,33 @@ _GROUPS = {
                   "which ends the step with a 'cap' event",
     "failures": "failed calls and a malformed output get a heartbeat; a policy that crashes ends the step",
     "memory": "a memory-pressure alert and a flush during the step land in main context and the trace",
+}
+
+#: The same lines in Chinese.
+_GROUPS_ZH = {
+    "ends": "send_message 和不带 request_heartbeat 的调用都会结束这一步",
+    "heartbeats": "心跳把调用串成调用链，每次一个 'heartbeat' 事件，直到硬上限（0、1、2、5）；"
+                  "到了上限就结束这一步，并记一个 'cap' 事件",
+    "failures": "失败的调用和格式不对的输出都会得到一次心跳；决策器崩溃时这一步结束",
+    "memory": "这一步中途出现的记忆压力提醒和刷出，都进了主上下文和 trace",
+}
+
+#: What each scenario tests, in Chinese (scenario name -> text).
+_WHAT_ZH = {
+    "reply": "send_message 结束这一步",
+    "no_heartbeat": "不带 request_heartbeat 的调用结束这一步",
+    "chain": "连续三次心跳，然后回复",
+    "exactly_at_cap": "max_heartbeats=2 时两次心跳，然后回复",
+    "cap_0": "max_heartbeats=0：第一次调用就请求心跳",
+    "cap_1": "max_heartbeats=1：每次调用都请求心跳",
+    "cap_5": "max_heartbeats=5：每次调用都请求心跳",
+    "failed_calls": "未知工具和错误参数都会失败，失败的调用请求心跳",
+    "failed_at_cap": "max_heartbeats=1，每次调用都失败",
+    "malformed": "决策器返回文本而不是工具调用：算作失败的调用",
+    "crash_first": "决策器第一轮就抛出异常：ask 返回 None",
+    "crash_later": "决策器在一次心跳之后抛出异常：ask 返回 None",
+    "pressure": "这一步中途主上下文变满：出现记忆压力提醒",
+    "flush": "这一步中途主上下文溢出：发生刷出",
 }
 
 
@@ -182,22 +210,26 @@ def _play(agent_class: Callable, scenario: LoopScenario, *, student: bool) -> _P
     """Run `scenario`'s step with a fresh agent of `agent_class`; what it did."""
     from memlib.agent import TraceEvent
 
-    where = f"scenario {scenario.name!r}"
+    where = bilingual(f"scenario {scenario.name!r}", f"场景 {scenario.name!r}")
     args = (scenario.probe(), scenario.memory())
     options = {"max_heartbeats": scenario.max_heartbeats}
-    agent = _call(agent_class, args, options, where=f"making MyAgent, {where}") if student else agent_class(
-        *args, **options)
+    agent = _call(agent_class, args, options, where=bilingual(f"making MyAgent, {where}", f"创建 MyAgent，{where}")
+                  ) if student else agent_class(*args, **options)
     trace, ran_out = _call(_run_step, (agent, scenario.user_text), where=where)
     if ran_out:
         traces = list(agent.traces)
         if not traces:
-            raise CheckFailed(f"{where}: the policy was asked before the user's message entered main context",
-                              "start the step with trace = self.begin(user_text)")
+            raise CheckFailed(bilingual(f"{where}: the policy was asked before the user's message entered main context",
+                                        f"{where}：用户消息还没进主上下文，就去问了决策器"),
+                              bilingual("start the step with trace = self.begin(user_text)",
+                                        "这一步要从 trace = self.begin(user_text) 开始"))
         trace = traces[-1]
     events = _events_of(trace, where)
     if not all(type(e) is TraceEvent for e in events):
-        raise CheckFailed(f"{where}: the trace holds something that is not an event",
-                          "note heartbeats with trace.add('heartbeat', detail)")
+        raise CheckFailed(bilingual(f"{where}: the trace holds something that is not an event",
+                                    f"{where}：trace 里有不是事件的东西"),
+                          bilingual("note heartbeats with trace.add('heartbeat', detail)",
+                                    "用 trace.add('heartbeat', detail) 记下心跳"))
     context = agent.memory.context
     return _Played(events, [_message_key(m) for m in context.messages], context.summary,
                    list(agent.policy.seen), ran_out)
@@ -216,8 +248,10 @@ def _run_step(agent: Any, user_text: str) -> tuple[Any, bool]:
 def _events_of(trace: Any, where: str) -> list:
     events = getattr(trace, "events", None) if trace is not None else None
     if type(events) is not list:
-        raise CheckFailed(f"{where}: step returned {_short(trace)}, not the step's Trace",
-                          "return the trace that self.begin(user_text) made")
+        raise CheckFailed(bilingual(f"{where}: step returned {_short(trace)}, not the step's Trace",
+                                    f"{where}：step 返回了 {_short(trace)}，而不是这一步的 Trace"),
+                          bilingual("return the trace that self.begin(user_text) made",
+                                    "返回 self.begin(user_text) 创建的那个 trace"))
     return events
 
 
@@ -233,62 +267,90 @@ def _compare_pairs(mine: _Played, ref: _Played, scenario: LoopScenario, where: s
     got, want = mine.pairs, ref.pairs
     if len(mine.seen) > len(got) and not mine.ran_out:
         raise CheckFailed(
-            f"{where}: the policy chose {len(mine.seen)} call(s) but the trace shows {len(got)}",
-            "splice each call and its result: self.splice(call, result, trace)")
+            bilingual(f"{where}: the policy chose {len(mine.seen)} call(s) but the trace shows {len(got)}",
+                      f"{where}：决策器选了 {len(mine.seen)} 次调用，trace 里却只有 {len(got)} 次"),
+            bilingual("splice each call and its result: self.splice(call, result, trace)",
+                      "把每次调用和它的结果拼回去：self.splice(call, result, trace)"))
     if len(got) > len(mine.seen):
         raise CheckFailed(
-            f"{where}: the trace shows {len(got)} calls but the policy chose {len(mine.seen)}",
-            "splice each call and its result once")
+            bilingual(f"{where}: the trace shows {len(got)} calls but the policy chose {len(mine.seen)}",
+                      f"{where}：trace 里有 {len(got)} 次调用，决策器却只选了 {len(mine.seen)} 次"),
+            bilingual("splice each call and its result once", "每次调用和它的结果只拼回一次"))
     for i, (g, w) in enumerate(zip(got, want)):
         if g[0] != w[0]:
-            raise CheckFailed(f"{where}: call {i + 1} in the trace is {g[0].render(60)}, expected {w[0].render(60)}",
-                              "splice the call that self.ask returned, once")
+            raise CheckFailed(bilingual(
+                f"{where}: call {i + 1} in the trace is {g[0].render(60)}, expected {w[0].render(60)}",
+                f"{where}：trace 里第 {i + 1} 次调用是 {g[0].render(60)}，应为 {w[0].render(60)}"),
+                bilingual("splice the call that self.ask returned, once", "拼回的是 self.ask 返回的那次调用，只拼一次"))
         if g[1] != w[1]:
             raise CheckFailed(
-                f"{where}: {g[0].render(60)} got {g[1].status}: {_short(g[1].message, 80)}, expected "
-                f"{w[1].status}: {_short(w[1].message, 80)}",
-                "run the call once with dispatch(call.name, call.arguments, self.memory) and splice that result")
+                bilingual(f"{where}: {g[0].render(60)} got {g[1].status}: {_short(g[1].message, 80)}, expected "
+                          f"{w[1].status}: {_short(w[1].message, 80)}",
+                          f"{where}：{g[0].render(60)} 得到 {g[1].status}：{_short(g[1].message, 80)}，应为 "
+                          f"{w[1].status}：{_short(w[1].message, 80)}"),
+                bilingual("run the call once with dispatch(call.name, call.arguments, self.memory) and splice that "
+                          "result",
+                          "用 dispatch(call.name, call.arguments, self.memory) 把这次调用执行一次，再把这个结果拼回去"))
     if len(got) == len(want) and not mine.ran_out:
         return
     if len(got) < len(want) and not mine.ran_out:
         if not got:
-            raise CheckFailed(f"{where}: the step made no call", "ask the policy, dispatch its call and splice it")
+            raise CheckFailed(bilingual(f"{where}: the step made no call", f"{where}：这一步一次调用也没有"),
+                              bilingual("ask the policy, dispatch its call and splice it",
+                                        "问决策器，分发它选的调用，再拼回去"))
         call, result = got[-1]
         if not result.ok:
             raise CheckFailed(
-                f"{where}: the step stopped after a failed call ({call.render(60)}): a failed call asks for a "
-                "heartbeat", "go on while result.heartbeat is True (dispatch sets it on every Failed result)")
+                bilingual(f"{where}: the step stopped after a failed call ({call.render(60)}): a failed call asks "
+                          "for a heartbeat",
+                          f"{where}：这一步在失败的调用（{call.render(60)}）之后停了，可是失败的调用会请求心跳"),
+                bilingual("go on while result.heartbeat is True (dispatch sets it on every Failed result)",
+                          "只要 result.heartbeat 为 True 就继续（dispatch 给每个 Failed 结果都设了它）"))
         raise CheckFailed(
-            f"{where}: the step stopped after {len(got)} call(s) with max_heartbeats={n}, although "
-            f"{call.render(60)} asked for a heartbeat: the cap allows 1 + {n}",
-            "go on while result.heartbeat is True, until max_heartbeats heartbeats have been taken")
+            bilingual(f"{where}: the step stopped after {len(got)} call(s) with max_heartbeats={n}, although "
+                      f"{call.render(60)} asked for a heartbeat: the cap allows 1 + {n}",
+                      f"{where}：max_heartbeats={n} 时，这一步在 {len(got)} 次调用后就停了，"
+                      f"可是 {call.render(60)} 请求了心跳。硬上限允许 1 + {n} 次"),
+            bilingual("go on while result.heartbeat is True, until max_heartbeats heartbeats have been taken",
+                      "只要 result.heartbeat 为 True 就继续，直到用完 max_heartbeats 次心跳"))
     # the loop went further than memlib's
     asked = len(mine.seen) + (1 if mine.ran_out else 0)
     last_call, last_result = want[-1]
     if last_call.name == "policy_error":
         raise CheckFailed(
-            f"{where}: the step went on after the policy crashed (ask returned None): the policy was asked "
-            f"{asked} times", "when ask returns None, end the step at once")
+            bilingual(f"{where}: the step went on after the policy crashed (ask returned None): the policy was asked "
+                      f"{asked} times",
+                      f"{where}：决策器崩溃（ask 返回 None）之后，这一步还在继续，决策器一共被问了 {asked} 次"),
+            bilingual("when ask returns None, end the step at once", "ask 返回 None 时，立刻结束这一步"))
     if _capped(ref):
         raise CheckFailed(
-            f"{where}: the step ran {asked} calls with max_heartbeats={n}: the cap allows 1 + {n}",
-            "count the heartbeats; after max_heartbeats of them, end the step even if the result asks for another")
+            bilingual(f"{where}: the step ran {asked} calls with max_heartbeats={n}: the cap allows 1 + {n}",
+                      f"{where}：max_heartbeats={n} 时，这一步执行了 {asked} 次调用，硬上限只允许 1 + {n} 次"),
+            bilingual("count the heartbeats; after max_heartbeats of them, end the step even if the result asks for "
+                      "another",
+                      "数着心跳：用完 max_heartbeats 次之后，哪怕结果还请求心跳，也要结束这一步"))
     what = "send_message" if last_call.name == "send_message" else last_call.render(60)
     raise CheckFailed(
-        f"{where}: the step went on after {what}, whose result asked for no heartbeat (the policy was asked "
-        f"{asked} times, expected {len(want)})", "end the step when result.heartbeat is False")
+        bilingual(f"{where}: the step went on after {what}, whose result asked for no heartbeat (the policy was asked "
+                  f"{asked} times, expected {len(want)})",
+                  f"{where}：{what} 的结果没有请求心跳，这一步却还在继续（决策器被问了 {asked} 次，应为 {len(want)} 次）"),
+        bilingual("end the step when result.heartbeat is False", "result.heartbeat 为 False 时结束这一步"))
 
 
 def _compare_seen(mine: _Played, ref: _Played, where: str) -> None:
     for turn, (g, w) in enumerate(zip(mine.seen, ref.seen), start=1):
         if g[0] != w[0]:
             raise CheckFailed(
-                f"{where}: the policy saw {len(g[0])} earlier call(s) on its {ordinal(turn)} turn, expected "
-                f"{len(w[0])} ({', '.join(w[0]) or 'none'}): pass `calls`",
-                "pass self.ask(trace, calls) this step's (call, result) pairs so far, oldest first")
+                bilingual(f"{where}: the policy saw {len(g[0])} earlier call(s) on its {ordinal(turn)} turn, expected "
+                          f"{len(w[0])} ({', '.join(w[0]) or 'none'}): pass `calls`",
+                          f"{where}：决策器在第 {turn} 轮看到 {len(g[0])} 次之前的调用，应为 {len(w[0])} 次"
+                          f"（{', '.join(w[0]) or '无'}）。要传入 `calls`"),
+                bilingual("pass self.ask(trace, calls) this step's (call, result) pairs so far, oldest first",
+                          "调用 self.ask(trace, calls) 时，传入这一步到目前为止的 (call, result) 对，从旧到新"))
         if g != w:
-            raise CheckFailed(f"{where}: on its {ordinal(turn)} turn the policy saw {g}, expected {w}",
-                              "ask the policy with self.ask(trace, calls)")
+            raise CheckFailed(bilingual(f"{where}: on its {ordinal(turn)} turn the policy saw {g}, expected {w}",
+                                        f"{where}：决策器在第 {turn} 轮看到的是 {g}，应为 {w}"),
+                              bilingual("ask the policy with self.ask(trace, calls)", "用 self.ask(trace, calls) 问决策器"))
 
 
 def _compare_heartbeats(mine: _Played, ref: _Played, scenario: LoopScenario, where: str) -> None:
@@ -296,48 +358,69 @@ def _compare_heartbeats(mine: _Played, ref: _Played, scenario: LoopScenario, whe
     got, want = mine.heartbeats, ref.heartbeats
     capped = _capped(ref)
     taken = len(want) - capped
-    expected = f"{taken} heartbeat(s)" + (" and one at the cap" if capped else "")
+    expected = bilingual(f"{taken} heartbeat(s)" + (" and one at the cap" if capped else ""),
+                         f"{taken} 次心跳" + ("，外加到达上限时的一个" if capped else ""))
     if len(got) != len(want):
         if capped and len(got) == taken:
             raise CheckFailed(
-                f"{where}: the step ended at the cap (max_heartbeats={n}) without a 'heartbeat' event saying so",
-                "when the cap ends the step, add trace.add('heartbeat', detail) with the word 'cap' in the detail")
+                bilingual(f"{where}: the step ended at the cap (max_heartbeats={n}) without a 'heartbeat' event "
+                          "saying so",
+                          f"{where}：这一步在硬上限（max_heartbeats={n}）处结束，却没有记一个 'heartbeat' 事件说明"),
+                bilingual("when the cap ends the step, add trace.add('heartbeat', detail) with the word 'cap' in the "
+                          "detail",
+                          "硬上限结束这一步时，调用 trace.add('heartbeat', detail)，detail 里要有 'cap' 这个词"))
         raise CheckFailed(
-            f"{where}: the step added {len(got)} 'heartbeat' event(s), expected {len(want)} ({expected})",
-            "add one 'heartbeat' event before the policy runs again"
-            + ("; and one whose detail says 'cap' when the cap ends the step" if capped else
-               "; this step never reaches the cap"))
+            bilingual(f"{where}: the step added {len(got)} 'heartbeat' event(s), expected {len(want)} ({expected})",
+                      f"{where}：这一步记了 {len(got)} 个 'heartbeat' 事件，应为 {len(want)} 个（{expected}）"),
+            bilingual("add one 'heartbeat' event before the policy runs again"
+                      + ("; and one whose detail says 'cap' when the cap ends the step" if capped else
+                         "; this step never reaches the cap"),
+                      "决策器每次再运行之前，记一个 'heartbeat' 事件"
+                      + ("；硬上限结束这一步时，再记一个 detail 里有 'cap' 的" if capped else
+                         "；这一步不会碰到硬上限")))
     if capped and "cap" not in got[-1].lower():
         raise CheckFailed(
-            f"{where}: the step ended at the cap, but its last 'heartbeat' event says {got[-1]!r}",
-            "the event added at the cap must contain the word 'cap' in its detail")
+            bilingual(f"{where}: the step ended at the cap, but its last 'heartbeat' event says {got[-1]!r}",
+                      f"{where}：这一步在硬上限处结束，但最后一个 'heartbeat' 事件写的是 {got[-1]!r}"),
+            bilingual("the event added at the cap must contain the word 'cap' in its detail",
+                      "到达上限时记的那个事件，detail 里必须有 'cap' 这个词"))
 
 
 def _compare_context(mine: _Played, ref: _Played, where: str) -> None:
     if mine.context == ref.context and mine.summary == ref.summary:
         return
+    only = bilingual("the step changes main context only through begin, ask and splice, once per call",
+                     "这一步只通过 begin、ask 和 splice 改动主上下文，每次调用一次")
     for i, (g, w) in enumerate(zip(mine.context, ref.context)):
         if g != w:
             raise CheckFailed(
-                f"{where}: main context after the step differs at message {i + 1}: {g[0]} {_short(g[1], 60)}, "
-                f"expected {w[0]} {_short(w[1], 60)}",
-                "the step changes main context only through begin, ask and splice, once per call")
+                bilingual(f"{where}: main context after the step differs at message {i + 1}: {g[0]} "
+                          f"{_short(g[1], 60)}, expected {w[0]} {_short(w[1], 60)}",
+                          f"{where}：这一步之后，主上下文的第 {i + 1} 条消息不同：{g[0]} {_short(g[1], 60)}，"
+                          f"应为 {w[0]} {_short(w[1], 60)}"), only)
     if len(mine.context) != len(ref.context):
         raise CheckFailed(
-            f"{where}: main context holds {len(mine.context)} messages after the step, expected {len(ref.context)}",
-            "the step changes main context only through begin, ask and splice, once per call")
-    raise CheckFailed(f"{where}: the summary in main context differs: {_short(mine.summary, 80)}",
-                      "the step changes main context only through begin, ask and splice")
+            bilingual(f"{where}: main context holds {len(mine.context)} messages after the step, expected "
+                      f"{len(ref.context)}",
+                      f"{where}：这一步之后，主上下文有 {len(mine.context)} 条消息，应为 {len(ref.context)} 条"), only)
+    raise CheckFailed(bilingual(f"{where}: the summary in main context differs: {_short(mine.summary, 80)}",
+                                f"{where}：主上下文里的摘要不同：{_short(mine.summary, 80)}"),
+                      bilingual("the step changes main context only through begin, ask and splice",
+                                "这一步只通过 begin、ask 和 splice 改动主上下文"))
 
 
 def _compare_events(mine: _Played, ref: _Played, where: str) -> None:
     got = [e.kind for e in mine.events if e.kind != "heartbeat"]
     want = [e.kind for e in ref.events if e.kind != "heartbeat"]
     if got != want:
-        missing = sorted(set(want) - set(got)) or sorted(set(got) - set(want)) or ["their order"]
-        raise CheckFailed(f"{where}: the trace's events differ from memlib's loop ({', '.join(missing)}): "
-                          f"{len(got)} events, expected {len(want)}",
-                          "let begin, ask and splice write the trace; add only the 'heartbeat' events yourself")
+        missing = sorted(set(want) - set(got)) or sorted(set(got) - set(want)) or [bilingual("their order", "顺序")]
+        raise CheckFailed(bilingual(f"{where}: the trace's events differ from memlib's loop ({', '.join(missing)}): "
+                                    f"{len(got)} events, expected {len(want)}",
+                                    f"{where}：trace 里的事件和 memlib 的循环不同（{', '.join(missing)}）："
+                                    f"有 {len(got)} 个事件，应为 {len(want)} 个"),
+                          bilingual("let begin, ask and splice write the trace; add only the 'heartbeat' events "
+                                    "yourself",
+                                    "trace 由 begin、ask 和 splice 来写；你自己只加 'heartbeat' 事件"))
 
 
 # -- the check --------------------------------------------------------------------------
@@ -345,14 +428,18 @@ def _compare_events(mine: _Played, ref: _Played, where: str) -> None:
 
 def _agent_class(answer: Any) -> Any:
     if not is_class(answer):
-        raise CheckFailed(f"expected your agent class, got {type(answer).__name__} {_short(answer)}",
-                          "pass the class itself: check_loop(MyAgent)")
+        raise CheckFailed(bilingual(f"expected your agent class, got {type(answer).__name__} {_short(answer)}",
+                                    f"这里要的是你的 agent 类，拿到的却是 {type(answer).__name__} {_short(answer)}"),
+                          bilingual("pass the class itself: check_loop(MyAgent)", "传类本身：check_loop(MyAgent)"))
     step = getattr(answer, "step", None)
     if step is None:
-        raise CheckFailed("your class has no step method", "define step(self, user_text) in MyAgent")
+        raise CheckFailed(bilingual("your class has no step method", "你的类没有 step 方法"),
+                          bilingual("define step(self, user_text) in MyAgent", "在 MyAgent 里定义 step(self, user_text)"))
     if getattr(step, "__qualname__", None) == "Agent.step":
-        raise CheckFailed("MyAgent does not define its own step: it runs memlib's Agent.step",
-                          "write the loop in MyAgent.step(self, user_text)")
+        raise CheckFailed(bilingual("MyAgent does not define its own step: it runs memlib's Agent.step",
+                                    "MyAgent 没有定义自己的 step，运行的是 memlib 的 Agent.step"),
+                          bilingual("write the loop in MyAgent.step(self, user_text)",
+                                    "在 MyAgent.step(self, user_text) 里写这个循环"))
     return answer
 
 
@@ -385,7 +472,8 @@ def check_loop(agent_class: Any) -> None:
     cls = _agent_class(agent_class)
     scenarios = loop_scenarios()
     for i, scenario in enumerate(scenarios):
-        where = f"scenario {scenario.name!r} ({scenario.what})"
+        where = bilingual(f"scenario {scenario.name!r} ({scenario.what})",
+                          f"场景 {scenario.name!r}（{_WHAT_ZH.get(scenario.name, scenario.what)}）")
         ref = _play(Agent, scenario, student=False)
         mine = _play(cls, scenario, student=True)
         _compare_pairs(mine, ref, scenario, where)
@@ -394,4 +482,4 @@ def check_loop(agent_class: Any) -> None:
         _compare_context(mine, ref, where)
         _compare_events(mine, ref, where)
         if i + 1 == len(scenarios) or scenarios[i + 1].group != scenario.group:
-            passed(_GROUPS[scenario.group])
+            passed(bilingual(_GROUPS[scenario.group], _GROUPS_ZH[scenario.group]))

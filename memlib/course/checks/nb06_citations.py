@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from memlib.course.checking import CheckFailed, expect, graded, passed
 from memlib.course.exercise import Exercise
+from memlib.course.lang import bilingual
 from memlib.course.checks._common import _short_text as _short
 
 __all__ = ["check_citation_contract", "citation_store", "CITATION_QUESTIONS", "ANSWER_FACTS"]
@@ -148,65 +149,100 @@ def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
     """
     from memlib.citations import CitedAnswer, answer_from_store, verify
 
-    expect(callable(answer_fn), f"answer_with_citations is a {type(answer_fn).__name__}, not a function",
-           "define `def answer_with_citations(question, store):` and pass the function itself")
+    expect(callable(answer_fn), bilingual(f"answer_with_citations is a {type(answer_fn).__name__}, not a function",
+                                          f"answer_with_citations 是 {type(answer_fn).__name__}，不是函数"),
+           bilingual("define `def answer_with_citations(question, store):` and pass the function itself",
+                     "定义 `def answer_with_citations(question, store):`，再把函数本身传进来"))
     store = citation_store()
     for question, gold in CITATION_QUESTIONS:
         reference = answer_from_store(question, store)
         assert [c.record_id for c in reference.citations] == list(gold), "reference disagrees with the gold ids"
         answer = answer_fn(question, store)
         expect(isinstance(answer, CitedAnswer),
-               f"for {question!r} the answer is a {type(answer).__name__}, not a CitedAnswer",
-               "return cite(text, records) for a supported answer, CitedAnswer(text) for an unsupported one")
+               bilingual(f"for {question!r} the answer is a {type(answer).__name__}, not a CitedAnswer",
+                         f"对问题 {question!r}，回答是 {type(answer).__name__}，不是 CitedAnswer"),
+               bilingual("return cite(text, records) for a supported answer, CitedAnswer(text) for an unsupported one",
+                         "有依据的回答返回 cite(text, records)，没有依据的返回 CitedAnswer(text)"))
         for citation in answer.citations:
             expect(citation.record_id in store,
-                   f"fabricated citation: the answer to {question!r} cites {citation.record_id!r}, "
-                   "which is not in the store",
-                   "cite only records that store.search(...) returned; never build ids by hand")
+                   bilingual(f"fabricated citation: the answer to {question!r} cites {citation.record_id!r}, "
+                             "which is not in the store",
+                             f"捏造的引用：对问题 {question!r} 的回答引用了 {citation.record_id!r}，存储里没有这条记录"),
+                   bilingual("cite only records that store.search(...) returned; never build ids by hand",
+                             "只引用 store.search(...) 返回的记录，绝不要手写 id"))
             record = store.get(citation.record_id)
             for field in ("session_id", "turn_id", "source_url"):
                 claimed, actual = getattr(citation, field), getattr(record, field)
                 expect(claimed == actual,
-                       f"incomplete provenance: the citation of {citation.record_id} for {question!r} has "
-                       f"{field}={claimed!r} but the record has {actual!r}",
-                       "build citations with Citation.from_record(record) (or cite(text, records)): they must "
-                       "carry the record id, session, turn and source url")
+                       bilingual(f"incomplete provenance: the citation of {citation.record_id} for {question!r} has "
+                                 f"{field}={claimed!r} but the record has {actual!r}",
+                                 f"来源信息不完整：对问题 {question!r}，{citation.record_id} 的引用写的是 "
+                                 f"{field}={claimed!r}，记录里却是 {actual!r}"),
+                       bilingual("build citations with Citation.from_record(record) (or cite(text, records)): they must "
+                                 "carry the record id, session, turn and source url",
+                                 "用 Citation.from_record(record)（或 cite(text, records)）生成引用："
+                                 "引用必须带上记录 id、会话、轮次和来源网址"))
         cited = [c.record_id for c in answer.citations]
         if not gold:
             expect(not cited,
-                   f"citation without support: nothing in the store answers {question!r}, yet the answer "
-                   f"cites {', '.join(_record_hint(store, i) for i in cited)}",
-                   "a record that merely shares a word (a name) with the question does not support an answer; "
-                   "require enough of the question's words in the record, and otherwise cite nothing")
+                   bilingual(f"citation without support: nothing in the store answers {question!r}, yet the answer "
+                             f"cites {', '.join(_record_hint(store, i) for i in cited)}",
+                             f"没有依据的引用：存储里没有记录能回答 {question!r}，回答却引用了 "
+                             f"{'、'.join(_record_hint(store, i) for i in cited)}"),
+                   bilingual("a record that merely shares a word (a name) with the question does not support an "
+                             "answer; require enough of the question's words in the record, and otherwise cite nothing",
+                             "记录和问题只是共用一个词（比如人名），并不能支持回答。要求记录里有足够多的问题用词，"
+                             "不够就什么都不引用"))
             expect(_ADMITS.search(answer.text),
-                   f"the answer to {question!r} cites nothing (right) but does not say that it found nothing: "
-                   f"{_short(answer.text)}",
-                   f"say so plainly, e.g. {reference.text!r}")
+                   bilingual(f"the answer to {question!r} cites nothing (right) but does not say that it found "
+                             f"nothing: {_short(answer.text)}",
+                             f"对问题 {question!r} 的回答没有引用（这没错），但也没有说什么都没找到："
+                             f"{_short(answer.text)}"),
+                   bilingual(f"say so plainly, e.g. {reference.text!r}", f"直接说出来，例如 {reference.text!r}"))
             continue
         if not cited:
             if _ADMITS.search(answer.text):
                 raise CheckFailed(
-                    f"too strict: the answer to {question!r} says there is no support, but "
-                    f"{_record_hint(store, gold[0])} answers it",
-                    f"is your support threshold too high? Drop the question's words that appear in {COMMON_WORDS}; "
-                    f"a record that contains {SUPPORT_RULE} supports the question")
+                    bilingual(f"too strict: the answer to {question!r} says there is no support, but "
+                              f"{_record_hint(store, gold[0])} answers it",
+                              f"太严了：对问题 {question!r} 的回答说没有依据，可是 "
+                              f"{_record_hint(store, gold[0])} 就能回答它"),
+                    bilingual(f"is your support threshold too high? Drop the question's words that appear in "
+                              f"{COMMON_WORDS}; a record that contains {SUPPORT_RULE} supports the question",
+                              "你的支持阈值是不是太高了？先去掉问题里那些在超过四分之一的记录里都出现的词；"
+                              "剩下的词，记录里只要有至少一半，就算支持这个问题"))
             raise CheckFailed(
-                f"missing citation: the answer to {question!r} cites no record "
-                f"({_short(answer.text)}), but it comes from {_record_hint(store, gold[0])}",
-                "every retrieval-backed answer names its records: return cite(text, [record])")
+                bilingual(f"missing citation: the answer to {question!r} cites no record "
+                          f"({_short(answer.text)}), but it comes from {_record_hint(store, gold[0])}",
+                          f"缺少引用：对问题 {question!r} 的回答没有引用任何记录（{_short(answer.text)}），"
+                          f"可它出自 {_record_hint(store, gold[0])}"),
+                bilingual("every retrieval-backed answer names its records: return cite(text, [record])",
+                          "凡是靠检索得来的回答，都要写明出自哪些记录：返回 cite(text, [record])"))
         irrelevant = [i for i in cited if i not in gold]
         expect(not irrelevant,
-               f"irrelevant citation: the answer to {question!r} cites "
-               f"{', '.join(_record_hint(store, i) for i in irrelevant)}, which does not answer it",
-               "cite only the records that support the answer, not every search hit")
+               bilingual(f"irrelevant citation: the answer to {question!r} cites "
+                         f"{', '.join(_record_hint(store, i) for i in irrelevant)}, which does not answer it",
+                         f"无关的引用：对问题 {question!r} 的回答引用了 "
+                         f"{'、'.join(_record_hint(store, i) for i in irrelevant)}，它回答不了这个问题"),
+               bilingual("cite only the records that support the answer, not every search hit",
+                         "只引用支持回答的记录，不要把检索命中的都列上"))
         problems = verify(answer, store)
         expect(not problems,
-               f"the answer to {question!r} is not supported by what it cites: {problems[0] if problems else ''}",
-               "answer with the words of the record you cite (an extractive answer), e.g. the record's text")
+               bilingual(f"the answer to {question!r} is not supported by what it cites: "
+                         f"{problems[0] if problems else ''}",
+                         f"对问题 {question!r} 的回答得不到它所引记录的支持：`{problems[0] if problems else ''}`"),
+               bilingual("answer with the words of the record you cite (an extractive answer), e.g. the record's text",
+                         "用所引记录里的原话回答（抽取式回答），比如直接用记录的文字"))
         fact = ANSWER_FACTS.get(question)
         expect(fact is None or re.search(fact, answer.text, re.I),
-               f"the answer to {question!r} cites {gold[0]} but does not say what it says: "
-               f"{_short(answer.text)} (the record: {_short(store.get(gold[0]).text, 70)})",
-               "an answer must agree with the record it cites: answer with the record's own words")
-    passed(f"{ANSWERABLE} answerable questions: each answer cites the right record with session, turn and source url")
-    passed(f"{UNANSWERABLE} unanswerable questions: no citation, and the answer says so")
+               bilingual(f"the answer to {question!r} cites {gold[0]} but does not say what it says: "
+                         f"{_short(answer.text)} (the record: {_short(store.get(gold[0]).text, 70)})",
+                         f"对问题 {question!r} 的回答引用了 {gold[0]}，却没有说出记录里的内容："
+                         f"{_short(answer.text)}（记录是：{_short(store.get(gold[0]).text, 70)}）"),
+               bilingual("an answer must agree with the record it cites: answer with the record's own words",
+                         "回答必须和它引用的记录一致：用记录自己的话来回答"))
+    passed(bilingual(f"{ANSWERABLE} answerable questions: each answer cites the right record with session, turn and "
+                     "source url",
+                     f"{ANSWERABLE} 个能回答的问题：每个回答都引用了正确的记录，带着会话、轮次和来源网址"))
+    passed(bilingual(f"{UNANSWERABLE} unanswerable questions: no citation, and the answer says so",
+                     f"{UNANSWERABLE} 个无法回答的问题：没有引用，回答也说明了这一点"))
