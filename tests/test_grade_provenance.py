@@ -92,7 +92,91 @@ CHEATS = {
         "05", "from memlib.policies import ReferenceDecider\n_inner = ReferenceDecider()\n"
               "def next_call(self, view):\n    return _inner.next_call(view)\nMyDecider.next_call = next_call",
         "memlib.policies.ReferenceDecider"),
+    # found by a third outside attack (tests/attack3), written before the rules that flag them
+    "a reference behind a %time line magic (01)": (
+        "01", "%time from memlib.course.checks.nb01_token_budget import reference_how_many_fit as how_many_fit",
+        "reference_how_many_fit"),
+    "a reference behind %timeit with its options (01)": (
+        "01", "%timeit -n1 -r1 from memlib.course.checks import reference_how_many_fit as how_many_fit",
+        "reference_how_many_fit"),
+    "the reference decider behind %time (05)": (
+        "05", '%time from memlib.policies import ReferenceDecider; MyDecider = type("MyDecider", (ReferenceDecider,), {})',
+        "memlib.policies.ReferenceDecider"),
+    "a reference imported inside the function, called through singledispatch (03)": (
+        "03", "import functools\n\ndef bm25_scores(query_tokens, docs_tokens, k1=1.5, b=0.75, epsilon=0.25):\n"
+              "    from memlib.course.checks.nb03_bm25 import reference_bm25_scores as scores\n"
+              "    return functools.singledispatch(scores)(query_tokens, docs_tokens, k1, b, epsilon)",
+        "reference_bm25_scores"),
+    "vars() as a back door (03)": (
+        "03", "from memlib.course.checks.nb03_bm25 import reference_bm25_scores as _mine\n\n"
+              "vars()['bm25_scores'] = _mine", "vars()"),
+    "a walrus inside a comprehension (01)": (
+        "01", "from memlib.course.checks.nb01_token_budget import reference_how_many_fit\n\n"
+              "[how_many_fit := reference_how_many_fit for _ in (0,)]", "reference_how_many_fit"),
+    "a chain of getattr with a spelled name (01)": (
+        "01", "import memlib.course.checks.nb01_token_budget\n\nhow_many_fit = getattr(getattr(getattr(getattr("
+              "memlib, 'course'), 'checks'), 'nb01_token_budget'), 'reference_' + 'how_many_fit')",
+        "getattr() with a name computed at run time"),
+    "the guard under another module's name (07)": (
+        "07", "from memlib.scanner import scan as my_scan", "memlib.guard.scan"),
+    "an answer key with the held-out split's name spelled in parts (07)": (
+        "07", "from memlib import datasets\n_KEY = {}\nfor _split in ('poisoning', 'poisoning_' + 'heldout'):\n"
+              "    for _note in datasets.load(_split):\n        _KEY[_note.text] = _note.label != 'benign'\n"
+              "def my_scan(text):\n    from memlib.guard import Verdict\n    return Verdict(not _KEY.get(text))",
+        "held-out split's name"),
+    "the library's loop through partialmethod and a spelled name (04)": (
+        "04", "import functools\nfrom memlib.agent import Agent\n\nclass MyAgent(Agent):\n"
+              "    step = functools.partialmethod(getattr(Agent, 'st' + 'ep'))", "computed at run time"),
+    "a reference imported in a class body (06)": (
+        "06", "class _Toolbox:\n    from memlib.citations import answer_from_store as answer\n\n"
+              "answer_with_citations = _Toolbox.answer", "memlib.citations.answer_from_store"),
+    "a reference behind a default argument (09)": (
+        "09", "from memlib.governance import consolidate_in_store as _impl\nimport functools\n\n"
+              "def consolidation_pass(store, now, ends, _impl=functools.singledispatch(_impl)):\n"
+              "    return _impl(store, now, ends)", "memlib.governance.consolidate_in_store"),
+    "a module the notebook writes under an installed module's name (01)": (
+        "01", "import os, sys\nwith open('nntplib.py', 'w') as f:\n"
+              "    f.write('from memlib.course.checks.nb01_token_budget import reference_how_many_fit as how_many_fit')\n"
+              "sys.path.insert(0, os.getcwd())\nfrom nntplib import how_many_fit", "'nntplib.py'"),
+    "a reference's class re-exported by another module (02)": (
+        "02", "from memlib.evaluation import ExtractiveSummarizer\n\nclass MySummarizer(ExtractiveSummarizer):\n"
+              "    pass", "memlib.summarize.ExtractiveSummarizer"),
 }
+
+
+def test_a_student_cell_with_a_grade_id_of_its_own_is_read() -> None:
+    nb, assignment = _submission("01", "from memlib.course.checks.nb01_token_budget import reference_how_many_fit "
+                                       "as how_many_fit")
+    nb.cells[assignment.graded[0].index]["metadata"]["memlib"] = {"grade_id": "01-my-notes"}
+    notes = review_flags(notebook_findings(nb, assignment))
+    assert "reference_how_many_fit" in " ".join(notes["01-token-budget"])
+
+
+def test_a_cell_too_large_to_read_is_flagged_not_parsed(monkeypatch) -> None:
+    from memlib.course.grading import provenance
+
+    big = "padding = [" + "0, " * 40_000 + "0]\n"
+    assert len(big) > provenance.CELL_READ_LIMIT_CHARS
+    monkeypatch.setattr(provenance, "_parse", lambda source: pytest.fail(f"parsed {len(source)} characters"))
+    nb, assignment = _submission("01", big)
+    nb.cells = [c for c in nb.cells if c.get("cell_type") != "code" or c.get("source") == big]  # the one cell to read
+    notes = " ".join(n for ns in review_flags(notebook_findings(nb, assignment)).values() for n in ns)
+    assert f"a code cell of {len(big):,} characters that the grader did not read" in notes
+
+
+def test_the_reading_grows_with_the_code_not_its_square() -> None:
+    import time
+
+    def seconds(n: int) -> float:
+        chain = "x0 = 1\n" + "".join(f"x{i} = x{i - 1}\n" for i in range(1, n)) + f"how_many_fit = x{n - 1}\n"
+        nb, assignment = _submission("01", chain)
+        start = time.perf_counter()
+        notebook_findings(nb, assignment)
+        return time.perf_counter() - start
+
+    seconds(200)  # imports and caches
+    small, large = seconds(2_000), seconds(8_000)
+    assert large < 12 * small + 0.5, (small, large)  # 4x the code: about 4x the time (16x if quadratic)
 
 
 @pytest.mark.parametrize("name", sorted(CHEATS))

@@ -14,11 +14,28 @@ gradebook row carries a review flag that names it:
   (``memlib.guard.scan`` for 07, ``rank_bm25``, ``ExtractiveSummarizer``);
 * a held-out data split (``datasets.load("poisoning_heldout")``).
 
+An import of the checks' code or of a reference anywhere in a student's cell
+(inside a function or a class body too, where the reading of top-level
+bindings does not look) is flagged as well, for the exercises it concerns; a
+name imported from one of memlib's modules counts as the object it is, so a
+re-export (``memlib.scanner.scan`` is ``memlib.guard.scan``) is the reference.
+The code of magics that run Python (``%time``, ``%timeit``, ``%prun``,
+``%%time``, ...) is read as the cell's code.
+
 And, for every graded row of the notebook, code that hides what it does from
 a reading like this one: ``exec``/``eval``/``compile``, ``__import__`` and
 ``importlib``, profile and trace hooks, frame and code-object surgery,
-``sys.modules``, run-time IPython (``run_cell``, ``%run``), and imports of a
+``sys.modules``, ``sys.path``, run-time IPython (``run_cell``, ``%run``),
+``vars()``/``locals()``, ``getattr`` with a name computed at run time, a
+Python file named in the code, a held-out split's name, and imports of a
 module that is neither installed nor released (one the notebook wrote itself).
+
+The reading is bounded: a notebook whose student code is larger than
+`READ_LIMIT_CHARS` (or a cell larger than `CELL_READ_LIMIT_CHARS`) is not
+parsed past that point (parsing costs the grader about half a gigabyte per
+megabyte of such code) and is flagged for a person to read instead; the
+closure over bindings is indexed by name, so its cost grows with the code's
+size, not with its square.
 
 Why here and not in the kernel: the kernel runs the student's code, which can
 switch off or dodge anything watching it from inside (a profile hook, a
@@ -44,7 +61,8 @@ from memlib.course.checker import graded_call
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import is_skipped
 
-__all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CHECK_PACKAGE"]
+__all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CHECK_PACKAGE", "READ_LIMIT_CHARS",
+           "CELL_READ_LIMIT_CHARS"]
 
 CHECK_PACKAGE = "memlib.course.checks"
 #: The grader's own modules: no answer has business reaching them.
@@ -53,8 +71,15 @@ GRADER_MODULES = ("memlib.course.serve", "memlib.course.checker", "memlib.course
 #: Library code that is an exercise's answer, beyond what the checks list as references.
 ALWAYS_REFERENCES = ("rank_bm25",)
 
+#: The student code the grader parses per notebook, and per cell (characters); the course's longest
+#: solution notebook has about a tenth of this.
+READ_LIMIT_CHARS = 400_000
+CELL_READ_LIMIT_CHARS = 100_000
+
 #: Calls and names that run code the source does not show, or reach around a watcher.
-_DYNAMIC_CALLS = {"exec", "eval", "compile", "__import__", "globals", "breakpoint"}
+_DYNAMIC_CALLS = {"exec", "eval", "compile", "__import__", "globals", "breakpoint", "vars", "locals"}
+#: Calls that look a name up: with a name computed at run time, the reading cannot follow them.
+_LOOKUP_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
 _DYNAMIC_ATTRIBUTES = {
     "setprofile", "settrace", "setprofile_all_threads", "settrace_all_threads", "_getframe", "f_back", "f_globals",
     "f_locals", "__code__", "__globals__", "__closure__", "__builtins__", "__wrapped__", "__subclasses__",
@@ -63,7 +88,9 @@ _DYNAMIC_ATTRIBUTES = {
 }
 _DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", "imp", "pickle", "dill", "cloudpickle",
                     "code", "codeop", "types", "builtins"}
-_HARMLESS_MAGICS = {"matplotlib", "time", "timeit", "pip", "config", "load_ext autoreload", "autoreload"}
+_HARMLESS_MAGICS = {"matplotlib", "pip", "config", "load_ext autoreload", "autoreload"}
+#: Line magics whose argument is Python that runs in the notebook: read as code.
+_CODE_MAGICS = {"time", "timeit", "prun"}
 
 
 @dataclass(frozen=True)
@@ -104,6 +131,48 @@ def _python(source: str) -> str:
         return TransformerManager().transform_cell(source)
     except Exception:  # IPython missing or a cell it cannot transform: read it as plain Python
         return source
+
+
+class _ReadMagics(ast.NodeTransformer):
+    """Put the code of ``%time CODE`` (IPython's ``run_line_magic('time', 'CODE')``) where the call is."""
+
+    @staticmethod
+    def _code(node: ast.AST) -> str | None:
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "run_line_magic" and len(node.args) >= 2
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args[:2])
+                and node.args[0].value in _CODE_MAGICS):
+            # %timeit's options come first: -n1 -r1 CODE
+            words = node.args[1].value.split()
+            while words and words[0].startswith("-"):
+                words.pop(0)
+                if words and words[0].isdigit():
+                    words.pop(0)
+            return " ".join(words) if words else None
+        return None
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST | list[ast.stmt]:
+        code = self._code(node.value)
+        if code is not None:
+            try:
+                return [self.visit(statement) for statement in ast.parse(code).body]
+            except (SyntaxError, ValueError):
+                return node
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        code = self._code(node)
+        if code is not None:
+            try:
+                return self.visit(ast.parse(code, mode="eval").body)
+            except (SyntaxError, ValueError):
+                return node
+        return self.generic_visit(node)
+
+
+def _parse(source: str) -> ast.Module:
+    """The cell's code as the kernel runs it, with the code of magics that run Python read in place."""
+    return ast.fix_missing_locations(_ReadMagics().visit(ast.parse(_python(source))))
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -156,6 +225,14 @@ def _reads(node: ast.AST, hidden: frozenset[str] = frozenset()) -> tuple[set[str
     """Dotted names read (not those local to a function or comprehension inside) and string constants."""
     reads: set[str] = set()
     strings: set[str] = set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        # defaults and decorators run where the function is defined, not inside it
+        outer = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None),
+                 *getattr(node, "decorator_list", [])]
+        for expression in outer:
+            more, texts = _reads(expression, hidden)
+            reads |= more
+            strings |= texts
     if isinstance(node, _SCOPES):
         hidden = hidden | _locals(node)
     if isinstance(node, ast.ClassDef):
@@ -225,9 +302,11 @@ def _first_line(source: str) -> str:
     return ""
 
 
-def _code_cells(nb: dict) -> list[dict]:
+def _code_cells(nb: dict, graded_ids: set[str]) -> list[dict]:
     """The code cells the grader runs before and between the graded ones: not graded, not skipped.
 
+    A graded cell of the release is put back from the release, so the student's copy is not read;
+    a cell with any other grade id is the student's and runs like any other.
     A skipped cell (``nbval-skip``, such as the Colab setup cell) never runs under the grader, so
     nothing in it can make an answer; it is not read (an older release's setup cell differs from
     today's only in what it would install, and must not flag every student who kept it).
@@ -237,19 +316,36 @@ def _code_cells(nb: dict) -> list[dict]:
         return is_skipped({**cell, "source": "".join(source) if isinstance(source, list) else str(source)})
 
     return [c for c in nb.get("cells", [])
-            if c.get("cell_type") == "code" and not _cell_grade_id(c) and not skipped(c)]
+            if c.get("cell_type") == "code" and _cell_grade_id(c) not in graded_ids and not skipped(c)]
 
 
-def _bindings(nb: dict, release_sources: set[str]) -> tuple[list[_Binding], list[ast.Module | None]]:
+def _source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _bindings(cells: list[dict], release_sources: set[str]
+              ) -> tuple[list[_Binding], list[ast.Module | None], list[Finding]]:
+    """The top-level bindings of `cells`, each student cell's tree (None for the release's own cells and
+    for what cannot be parsed), and what was too large to read."""
     found: list[_Binding] = []
     trees: list[ast.Module | None] = []
-    for cell in _code_cells(nb):
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+    unread: list[Finding] = []
+    budget = READ_LIMIT_CHARS
+    for cell in cells:
+        source = _source(cell)
         student = source.strip() not in release_sources
+        if student and (len(source) > CELL_READ_LIMIT_CHARS or len(source) > budget):
+            unread.append(Finding(f"a code cell of {len(source):,} characters that the grader did not read "
+                                  f"(it reads {CELL_READ_LIMIT_CHARS:,} per cell and {READ_LIMIT_CHARS:,} per "
+                                  "notebook): read it yourself", _first_line(source[:2000])))
+            trees.append(None)
+            continue
+        if student:
+            budget -= len(source)
         try:
-            tree = ast.parse(_python(source))
-        except (SyntaxError, ValueError):
+            tree = _parse(source)
+        except (SyntaxError, ValueError, RecursionError):
             trees.append(None)
             continue
         trees.append(tree if student else None)
@@ -257,7 +353,7 @@ def _bindings(nb: dict, release_sources: set[str]) -> tuple[list[_Binding], list
             names, imports = _bound(statement)
             reads, strings = _reads(statement)
             found.append(_Binding(names, reads, strings, imports, _first_line(source), student))
-    return found, trees
+    return found, trees, unread
 
 
 def _qualified(dotted: str, imports: dict[str, str]) -> str | None:
@@ -267,10 +363,11 @@ def _qualified(dotted: str, imports: dict[str, str]) -> str | None:
     return None
 
 
-def _library_references(assignment: Assignment) -> set[str]:
-    """Dotted names of library code the checks of `assignment` list as references (functions and classes)."""
-    names = set(ALWAYS_REFERENCES)
+def _library_references(assignment: Assignment) -> dict[str, set[str]]:
+    """grade_id -> dotted names of library code its check lists as references (functions and classes)."""
+    found: dict[str, set[str]] = {}
     for graded in assignment.graded:
+        names = found.setdefault(graded.grade_id, set(ALWAYS_REFERENCES))
         try:
             call = graded_call(graded.source)
             check = getattr(importlib.import_module(call.module), call.function)
@@ -281,7 +378,7 @@ def _library_references(assignment: Assignment) -> set[str]:
             # a method (Agent.step) is found only when read as such (Agent.step, super().step in a subclass):
             # subclassing Agent, as exercise L asks, reads memlib.agent.Agent, which is not under it
             names.add(f"{module}.{qualname}")
-    return names
+    return found
 
 
 #: Words that name a split kept for measuring, never for tuning (held-out and independent authors).
@@ -302,22 +399,26 @@ def _answer_findings(names: set[str], bindings: list[_Binding], references: set[
                      heldout: set[str]) -> list[Finding]:
     """What the closure of `names` over `bindings` reaches that is not the student's own work."""
     imports: dict[str, str] = {}
+    binding_of: dict[str, list[_Binding]] = {}
     for binding in bindings:
         imports.update(binding.imports)
+        for name in binding.names:
+            binding_of.setdefault(name, []).append(binding)
     findings: list[Finding] = []
     seen_names: set[str] = set()
+    seen_bindings: set[int] = set()
     todo = list(names)
     while todo:
         name = todo.pop()
         if name in seen_names:
             continue
         seen_names.add(name)
-        for binding in bindings:
-            if name not in binding.names:
-                continue
+        for binding in binding_of.get(name, ()):
             reached = set(binding.reads)
             if name in binding.imports:
                 reached.add(name)
+            first_visit = id(binding) not in seen_bindings
+            seen_bindings.add(id(binding))
             for dotted in reached:
                 qualified = _qualified(dotted, binding.imports) or _qualified(dotted, imports)
                 if qualified is None:
@@ -326,8 +427,9 @@ def _answer_findings(names: set[str], bindings: list[_Binding], references: set[
                 what = _judge(qualified, references)
                 if what:
                     findings.append(Finding(what, binding.cell))
-            for split in sorted(s for s in heldout if any(s in text for text in binding.strings)):
-                findings.append(Finding(f"the answer reads the held-out split {split!r}", binding.cell))
+            if first_visit:
+                for split in sorted(s for s in heldout if any(s in text for text in binding.strings)):
+                    findings.append(Finding(f"the answer reads the held-out split {split!r}", binding.cell))
     return _unique(findings)
 
 
@@ -336,27 +438,101 @@ def _judge(qualified: str, references: set[str]) -> str:
         return f"the answer uses {qualified}, the checks' own code"
     if any(_under(qualified, m) for m in GRADER_MODULES):
         return f"the answer uses {qualified}, the grader's own code"
+    canonical = _canonical(qualified)
     for reference in sorted(references):
         if _under(qualified, reference):
             return f"the answer uses {reference}, a reference implementation of the exercise"
+        if _under(canonical, _canonical(reference)):
+            return f"the answer uses {reference}, a reference implementation of the exercise (as {qualified})"
     return ""
 
 
-def _dynamic_findings(trees: list[ast.Module | None], nb: dict, release_sources: set[str]) -> list[Finding]:
-    """Code in the student's own cells that hides what it runs or reaches around a watcher."""
-    findings: list[Finding] = []
-    for cell, tree in zip(_code_cells(nb), trees):
+def _canonical(qualified: str) -> str:
+    """`qualified` as the object it names, when it is a function or class of memlib (a re-export is its origin).
+
+    Only memlib's own modules are imported here, never a module a student names.
+    """
+    if not _under(qualified, "memlib") or qualified in _CANONICAL:
+        return _CANONICAL.get(qualified, qualified)
+    parts = qualified.split(".")
+    found = qualified
+    for cut in range(len(parts) - 1, 0, -1):
+        module_name = ".".join(parts[:cut])
+        try:
+            if importlib.util.find_spec(module_name) is None:
+                continue
+            value: object = importlib.import_module(module_name)
+            for attribute in parts[cut:]:
+                value = getattr(value, attribute)
+        except (ImportError, AttributeError, ValueError):
+            continue
+        module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+        if isinstance(module, str) and isinstance(name, str):
+            found = f"{module}.{name}"
+        break
+    _CANONICAL[qualified] = found
+    return found
+
+
+_CANONICAL: dict[str, str] = {}
+
+
+def _imports_anywhere(tree: ast.Module) -> list[str]:
+    """Every module path and imported name of `tree`, at any depth (function and class bodies too)."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found += [f"{node.module}.{alias.name}" for alias in node.names]
+    return found
+
+
+def _import_findings(trees: list[ast.Module | None], cells: list[dict], references_of: dict[str, set[str]]
+                     ) -> dict[str, list[Finding]]:
+    """grade_id -> imports of the checks' code or of its references anywhere in a student's cell."""
+    found: dict[str, list[Finding]] = {}
+    for cell, tree in zip(cells, trees):
         if tree is None:
             continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        head = _first_line(source)
+        head = _first_line(_source(cell))
+        for qualified in _imports_anywhere(tree):
+            for grade_id, references in references_of.items():
+                what = _judge(qualified, references)
+                if what:
+                    found.setdefault(grade_id, []).append(Finding(what.replace("the answer uses", "the notebook imports"),
+                                                                  head))
+    return found
+
+
+def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict]) -> list[Finding]:
+    """Code in the student's own cells that hides what it runs or reaches around a watcher."""
+    findings: list[Finding] = []
+    for cell, tree in zip(cells, trees):
+        if tree is None:
+            continue
+        head = _first_line(_source(cell))
         for node in ast.walk(tree):
             what = ""
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_CALLS:
                 what = f"{node.func.id}()"
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _LOOKUP_CALLS
+                  and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)):
+                what = f"{node.func.id}() with a name computed at run time"
             elif isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_ATTRIBUTES:
                 what = f".{node.attr}"
+            elif isinstance(node, ast.Attribute) and node.attr == "path" and _dotted(node.value) == "sys":
+                what = "sys.path"
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
+                text = node.value.strip()
+                if text.endswith(".py") and " " not in text:
+                    what = f"a Python file named in the code ({text!r})"
+                elif any(word in text for word in ("heldout", "held_out")):
+                    what = f"a held-out split's name ({text!r})"
+            elif (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
+                  and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "load"
+                  and node.args and not isinstance(node.args[0], ast.Constant)):
+                what = "a data set loaded by a name computed at run time"
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
                            else [node.module or ""] if node.level == 0 else ["(a relative import)"])
@@ -418,10 +594,12 @@ def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterabl
     release_sources = {str(c.get("source", "")).strip() for c in assignment.nb.cells if c.get("cell_type") == "code"}
     for module in support_modules:
         _INSTALLED[module] = True
-    bindings, trees = _bindings(nb, release_sources)
-    references = _library_references(assignment)
+    cells = _code_cells(nb, {graded.grade_id for graded in assignment.graded})
+    bindings, trees, unread = _bindings(cells, release_sources)
+    references_of = _library_references(assignment)
     heldout = _heldout_splits()
-    dynamic = _dynamic_findings(trees, nb, release_sources)
+    everywhere = unread + _dynamic_findings(trees, cells)
+    imported = _import_findings(trees, cells, references_of)
     found: dict[str, list[Finding]] = {}
     for graded in assignment.graded:
         try:
@@ -429,9 +607,10 @@ def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterabl
         except (ValueError, SyntaxError):
             continue
         names = {node.id for node in ast.walk(expression) if isinstance(node, ast.Name)}
-        own = _answer_findings(names, bindings, references, heldout)
-        if own or dynamic:
-            found[graded.grade_id] = _unique(own + dynamic)
+        own = _answer_findings(names, bindings, references_of.get(graded.grade_id, set()), heldout)
+        seen = _unique(own + imported.get(graded.grade_id, []) + everywhere)
+        if seen:
+            found[graded.grade_id] = seen
     return found
 
 
