@@ -30,8 +30,10 @@ notebook that has graded cells, the grader
 5. notes for review what a person should read: repaired graded cells, what
    the answer is made of as the notebook's source says (the checks' code, a
    reference, a held-out split, code that hides what it runs: read before
-   anything ran, `memlib.course.grading.provenance`), and calls from the
-   answer into reference code that the kernel noticed;
+   anything ran, `memlib.course.grading.provenance`), calls from the
+   answer into reference code that the kernel noticed, and, given the
+   published solutions (``--solutions``), an answer that is the reference up
+   to names, comments and layout (`memlib.course.grading.copying`);
 6. writes one gradebook row per student x graded cell: student, notebook,
    grade_id, points, max_points, status (passed / failed / error / missing),
    reason; text cells that a spreadsheet would read as a formula are quoted.
@@ -65,7 +67,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from memlib.course import late, shards
-from memlib.course.grading import latework, releases, update
+from memlib.course.grading import copying, latework, releases, update
 from memlib.course.late import LatePolicy
 # The stages live in memlib.course.grading; their names are re-exported here,
 # where the command line, the tests and the other course tools import them.
@@ -182,6 +184,7 @@ def grade(
     only_students: Iterable[str] = (),
     due_dates: dict[str, datetime] | None = None,
     late_policy: LatePolicy | None = None,
+    solutions: str | Path | None = None,
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
 
@@ -200,7 +203,10 @@ def grade(
     only their notebooks run: the class is still every submission, so names
     and shards stay as in a run of the whole class (a regrade). With
     `due_dates` (`memlib.course.late`), each notebook's lateness is noted and a
-    late one gets a penalty row (`memlib.course.grading.latework`).
+    late one gets a penalty row (`memlib.course.grading.latework`). With
+    `solutions` (the folder of solution notebooks), an answer that is the
+    published reference up to names, comments and layout gets a review flag
+    (`memlib.course.grading.copying`); points do not change.
     """
     started = time.monotonic()
     released = load_release(release, assignments)
@@ -227,7 +233,8 @@ def grade(
             raise GradeSetupError(str(error)) from None
     if warning:
         (warn or (lambda text: print(text, file=sys.stderr)))(warning)
-    settings = _Settings(confinement, current.support, cell_limit, float(timeout))
+    references = copying.read_references(solutions, released) if solutions is not None else {}
+    settings = _Settings(confinement, current.support, cell_limit, float(timeout), references)
 
     planned = [job for submission in students for job in _plan(submission, released)]
     for job in planned:
@@ -319,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the most percent a late notebook loses (default 100)")
     parser.add_argument("--grace", type=float, default=0.0, metavar="MINUTES",
                         help="minutes after the due time still on time (default 0)")
+    parser.add_argument("--solutions", default=None, metavar="DIR",
+                        help="the published solution notebooks (solutions/): flag for review an answer that is the "
+                             "reference up to names, comments and layout (points unchanged)")
     parser.add_argument("--update", action="store_true",
                         help="regrade into the existing --out gradebook (and --feedback folder): only the rows "
                              "and feedback sections of the notebooks graded now are replaced")
@@ -357,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             only_students=args.student,
             due_dates=due_dates,
             late_policy=policy,
+            solutions=args.solutions,
         )
         if existing is not None:
             rows = update.updated_rows(existing, report)

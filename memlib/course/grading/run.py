@@ -14,7 +14,7 @@ import dataclasses
 import json
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -39,6 +39,7 @@ from memlib.course.grading.model import (
 )
 from memlib.course.grading.rebuild import _prelude_cell, restore_graded_cells
 from memlib.course.grading.report import _fill_rows, _rows_for_all
+from memlib.course.grading.copying import Reference, copy_flags
 from memlib.course.grading.provenance import notebook_findings, review_flags
 from memlib.course.grading.review import review_notes
 from memlib.course.kernel_run import CellRun, NotebookRun
@@ -147,6 +148,7 @@ class _Settings:
     support: list[Path]
     cell_timeout: float
     timeout: float
+    references: dict[str, list[Reference]] = field(default_factory=dict)  # grade_id -> the published solution
 
 
 def _is_grader_cell(cell: dict) -> bool:
@@ -195,6 +197,8 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         # read from the source the grader holds, outside the kernel: what the answer is made of
         support_modules = {p.stem for p in settings.support if p.suffix == ".py"}
         for grade_id, flags in review_flags(notebook_findings(job.nb, assignment, support_modules)).items():
+            notes.setdefault(grade_id, []).extend(flags)
+        for grade_id, flags in copy_flags(job.nb, assignment, settings.references).items():
             notes.setdefault(grade_id, []).extend(flags)
         _fill_rows(result, outcomes, notes)
         result.grader_error = failed
