@@ -83,7 +83,8 @@ CANVAS_IDS = ("id", "sis_user_id", "login_id")
 #: Roster column -> header in the Moodle file (Moodle's own labels; "id" is the Moodle user id).
 MOODLE_IDS = {"email": "Email address", "username": "Username", "idnumber": "ID number", "id": "User ID"}
 GRADEBOOK_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status")
-STATUSES = ("passed", "failed", "error", "missing", "late")  # "late": a penalty row (memlib.course.grading.latework)
+# "late": a penalty row (memlib.course.grading.latework); "manual": a written answer to score (memlib.course.written)
+STATUSES = ("passed", "failed", "error", "missing", "late", "manual")
 
 # Canvas: the sortable name lowercased with everything but word characters removed; "_LATE"
 # (or "_late") when the submission was late; the user id; the file's id; the student's file name.

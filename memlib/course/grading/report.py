@@ -35,6 +35,7 @@ from memlib.course.grading.model import (
     _safe_filename,
 )
 from memlib.course.release import GradedCell
+from memlib.course.written import answer_of, answer_row
 
 
 # --------------------------------------------------------------------------- gradebook rows
@@ -64,6 +65,21 @@ def _rows_for_all(result: NotebookResult, status: str, reason: str) -> None:
     for graded in result.assignment.graded:
         result.rows.append(_row(result, graded, 0, status, _join(reason, result.notes)))
         result.details.append(CheckDetail(graded.grade_id, status, reason))
+    for written in result.assignment.written:
+        result.rows.append(Row(result.student, result.assignment.name, written.grade_id, 0, written.points, status,
+                               _join(reason, result.notes)))
+        result.details.append(CheckDetail(written.grade_id, status, reason))
+
+
+def _written_rows(result: NotebookResult, nb: dict) -> None:
+    """One row per written answer of the notebook: to be scored by a person (`memlib.course.written`)."""
+    for written in result.assignment.written:
+        released = result.assignment.nb.cells[written.index].get("source", "")
+        status, reason = answer_row(answer_of(nb, written), "".join(released) if isinstance(released, list)
+                                    else str(released))
+        result.rows.append(Row(result.student, result.assignment.name, written.grade_id, 0, written.points, status,
+                               _join(reason, result.notes)))
+        result.details.append(CheckDetail(written.grade_id, status, reason))
 
 
 # --------------------------------------------------------------------------- the class
