@@ -149,3 +149,29 @@ def test_bad_input_no_gradebook_or_no_scores_file(tmp_path, capsys) -> None:
     book.write_text("a,b\n1,2\n", encoding="utf-8")
     assert written.main([str(book), "--from", str(tmp_path / "s.csv")]) == 2
     assert "not a gradebook" in capsys.readouterr().err
+
+
+def test_every_core_notebook_asks_one_written_question_in_english_and_chinese() -> None:
+    root = Path(__file__).resolve().parents[1]
+    core = ("00", "01", "02", "03", "04", "06", "07", "08")
+    ids = set()
+    for number in core:
+        (english,) = (root / "notebooks").glob(f"{number}_*.ipynb")
+        chinese = root / "notebooks" / "zh" / english.name
+        for path in (english, chinese):
+            nb = nbformat.read(str(path), as_version=4)
+            cells = written.written_cells(nb)
+            assert len(cells) == 1 and cells[0].points == 1, path
+            source = nb.cells[cells[0].index].source
+            assert "BEGIN SOLUTION" not in source and any(stub in source for stub in ("*Your answer here.*",
+                                                                                     "*在这里写下你的答案。*")), path
+            ids.add(cells[0].grade_id)
+        assert "用自己的话说" in nbformat.read(str(chinese), as_version=4).cells[cells[0].index].source
+    assert len(ids) == len(core)  # one grade id per notebook, the same in both languages
+
+
+def test_a_chinese_answer_is_told_apart_from_the_chinese_question_and_stub() -> None:
+    released = "### 用自己的话说\n\n为什么？两三句话就够了。\n\n*在这里写下你的答案。*"
+    assert written.answer_row(released, released)[0] == "failed"
+    status, reason = written.answer_row(released.replace("*在这里写下你的答案。*", "因为窗口有限。"), released)
+    assert status == "manual" and reason.endswith("因为窗口有限。")

@@ -35,6 +35,7 @@ from pathlib import Path
 from memlib._util import is_number
 from memlib.course import overrides
 from memlib.course.grading.inert import csv_text, terminal_text
+from memlib.course.lang import MESSAGES
 
 __all__ = ["TAG_WRITTEN", "MANUAL", "WrittenCell", "written_meta", "validate_written", "written_cells",
            "answer_of", "ScoreError", "read_scores", "score", "template", "main"]
@@ -132,7 +133,7 @@ def answer_row(answer: str | None, released: str = "") -> tuple[str, str]:
     """
     if answer is None:
         return "failed", "written answer: the cell is not in the notebook"
-    given = {line.strip() for line in released.splitlines()} | {STUB}
+    given = {line.strip() for line in released.splitlines()} | {STUB} | set(MESSAGES["markdown_stub"].values())
     body = "\n".join(line for line in answer.splitlines() if line.strip() not in given)
     if not body.strip():
         return "failed", "written answer: left blank (the cell still says 'Your answer here')"
