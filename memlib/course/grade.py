@@ -67,7 +67,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from memlib.course import late, shards
-from memlib.course.grading import copying, latework, releases, update
+from memlib.course.grading import copying, latework, quizzes, releases, update
 from memlib.course.late import LatePolicy
 # The stages live in memlib.course.grading; their names are re-exported here,
 # where the command line, the tests and the other course tools import them.
@@ -185,6 +185,7 @@ def grade(
     due_dates: dict[str, datetime] | None = None,
     late_policy: LatePolicy | None = None,
     solutions: str | Path | None = None,
+    quiz_points: float = 0.0,
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
 
@@ -206,12 +207,18 @@ def grade(
     late one gets a penalty row (`memlib.course.grading.latework`). With
     `solutions` (the folder of solution notebooks), an answer that is the
     published reference up to names, comments and layout gets a review flag
-    (`memlib.course.grading.copying`); points do not change.
+    (`memlib.course.grading.copying`); points do not change. With
+    `quiz_points` > 0, each notebook's quiz is a graded item worth that many points
+    per question (`memlib.course.grading.quizzes`).
     """
     started = time.monotonic()
     released = load_release(release, assignments)
     current = releases.read_release(release, released)
     older = releases.read_older(list(older_releases), current)
+    if quiz_points < 0:
+        raise GradeSetupError(f"quiz points {quiz_points:g} must be 0 (quizzes do not count) or more")
+    for assignment in [*released, *(a for release_ in older for a in release_.assignments.values())]:
+        assignment.quiz = quizzes.quiz_item(assignment.stem, quiz_points)
     students = _discover(submissions)
     only = set(only_students)
     unknown = sorted(only - {s.student for s in students})
@@ -329,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--solutions", default=None, metavar="DIR",
                         help="the published solution notebooks (solutions/): flag for review an answer that is the "
                              "reference up to names, comments and layout (points unchanged)")
+    parser.add_argument("--quiz-points", type=float, default=0.0, metavar="P",
+                        help="count each notebook's quiz: P points per right answer, read from the quiz cell's "
+                             "show_quiz(\"NN\", answers=\"cab\") (default 0: quizzes do not count)")
     parser.add_argument("--update", action="store_true",
                         help="regrade into the existing --out gradebook (and --feedback folder): only the rows "
                              "and feedback sections of the notebooks graded now are replaced")
@@ -368,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
             due_dates=due_dates,
             late_policy=policy,
             solutions=args.solutions,
+            quiz_points=args.quiz_points,
         )
         if existing is not None:
             rows = update.updated_rows(existing, report)

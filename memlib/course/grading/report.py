@@ -35,6 +35,7 @@ from memlib.course.grading.model import (
     _safe_filename,
 )
 from memlib.course.release import GradedCell
+from memlib.course.grading.quizzes import quiz_row
 from memlib.course.written import answer_of, answer_row
 
 
@@ -69,6 +70,22 @@ def _rows_for_all(result: NotebookResult, status: str, reason: str) -> None:
         result.rows.append(Row(result.student, result.assignment.name, written.grade_id, 0, written.points, status,
                                _join(reason, result.notes)))
         result.details.append(CheckDetail(written.grade_id, status, reason))
+    quiz = result.assignment.quiz
+    if quiz is not None:
+        result.rows.append(Row(result.student, result.assignment.name, quiz.grade_id, 0, quiz.points, status,
+                               _join(reason, result.notes)))
+        result.details.append(CheckDetail(quiz.grade_id, status, reason))
+
+
+def _quiz_row(result: NotebookResult, nb: dict) -> None:
+    """The quiz's row, when the instructor counts quizzes (`memlib.course.grading.quizzes`)."""
+    quiz = result.assignment.quiz
+    if quiz is None:
+        return
+    points, status, reason = quiz_row(nb, quiz)
+    result.rows.append(Row(result.student, result.assignment.name, quiz.grade_id, points, quiz.points, status,
+                           _join(reason, result.notes)))
+    result.details.append(CheckDetail(quiz.grade_id, status, reason))
 
 
 def _written_rows(result: NotebookResult, nb: dict) -> None:

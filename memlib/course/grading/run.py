@@ -38,7 +38,7 @@ from memlib.course.grading.model import (
     _strip_ansi,
 )
 from memlib.course.grading.rebuild import _prelude_cell, restore_graded_cells
-from memlib.course.grading.report import _fill_rows, _rows_for_all, _written_rows
+from memlib.course.grading.report import _fill_rows, _quiz_row, _rows_for_all, _written_rows
 from memlib.course.grading.copying import Reference, copy_flags
 from memlib.course.grading.provenance import notebook_findings, review_flags
 from memlib.course.grading.review import review_notes
@@ -202,6 +202,7 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
             notes.setdefault(grade_id, []).extend(flags)
         _fill_rows(result, outcomes, notes)
         _written_rows(result, job.nb)
+        _quiz_row(result, job.nb)
         result.grader_error = failed
         if run.notebook_timed_out:
             result.notes.append(f"notebook stopped after its time limit of {settings.timeout:g} s")
