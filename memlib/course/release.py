@@ -446,9 +446,9 @@ def _nbgrader_cells(cells: list[dict]) -> None:
         elif cell.get("cell_type") == "code" and isinstance(memlib_meta, dict) and memlib_meta.get("exercise"):
             role = {"grade": False, "grade_id": unique(f"exercise-{memlib_meta['exercise']}"), "locked": False,
                     "solution": True}
-        elif cell.get("cell_type") == "markdown" and written_meta(cell) is not None:
-            role = {"grade": True, "grade_id": unique(str(written_meta(cell)["written"])), "locked": False,
-                    "points": written_meta(cell)["points"], "solution": True}
+        elif cell.get("cell_type") == "markdown" and (answer := written_meta(cell)) is not None:
+            role = {"grade": True, "grade_id": unique(str(answer["written"])), "locked": False,
+                    "points": answer["points"], "solution": True}
         elif cell.get("cell_type") == "code" and TAG_COLAB_SETUP in _tags(cell):
             role = {"grade": False, "grade_id": unique(TAG_COLAB_SETUP), "locked": True, "solution": False}
         else:

@@ -79,10 +79,11 @@ def load_release(path: str | Path, only: Iterable[str] = ()) -> list[Assignment]
                 graded_call(cell.source)  # the checker reads the check and the answer from it
             except ValueError as error:
                 raise GradeSetupError(f"{file.name}, graded cell {cell.grade_id!r}: {error}") from None
-        for cell in written:
-            if cell.grade_id in owners:
-                raise GradeSetupError(f"grade_id {cell.grade_id!r} appears in {owners[cell.grade_id]} and {file.name}")
-            owners[cell.grade_id] = file.name
+        for answer in written:
+            if answer.grade_id in owners:
+                raise GradeSetupError(f"grade_id {answer.grade_id!r} appears in {owners[answer.grade_id]} and "
+                                      f"{file.name}")
+            owners[answer.grade_id] = file.name
         assignments.append(Assignment(file.name, nb, graded, written))
     if not assignments:
         what = f" matching {', '.join(only)}" if wanted else ""

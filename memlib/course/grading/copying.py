@@ -86,7 +86,8 @@ class _Canonical(ast.NodeTransformer):
                 node.body = _without_strings([self.visit(s) for s in node.body])
             elif isinstance(node, ast.Lambda):
                 node.body = self.visit(node.body)
-            else:  # a comprehension: its generators first (they bind), then what it builds
+            elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                # a comprehension: its generators first (they bind), then what it builds
                 node.generators = [self.visit(g) for g in node.generators]
                 for name in ("elt", "key", "value"):
                     if hasattr(node, name):
@@ -201,9 +202,11 @@ def _statements(grade_id: str, source: str, notebook: str) -> list[Reference]:
         outermost = [n for n in inside if not any(n is not o and n in ast.walk(o) for o in inside)]
         if not outermost or _size(outermost) < MIN_NODES:
             continue
-        kind = {"FunctionDef": "def", "AsyncFunctionDef": "async def", "ClassDef": "class"}.get(
-            type(statement).__name__, "")
-        label = f"{kind} {statement.name}" if kind else _first_line(ast.unparse(statement))
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            kind = {"FunctionDef": "def", "AsyncFunctionDef": "async def", "ClassDef": "class"}[type(statement).__name__]
+            label = f"{kind} {statement.name}"
+        else:
+            label = _first_line(ast.unparse(statement))
         found.append(Reference(grade_id, label, normal_form(statement), notebook))
     return found
 
