@@ -175,3 +175,15 @@ def test_a_chinese_answer_is_told_apart_from_the_chinese_question_and_stub() -> 
     assert written.answer_row(released, released)[0] == "failed"
     status, reason = written.answer_row(released.replace("*在这里写下你的答案。*", "因为窗口有限。"), released)
     assert status == "manual" and reason.endswith("因为窗口有限。")
+
+
+def test_the_class_summary_counts_the_answers_to_score(written_course, tmp_path, capsys) -> None:
+    released = written_course["release"]
+    nb = solved(released)
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("memlib", {}).get("written"):
+            cell.source += "\n\nBecause spaces separate words."
+    write_notebook(tmp_path / "dee", nb)
+    assert grading.main([str(tmp_path / "dee"), "--release", str(released), "--out", str(tmp_path / "g.csv"),
+                         "--quiet", "--cell-timeout", "30"]) == 0
+    assert "1 written answer(s) to score" in capsys.readouterr().out

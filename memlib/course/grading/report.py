@@ -36,7 +36,7 @@ from memlib.course.grading.model import (
 )
 from memlib.course.release import GradedCell
 from memlib.course.grading.quizzes import quiz_row
-from memlib.course.written import answer_of, answer_row
+from memlib.course.written import MANUAL, answer_of, answer_row
 
 
 # --------------------------------------------------------------------------- gradebook rows
@@ -233,6 +233,10 @@ def _summary_text(report: GradeReport) -> str:
                 f"  {assignment.name:<28} {graded.grade_id:<24} {mean:6.2f} / {_num(graded.points):<4} "
                 f"({passed} of {len(rows)} passed)"
             )
+    to_score = sum(1 for r in report.rows if r.status == MANUAL)
+    if to_score:
+        lines += ["", f"{to_score} written answer(s) to score: python -m memlib grade score GRADEBOOK "
+                      "--template scores.csv, then --from scores.csv"]
     problems = [r for r in report.results if r.rows and all(row.status in (ERROR, MISSING) for row in r.rows)]
     if problems:
         lines += ["", "Could not grade:"]
