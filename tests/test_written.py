@@ -187,3 +187,13 @@ def test_the_class_summary_counts_the_answers_to_score(written_course, tmp_path,
     assert grading.main([str(tmp_path / "dee"), "--release", str(released), "--out", str(tmp_path / "g.csv"),
                          "--quiet", "--cell-timeout", "30"]) == 0
     assert "1 written answer(s) to score" in capsys.readouterr().out
+
+
+def test_bad_input_a_template_needs_a_gradebook_and_never_overwrites_it(graded, tmp_path, capsys) -> None:
+    assert written.main([str(tmp_path / "nowhere.csv"), "--template", str(tmp_path / "t.csv")]) == 2
+    assert "no template written" in capsys.readouterr().err and not (tmp_path / "t.csv").exists()
+    book = tmp_path / "grades.csv"
+    shutil.copy(graded["out"], book)
+    before = book.read_bytes()
+    assert written.main([str(book), "--template", str(book)]) == 2
+    assert "is the gradebook" in capsys.readouterr().err and book.read_bytes() == before

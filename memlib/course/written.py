@@ -247,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         recorded = score(args.gradebook, args.scores, args.by)
     except (ScoreError, overrides.OverrideError, OSError) as error:
-        print(f"scores not recorded: {terminal_text(str(error))}", file=sys.stderr)
+        what = "no template written" if args.template is not None else "scores not recorded"
+        print(f"{what}: {terminal_text(str(error))}", file=sys.stderr)
         return 2
     print(terminal_text(f"recorded {len(recorded)} score(s) in {overrides.audit_path(args.gradebook)}"))
     return 0
