@@ -101,3 +101,18 @@ def test_bad_input_negative_quiz_points_stop_grading_before_it_starts(quiz_class
     assert grading.main([*quiz_class["class"], "--release", str(quiz_class["release"]), "--out", str(out),
                          "--quiet", "--quiz-points", "-1"]) == 2
     assert "quiz points -1" in capsys.readouterr().err
+
+
+def test_every_released_quiz_cell_says_how_to_answer_and_as_released_answers_nothing() -> None:
+    root = Path(__file__).resolve().parents[1]
+    checked = 0
+    for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        item = quiz_item(path.stem, 1)
+        if item is None:
+            continue
+        nb = nbformat.read(str(path), as_version=4)
+        cell = next(c for c in nb.cells if c.cell_type == "code" and "show_quiz(" in c.source)
+        assert f'show_quiz("{item.notebook}", answers="...")' in cell.source, path.name
+        assert quiz_answers(nb, item)[0] is None, path.name  # the hint is a comment, not an answer
+        checked += 1
+    assert checked == 15
