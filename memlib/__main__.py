@@ -34,20 +34,22 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                 "from i18n/<lang>/)"),
     "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
               "(`grade merge` joins shards, `grade items` analyses the checks, `grade export` writes an "
-              "LMS file, `grade override` records an instructor's points)"),
+              "LMS file, `grade override` records an instructor's points, `grade score` the points of written answers)"),
     "validate": ("memlib.course.validate", "grade one notebook as the grader will, before you hand it in"),
     "model": ("memlib.local_model", "a local model, offline, as the decider: "
               "`model serve` starts it, `model check` runs three agent steps"),
 }
 
 #: `python -m memlib grade <tool>`: tools that read gradebooks (no notebooks run, no extra needed).
-#: (A submission folder with one of these names is passed as ./merge, ./items, ./export, ./override, ./feedback.)
+#: (A submission folder with one of these names is passed as ./merge, ./items, ./export, ./override, ./feedback,
+#: ./score.)
 GRADE_TOOLS: dict[str, str] = {
     "merge": "memlib.course.shards",
     "items": "memlib.course.item_analysis",
     "export": "memlib.course.export",
     "override": "memlib.course.overrides",
     "feedback": "memlib.course.feedback_export",
+    "score": "memlib.course.written",
 }
 
 #: Subcommand -> (the extra that provides its dependencies, the modules it needs from it).

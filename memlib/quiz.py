@@ -1,4 +1,4 @@
-"""Self-check quizzes at the end of each notebook (not graded): the questions, the checking and the widget.
+"""Self-check quizzes at the end of each notebook: the questions, the checking and the widget.
 
 ``show_quiz("03")`` shows notebook 03's quiz: per question a set of radio
 buttons, a Check button and feedback for the chosen answer. The logic (is this
@@ -9,6 +9,14 @@ and is answered with ``quiz.answer(1, "b")``.
 The widget uses only ipywidgets APIs present in both 7.7.1 (Colab) and 8.x:
 HTML, RadioButtons, Button, VBox, Layout, ``on_click``. It does not record or
 send scores anywhere.
+
+A quiz counts only when the instructor switches it on (``grade --quiz-points``,
+`memlib.course.grading.quizzes`). Then the answers that count are the ones the
+student writes into the quiz cell, ``show_quiz("03", answers="cab")`` (one letter
+per question, ``-`` for one left out): the cell's source is saved with the
+notebook wherever it runs, while a widget's clicks are not (Jupyter saves no
+widget state by default, and what a button's callback prints is not a cell
+output). With `answers`, the cell also prints the feedback for each answer.
 
 Quiz data: ``data/quizzes/NN.json``, an object ``{"notebook": "NN", "title":
 ..., "questions": [...]}`` (or a bare list) whose questions have ``question``,
@@ -43,7 +51,8 @@ from memlib._util import is_int, shorten
 from memlib.data_files import read_text
 from memlib.labels import chinese, label
 
-__all__ = ["Question", "Feedback", "Quiz", "QUIZ_NOTEBOOKS", "notebook_id", "load_quiz", "in_chinese", "show_quiz"]
+__all__ = ["Question", "Feedback", "Quiz", "QUIZ_NOTEBOOKS", "notebook_id", "load_quiz", "in_chinese",
+           "parse_answers", "show_quiz"]
 
 #: The notebooks that end with a quiz (data/quizzes/NN.json), in course order.
 QUIZ_NOTEBOOKS = ("00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14")
@@ -333,13 +342,45 @@ def in_chinese(raw: dict, number: str) -> dict:
     return {**raw, "title": zh.get("title") or raw.get("title", ""), "questions": questions}
 
 
-def show_quiz(notebook: str | int) -> None:
+def parse_answers(answers: object, questions: int) -> dict[int, str]:
+    """question number (1-based) -> the letter chosen, from ``"cab"`` (``-`` or a blank: left out).
+
+    ValueError, naming what is wrong, for anything else: not a string, more letters than questions,
+    a character that is not a letter of the options.
+    """
+    if not isinstance(answers, str):
+        raise ValueError(f"answers must be a string of letters, one per question (e.g. \"cab\"), "
+                         f"not {type(answers).__name__}")
+    letters = answers.replace(" ", "-").lower()
+    if len(letters) > questions:
+        raise ValueError(f"answers {answers!r} has {len(letters)} letters; this quiz has {questions} questions")
+    chosen = {}
+    for number, letter in enumerate(letters, start=1):
+        if letter == "-":
+            continue
+        if letter not in LETTERS:
+            raise ValueError(f"answers {answers!r}: {letter!r} (question {number}) is not a letter; "
+                             "write one letter per question, '-' for one left out")
+        chosen[number] = letter
+    return chosen
+
+
+def show_quiz(notebook: str | int, answers: str | None = None) -> None:
     """Display the quiz of notebook `notebook` (widget in Jupyter, text otherwise).
 
+    With `answers` (``"cab"``: one letter per question), print the feedback for each one
+    too: these are the answers a graded quiz reads from the cell (see the module docstring).
     Returns None so the quiz is not displayed twice when it is a cell's last
     line; use `Quiz.load(notebook)` to get the object.
     """
     quiz = Quiz.load(notebook)
+    if answers is not None:
+        chosen = parse_answers(answers, len(quiz))
+        for number in range(1, len(quiz) + 1):
+            feedback = quiz.answer(number, chosen.get(number)) if number in chosen else None
+            print(f"{number}. {feedback.text if feedback else 'no answer given'}")
+        right, total = quiz.score
+        print(f"{right} of {total} answered correctly")
     try:
         from IPython import get_ipython  # optional: outside Jupyter the quiz prints
     except ImportError:

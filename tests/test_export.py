@@ -322,6 +322,71 @@ def test_csv_wide_with_and_without_a_roster(tmp_path: Path) -> None:
     ]
 
 
+def _dated_gradebook(path: Path) -> Path:
+    """A gradebook graded with due dates: ada on time, bob 2 days late (20 %, 1 point taken), cy without 02."""
+    late = ("note: late: due 2026-10-05T23:59+02:00, handed in 2026-10-07T12:00+02:00 (the zip's time for it); "
+            "2 day(s) late, penalty 20 % of the points")
+    ontime = "note: on time: due 2026-10-05T23:59+02:00, handed in 2026-10-05T23:00+02:00 (the zip's time for it)"
+    return _write_csv(path, [
+        GRADEBOOK_HEADER,
+        ["ada", ADD, "fixture-add", 2, 2, "passed", ontime], ["ada", ADD, "fixture-words", 3, 3, "passed", ontime],
+        ["ada", OTHER, "fixture-other", 1, 1, "passed", ontime],
+        ["bob", ADD, "fixture-add", 2, 2, "passed", late], ["bob", ADD, "fixture-words", 3, 3, "passed", late],
+        ["bob", ADD, "late-penalty", -1, 0, "late", late + ": 1 of 5 points taken"],
+        ["bob", OTHER, "fixture-other", 1, 1, "passed", ontime],
+        ["cy", ADD, "fixture-add", 0, 2, "failed", "wrong; " + ontime], ["cy", ADD, "fixture-words", 3, 3, "passed",
+                                                                           ontime],
+        ["cy", OTHER, "fixture-other", 0, 1, "missing", "no notebook"],
+    ])
+
+
+def test_late_work_reaches_csv_wide_as_columns_and_moodle_as_feedback(tmp_path: Path) -> None:
+    book = _dated_gradebook(tmp_path / "grades.csv")
+    out = tmp_path / "wide.csv"
+    assert _export(book, "--format", "csv-wide", "--out", out) == 0
+    assert _read_csv(out) == [
+        ["student", "01_fixture", "02_other", "total", "01_fixture late", "01_fixture days late",
+         "01_fixture late penalty", "02_other late", "02_other days late", "02_other late penalty"],
+        ["ada", "5", "1", "6", "no", "0", "0", "no", "0", "0"],
+        ["bob", "4", "1", "5", "yes", "2", "1", "no", "0", "0"],
+        ["cy", "3", "", "3", "no", "0", "0", "", "", ""],
+    ]
+    roster = _write_csv(tmp_path / "roster.csv", [["student", "email"], ["ada", "a@x.org"], ["bob", "b@x.org"],
+                                                   ["cy", "c@x.org"]])
+    assert _export(book, "--format", "moodle", "--roster", roster, "--out", out) == 0
+    table = _read_csv(out)
+    assert table[0] == ["Full name", "Email address", "01_fixture", "02_other", "01_fixture feedback",
+                        "02_other feedback"]
+    assert table[2] == ["bob", "b@x.org", "4", "1", "late: 2 day(s), penalty 20 % of the points, 1 point(s) taken",
+                        "on time"]
+    assert table[3][-2:] == ["on time", ""]
+    # Canvas: a new column would be a new assignment; the file stays as Canvas reads it
+    canvas_roster = _write_csv(tmp_path / "canvas.csv", [["student", "id"], ["ada", "1"], ["bob", "2"], ["cy", "3"]])
+    assert _export(book, "--format", "canvas", "--roster", canvas_roster, "--out", out) == 0
+    assert _read_csv(out)[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "01_fixture", "02_other"]
+    assert _read_csv(out)[3][5:] == ["4", "1"]
+
+
+def test_a_waived_penalty_is_late_with_nothing_taken(tmp_path: Path) -> None:
+    from memlib.course import overrides
+
+    book = _dated_gradebook(tmp_path / "grades.csv")
+    assert overrides.main([str(book), "--student", "bob", "--grade-id", "late-penalty", "--points", "0",
+                           "--reason", "extension"]) == 0
+    out = tmp_path / "wide.csv"
+    assert _export(book, "--format", "csv-wide", "--out", out) == 0
+    assert _read_csv(out)[2] == ["bob", "5", "1", "6", "yes", "2", "0", "no", "0", "0"]
+
+
+def test_bad_input_a_late_note_that_says_no_days_is_late_by_its_penalty_row_not_a_crash(tmp_path: Path) -> None:
+    book = _write_csv(tmp_path / "grades.csv", [
+        GRADEBOOK_HEADER, ["ada", ADD, "fixture-add", 2, 2, "passed", "note: late: due soon; many day(s) late"],
+        ["ada", ADD, "late-penalty", -0.5, 0, "late", "by hand"]])
+    out = tmp_path / "wide.csv"
+    assert _export(book, "--format", "csv-wide", "--out", out) == 0
+    assert _read_csv(out)[1] == ["ada", "1.5", "1.5", "yes", "0", "0.5"]
+
+
 def test_student_controlled_text_is_inert(tmp_path: Path) -> None:
     # the gradebook already quotes a formula (grade uses the same csv_text); control characters show as escapes
     assert export.csv_text is shards.csv_text and model._csv_text is shards.csv_text

@@ -154,3 +154,24 @@ def test_a_due_date_file_that_cannot_be_used_stops_grading_before_it_starts(cour
     assert grading.main([str(sub), "--release", str(course["release"]), "--out", str(out),
                          "--late-per-day", "150"]) == 2
     assert "between 0 and 100" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_lateness_itself_reaches_csv_wide_and_moodle_from_a_real_grading_run(late_class):
+    root, book = late_class["root"], late_class["out"]
+
+    def table(fmt: str) -> dict[str, dict[str, str]]:
+        target = root / f"lateness-{fmt}.csv"
+        assert export.main([str(book), "--format", fmt, "--roster", str(late_class["roster"]),
+                            "--out", str(target)]) == 0
+        with target.open(newline="", encoding="utf-8") as handle:
+            return {row.get("student") or row["Full name"]: row for row in csv.DictReader(handle)}
+
+    wide = table("csv-wide")
+    assert {s: (r["01_fixture late"], r["01_fixture days late"]) for s, r in wide.items()} == {
+        "folder": ("no", "0"), "graced": ("no", "0"), "lovelaceada (canvas 12345)": ("yes", "1"),
+        "month": ("yes", "31"), "ontime": ("no", "0"), "twodays": ("yes", "2")}
+    assert wide["month"]["01_fixture late penalty"] == "2.5"
+    moodle = table("moodle")
+    assert moodle["Month"]["01_fixture feedback"] == "late: 31 day(s), penalty 50 % of the points, 2.5 point(s) taken"
+    assert moodle["Ontime"]["01_fixture feedback"] == "on time"

@@ -54,7 +54,9 @@ def test_the_honest_control_gets_from_validate_what_the_grader_gives(tmp_path: P
     # the notebook as its own release says the same
     rows = validate(notebook, sandbox="bwrap", out=lambda text: None)
     assert [(r.grade_id, r.points, r.status, r.reason) for r in rows] == [
-        ("01-token-budget", float(row["points"]), row["status"], row["reason"])]
+        ("01-token-budget", float(row["points"]), row["status"], row["reason"]),
+        # notebook 01's written answer, left as handed out (memlib.course.written)
+        ("01-written-bigger-window", 0, "failed", "written answer: left blank (the cell still says 'Your answer here')")]
 
 
 def test_bad_input_gets_a_clear_error(tmp_path: Path, capsys) -> None:

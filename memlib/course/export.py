@@ -33,6 +33,25 @@ together. The export then matches a Canvas key to the roster's ``id`` and a
 Moodle key to the roster's ``name``: Moodle's number is a participant id of
 one assignment, not the user's id.
 
+Late work (a gradebook graded with ``--due``, `memlib.course.grading.latework`):
+the points already hold the penalty (its ``late-penalty`` row counts in the sum);
+where a format can carry more, each notebook's lateness goes with it. ``csv-wide``
+gets three columns per notebook after the total: ``<notebook> late`` (yes / no),
+``<notebook> days late`` and ``<notebook> late penalty`` (points taken, after
+overrides). ``moodle`` gets one ``<notebook> feedback`` column per notebook
+("on time", or "late: 2 day(s), penalty 20 % of the points, 1.5 points taken"):
+Moodle's "Import grades from CSV" maps any column either to a grade item or to
+the feedback of one (the mapping ``feedback_<item id>``, read in
+``grade/import/csv/classes/load_data.php``, `map_user_data_with_value`), so the
+text reaches the student's grade feedback when the instructor maps it there. ``canvas`` gets nothing
+more: in Canvas's gradebook import every column that is not an identity column or
+a read-only total is an assignment, and a new column makes a new assignment
+(Ohio State's Canvas guide, "Import CSV File for Carmen Grades": "New assignment
+columns in the Gradebook generate new assignments"), and the file has no comment
+column; the lateness reaches Canvas students on their feedback page
+(``grade feedback --format canvas``). A gradebook graded without due dates
+gets none of these columns.
+
 Every text cell written is inert: control characters are shown as escapes and
 a cell that would start a formula is quoted (`memlib.course.grading.inert.csv_text`,
 the gradebook's own rule). This module reads and writes CSV only: it runs no
@@ -54,7 +73,7 @@ from memlib.course.shards import ShardError, merge_gradebooks
 
 __all__ = [
     "DownloadName", "parse_download_name", "download_student", "original_name", "ExportError",
-    "Gradebook", "read_gradebook", "read_roster", "export_table", "FORMATS", "ROSTER_COLUMNS", "main",
+    "Gradebook", "Lateness", "read_gradebook", "read_roster", "export_table", "FORMATS", "ROSTER_COLUMNS", "main",
 ]
 
 FORMATS = ("canvas", "moodle", "csv-wide")
@@ -64,7 +83,8 @@ CANVAS_IDS = ("id", "sis_user_id", "login_id")
 #: Roster column -> header in the Moodle file (Moodle's own labels; "id" is the Moodle user id).
 MOODLE_IDS = {"email": "Email address", "username": "Username", "idnumber": "ID number", "id": "User ID"}
 GRADEBOOK_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status")
-STATUSES = ("passed", "failed", "error", "missing", "late")  # "late": a penalty row (memlib.course.grading.latework)
+# "late": a penalty row (memlib.course.grading.latework); "manual": a written answer to score (memlib.course.written)
+STATUSES = ("passed", "failed", "error", "missing", "late", "manual")
 
 # Canvas: the sortable name lowercased with everything but word characters removed; "_LATE"
 # (or "_late") when the submission was late; the user id; the file's id; the student's file name.
@@ -73,6 +93,9 @@ CANVAS_RE = re.compile(r"^(?P<name>\w+?)(?P<late>_late)?_(?P<id>\d+)_\d+_(?P<ori
 # the file name follows, or nothing when the download puts each student in a folder.
 MOODLE_RE = re.compile(r"^(?P<name>[^_/]+)_(?P<id>\d+)_assignsubmission_[a-z]+_(?P<original>.*)$")
 KEY_RE = re.compile(r"^(?P<name>.+) \((?P<lms>canvas|moodle) (?P<id>\d+)\)$")
+# What memlib.course.late.Lateness.note() writes into every row of a notebook graded with due dates.
+LATE_NOTE_RE = re.compile(r"\blate: due [^;]*; (?P<days>\d+) day\(s\) late, penalty (?P<percent>[0-9.]+) %")
+DATED_NOTE_RE = re.compile(r"\b(?:late: due |on time: due |due \S+; hand-in time unknown)")
 
 
 class ExportError(ValueError):
@@ -135,6 +158,28 @@ def original_name(display: str) -> str:
 # --------------------------------------------------------------------------- reading
 
 
+@dataclass(frozen=True)
+class Lateness:
+    """One handed-in notebook's lateness as the gradebook says it."""
+
+    days: int = 0  # 0: on time (or its time unknown)
+    percent: float = 0.0  # the penalty the policy set
+    taken: float = 0.0  # points the late-penalty row takes, after overrides (0 when waived)
+
+    @property
+    def late(self) -> bool:
+        """Late by the note, or by a penalty row whose note was edited away."""
+        return self.days > 0 or self.taken > 0
+
+    def text(self) -> str:
+        if not self.late:
+            return "on time"
+        if not self.days:
+            return f"late: {_number(self.taken)} point(s) taken"
+        return (f"late: {self.days} day(s), penalty {self.percent:g} % of the points, "
+                f"{_number(self.taken)} point(s) taken")
+
+
 @dataclass
 class Gradebook:
     """A gradebook summed per student and notebook."""
@@ -144,6 +189,12 @@ class Gradebook:
     points: dict[str, dict[str, float | None]]  # student -> notebook -> points (None: not handed in)
     # overrides of the audit file that match no row of the gradebook (memlib.course.overrides)
     unapplied: list[overrides.Override] = field(default_factory=list)
+    # student -> notebook -> lateness, for a gradebook graded with due dates (empty otherwise)
+    lateness: dict[str, dict[str, Lateness]] = field(default_factory=dict)
+
+    @property
+    def dated(self) -> bool:
+        return bool(self.lateness)
 
 
 def read_gradebook(path: str | Path) -> Gradebook:
@@ -164,6 +215,9 @@ def read_gradebook(path: str | Path) -> Gradebook:
     notebooks: list[str] = []
     totals: dict[tuple[str, str], list[float]] = {}  # (student, notebook) -> [points, max_points]
     handed_in: set[tuple[str, str]] = set()
+    late_days: dict[tuple[str, str], tuple[int, float]] = {}
+    taken: dict[tuple[str, str], float] = {}
+    dated = False
     for line, row in enumerate(rows, start=2):
         try:
             got, most = float(row["points"]), float(row["max_points"])
@@ -180,6 +234,13 @@ def read_gradebook(path: str | Path) -> Gradebook:
         total[1] += most
         if row["status"] != "missing":
             handed_in.add(key)
+        reason = row.get("reason") or ""
+        dated = dated or row["status"] == "late" or bool(DATED_NOTE_RE.search(reason))
+        found = LATE_NOTE_RE.search(reason)
+        if found:
+            late_days[key] = (int(found["days"]), float(found["percent"]))
+        if row["status"] == "late":
+            taken[key] = taken.get(key, 0.0) - got
     max_points: dict[str, float] = {}
     for (student, notebook), (_, most) in totals.items():
         if max_points.setdefault(notebook, most) != most:
@@ -188,7 +249,13 @@ def read_gradebook(path: str | Path) -> Gradebook:
     points: dict[str, dict[str, float | None]] = {}
     for (student, notebook), (summed, _) in totals.items():
         points.setdefault(student, {})[notebook] = summed if (student, notebook) in handed_in else None
-    return Gradebook(notebooks, max_points, points, unapplied)
+    lateness: dict[str, dict[str, Lateness]] = {}
+    if dated:
+        for student, notebook in sorted(handed_in):
+            days, percent = late_days.get((student, notebook), (0, 0.0))
+            lateness.setdefault(student, {})[notebook] = Lateness(days, percent, round(taken.get((student, notebook),
+                                                                                               0.0), 4))
+    return Gradebook(notebooks, max_points, points, unapplied, lateness)
 
 
 def read_roster(path: str | Path, fmt: str) -> list[dict[str, str]]:
@@ -316,6 +383,14 @@ def _points_of(book: Gradebook, person: _Person) -> dict[str, float | None]:
     return merged
 
 
+def _lateness_of(book: Gradebook, person: _Person) -> dict[str, Lateness]:
+    """The person's lateness per handed-in notebook (`_points_of` has refused two owners of one notebook)."""
+    merged: dict[str, Lateness] = {}
+    for student in person.students:
+        merged.update(book.lateness.get(student, {}))
+    return merged
+
+
 def _number(value: float | None) -> str:
     if value is None:
         return ""
@@ -348,20 +423,31 @@ def export_table(book: Gradebook, fmt: str, roster: list[dict[str, str]] | None
         if not complete:
             raise ExportError("no identity column (email, username, idnumber, id) is filled for every roster row: "
                               "Moodle's import stops at the first row it cannot find")
-        rows.append(["Full name", *(MOODLE_IDS[c] for c in identities), *titles])
+        feedback = [f"{t} feedback" for t in titles] if book.dated else []
+        rows.append(["Full name", *(MOODLE_IDS[c] for c in identities), *titles, *feedback])
         for person in people:
             points = _points_of(book, person)
+            late = _lateness_of(book, person)
+            notes = [late[n].text() if n in late else "" for n in book.notebooks] if book.dated else []
             rows.append([person.fields["name"] or person.fields["student"], *(person.fields[c] for c in identities),
-                         *(_number(points[n]) for n in book.notebooks)])
+                         *(_number(points[n]) for n in book.notebooks), *notes])
     else:
         extra = [c for c in ROSTER_COLUMNS[1:] if roster is not None and any(p.fields[c] for p in people)]
-        rows.append(["student", *extra, *titles, "total"])
+        late_columns = [f"{t} {what}" for t in titles for what in ("late", "days late", "late penalty")
+                        ] if book.dated else []
+        rows.append(["student", *extra, *titles, "total", *late_columns])
         for person in people:
             points = _points_of(book, person)
             handed = [v for v in points.values() if v is not None]
             student = person.fields["student"] or "; ".join(person.students)
+            late = _lateness_of(book, person)
+            cells = []
+            for notebook in book.notebooks if book.dated else []:
+                each = late.get(notebook)
+                cells += (["yes" if each.late else "no", str(each.days), _number(each.taken)] if each is not None
+                          else ["", "", ""])
             rows.append([student, *(person.fields[c] for c in extra), *(_number(points[n]) for n in book.notebooks),
-                         _number(sum(handed)) if handed else ""])
+                         _number(sum(handed)) if handed else "", *cells])
     return [[csv_text(cell) for cell in row] for row in rows], unmatched
 
 

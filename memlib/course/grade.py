@@ -30,8 +30,10 @@ notebook that has graded cells, the grader
 5. notes for review what a person should read: repaired graded cells, what
    the answer is made of as the notebook's source says (the checks' code, a
    reference, a held-out split, code that hides what it runs: read before
-   anything ran, `memlib.course.grading.provenance`), and calls from the
-   answer into reference code that the kernel noticed;
+   anything ran, `memlib.course.grading.provenance`), calls from the
+   answer into reference code that the kernel noticed, and, given the
+   published solutions (``--solutions``), an answer that is the reference up
+   to names, comments and layout (`memlib.course.grading.copying`);
 6. writes one gradebook row per student x graded cell: student, notebook,
    grade_id, points, max_points, status (passed / failed / error / missing),
    reason; text cells that a spreadsheet would read as a formula are quoted.
@@ -65,7 +67,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from memlib.course import late, shards
-from memlib.course.grading import latework, releases, update
+from memlib.course.grading import copying, latework, quizzes, releases, update
 from memlib.course.late import LatePolicy
 # The stages live in memlib.course.grading; the public names of `__all__` are importable from here.
 from memlib.course.grading.collect import _discover, _plan, load_release, read_submission_notebook
@@ -113,6 +115,8 @@ def grade(
     only_students: Iterable[str] = (),
     due_dates: dict[str, datetime] | None = None,
     late_policy: LatePolicy | None = None,
+    solutions: str | Path | None = None,
+    quiz_points: float = 0.0,
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
 
@@ -131,12 +135,21 @@ def grade(
     only their notebooks run: the class is still every submission, so names
     and shards stay as in a run of the whole class (a regrade). With
     `due_dates` (`memlib.course.late`), each notebook's lateness is noted and a
-    late one gets a penalty row (`memlib.course.grading.latework`).
+    late one gets a penalty row (`memlib.course.grading.latework`). With
+    `solutions` (the folder of solution notebooks), an answer that is the
+    published reference up to names, comments and layout gets a review flag
+    (`memlib.course.grading.copying`); points do not change. With
+    `quiz_points` > 0, each notebook's quiz is a graded item worth that many points
+    per question (`memlib.course.grading.quizzes`).
     """
     started = time.monotonic()
     released = load_release(release, assignments)
     current = releases.read_release(release, released)
     older = releases.read_older(list(older_releases), current)
+    if quiz_points < 0:
+        raise GradeSetupError(f"quiz points {quiz_points:g} must be 0 (quizzes do not count) or more")
+    for assignment in [*released, *(a for release_ in older for a in release_.assignments.values())]:
+        assignment.quiz = quizzes.quiz_item(assignment.stem, quiz_points)
     students = _discover(submissions)
     only = set(only_students)
     unknown = sorted(only - {s.student for s in students})
@@ -158,7 +171,8 @@ def grade(
             raise GradeSetupError(str(error)) from None
     if warning:
         (warn or (lambda text: print(text, file=sys.stderr)))(warning)
-    settings = _Settings(confinement, current.support, cell_limit, float(timeout))
+    references = copying.read_references(solutions, released) if solutions is not None else {}
+    settings = _Settings(confinement, current.support, cell_limit, float(timeout), references)
 
     planned = [job for submission in students for job in _plan(submission, released)]
     for job in planned:
@@ -250,6 +264,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the most percent a late notebook loses (default 100)")
     parser.add_argument("--grace", type=float, default=0.0, metavar="MINUTES",
                         help="minutes after the due time still on time (default 0)")
+    parser.add_argument("--solutions", default=None, metavar="DIR",
+                        help="the published solution notebooks (solutions/): flag for review an answer that is the "
+                             "reference up to names, comments and layout (points unchanged)")
+    parser.add_argument("--quiz-points", type=float, default=0.0, metavar="P",
+                        help="count each notebook's quiz: P points per right answer, read from the quiz cell's "
+                             "show_quiz(\"NN\", answers=\"cab\") (default 0: quizzes do not count)")
     parser.add_argument("--update", action="store_true",
                         help="regrade into the existing --out gradebook (and --feedback folder): only the rows "
                              "and feedback sections of the notebooks graded now are replaced")
@@ -288,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
             only_students=args.student,
             due_dates=due_dates,
             late_policy=policy,
+            solutions=args.solutions,
+            quiz_points=args.quiz_points,
         )
         if existing is not None:
             rows = update.updated_rows(existing, report)

@@ -15,7 +15,9 @@ expected 5" and "add(2, 3) is 6, expected 5" are one reason: the same mistake
 with different values); each group shows its most frequent exact wording.
 Notes the grader adds ("note: graded cell was edited ...") and review flags
 ("review: ...") are not reasons; the ``review`` column counts the students
-whose row carries a review flag, for a person to read in the gradebook.
+whose row carries a review flag, for a person to read in the gradebook, and
+the ``copies`` column those among them whose answer matches the published
+reference (`memlib.course.grading.copying`, ``grade --solutions``).
 
 This module reads CSV only: no notebook runs, no extra needed.
 """
@@ -34,13 +36,16 @@ from typing import Iterable
 
 from memlib.course.grading.inert import csv_text, terminal_line, terminal_text
 
+#: The words of a copy flag (memlib.course.grading.copying.COPY_FLAG; that module needs nbformat, this one not).
+COPY_FLAG = "review: matches the published reference"
+
 __all__ = ["Item", "analyse", "read_gradebooks", "write_csv", "write_html", "failure_reason", "main"]
 
 TOP_REASONS = 3
 NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
 CSV_COLUMNS = ["notebook", "grade_id", "max_points", "students", "passed", "failed", "error", "missing",
                "pass_rate"] + [f"{what}_{n}" for n in range(1, TOP_REASONS + 1) for what in ("reason", "count")] + [
-               "review"]
+               "review", "copies"]
 
 
 @dataclass
@@ -53,6 +58,7 @@ class Item:
     counts: collections.Counter = field(default_factory=collections.Counter)  # status -> students
     reasons: list[tuple[str, int]] = field(default_factory=list)  # (example wording, students), most common first
     review: int = 0  # students whose row carries a review flag
+    copies: int = 0  # students whose row carries the flag of a copy of the reference
 
     @property
     def students(self) -> int:
@@ -98,6 +104,7 @@ def analyse(rows: Iterable[dict[str, str]]) -> list[Item]:
         item = items.setdefault(key, Item(row["notebook"], row["grade_id"], row["max_points"]))
         item.counts[row["status"]] += 1
         item.review += "review: " in row["reason"]
+        item.copies += COPY_FLAG in row["reason"]
         if row["status"] == "failed":
             wording = failure_reason(row["reason"]) or "failed (no reason given)"
             by_shape = groups.setdefault(key, {})
@@ -122,6 +129,7 @@ def write_csv(items: list[Item], path: str | Path) -> None:
         for item in items:
             row = {"notebook": item.notebook, "grade_id": item.grade_id, "max_points": item.max_points,
                    "students": item.students, "pass_rate": _rate(item), "review": item.review,
+                   "copies": item.copies,
                    **{status: item.counts[status] for status in ("passed", "failed", "error", "missing")}}
             for n, (reason, count) in enumerate(item.reasons[:TOP_REASONS], start=1):
                 row[f"reason_{n}"], row[f"count_{n}"] = reason, count
@@ -156,11 +164,12 @@ def write_html(items: list[Item], folder: str | Path, title: str = "Item analysi
     for item in items:
         reasons = "".join(f"<li>{html.escape(reason)} <b>({count})</b></li>" for reason, count in item.reasons[:TOP_REASONS])
         rate = "–" if item.pass_rate is None else f"{100 * item.pass_rate:.0f} %"
+        copies = f" ({item.copies} copies of the reference)" if item.copies else ""
         rows.append(
             f"<tr><td>{html.escape(item.notebook)}</td><td>{html.escape(item.grade_id)}</td>"
             f"<td>{item.counts['passed']} / {item.ran}</td><td>{rate}</td>"
             f"<td>{item.counts['error']}</td><td>{item.counts['missing']}</td><td><ul>{reasons}</ul></td>"
-            f"<td>{item.review}</td></tr>"
+            f"<td>{item.review}{copies}</td></tr>"
         )
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
@@ -203,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         rate = "  n/a" if item.pass_rate is None else f"{100 * item.pass_rate:4.0f}%"
         top = f"  most common failure: {item.reasons[0][0]} ({item.reasons[0][1]})" if item.reasons else ""
         top += f"  {item.review} flagged for review" if item.review else ""
+        top += f" ({item.copies} as copies of the reference)" if item.copies else ""
         print(terminal_line(f"{item.notebook:<28} {item.grade_id:<22} {rate} of {item.ran} passed{top}"))
     print(f"wrote {args.out / 'items.csv'} and {args.out / 'items.html'}")
     return 0

@@ -85,6 +85,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "status_failed": {"en": "failed", "zh": "未通过"},
     "status_error": {"en": "error", "zh": "评分出错"},
     "status_missing": {"en": "missing", "zh": "未提交"},
+    "status_manual": {"en": "written answer, to be graded by a person", "zh": "书面回答，等待老师评分"},
 }
 
 _chosen: dict[str, str] = {}

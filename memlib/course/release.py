@@ -59,9 +59,14 @@ Conventions for notebook authors (solutions/ is the source of truth):
   autograded answer (``solution: true``, editable), the setup cell read-only
   (``locked: true``: nbgrader restores it when it grades). nbgrader's
   grade_ids are memlib's with characters nbgrader refuses replaced by ``_``
-  (``exercise-N`` for an exercise cell). Markdown answers get none: nbgrader
-  grades markdown answers only by hand. nbgrader metadata already in a
+  (``exercise-N`` for an exercise cell). Markdown answers get none unless
+  they are written answers (below): nbgrader grades markdown only by hand. nbgrader metadata already in a
   solution notebook is replaced.
+* Written answers, graded by a person: a markdown cell tagged ``written``
+  with ``{"memlib": {"written": "<grade id>", "points": <number>}}`` and its
+  model answer in a solution region (`memlib.course.written`). Its nbgrader
+  metadata makes it a manually graded answer (``solution: true, grade: true``,
+  its points), so nbgrader's formgrader shows it too.
 * Output is stable JSON (sorted keys, one-space indent, trailing newline,
   deterministic cell ids), so `check_release_current` can compare
   ``notebooks/`` with a fresh release byte for byte.
@@ -87,6 +92,7 @@ import nbformat
 
 from memlib._util import is_number
 from memlib.course import config, versions
+from memlib.course.written import validate_written, written_meta
 
 __all__ = [
     "ReleaseError",
@@ -440,6 +446,9 @@ def _nbgrader_cells(cells: list[dict]) -> None:
         elif cell.get("cell_type") == "code" and isinstance(memlib_meta, dict) and memlib_meta.get("exercise"):
             role = {"grade": False, "grade_id": unique(f"exercise-{memlib_meta['exercise']}"), "locked": False,
                     "solution": True}
+        elif cell.get("cell_type") == "markdown" and (answer := written_meta(cell)) is not None:
+            role = {"grade": True, "grade_id": unique(str(answer["written"])), "locked": False,
+                    "points": answer["points"], "solution": True}
         elif cell.get("cell_type") == "code" and TAG_COLAB_SETUP in _tags(cell):
             role = {"grade": False, "grade_id": unique(TAG_COLAB_SETUP), "locked": True, "solution": False}
         else:
@@ -481,6 +490,7 @@ def release_notebook(
         if TAG_SOLUTION_ONLY in tags:
             continue
         _validate_graded(cell, where)
+        validate_written(cell, where, ReleaseError)
         metadata = dict(cell.get("metadata", {}))
         for key in VOLATILE_CELL_METADATA:
             metadata.pop(key, None)

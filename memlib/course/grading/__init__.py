@@ -12,6 +12,9 @@
 - `check`: each graded cell's check, run by a checker process against the
   answer in the kernel (`memlib.course.checker`);
 - `review`: the notes beside a row's points (repairs, reference code used);
+- `provenance`: what an answer is made of, read from the notebook's source;
+- `copying`: an answer that is the published reference up to names and layout (``--solutions``);
+- `quizzes`: the quiz of a notebook as a graded item (``--quiz-points``);
 - `report`: gradebook rows, the CSV, feedback files, the class summary, progress;
 - `update`: a regrade written into the gradebook and feedback already there;
 - `inert`: how student-controlled text is written to a CSV, a terminal, Markdown.

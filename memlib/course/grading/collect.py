@@ -29,6 +29,7 @@ from memlib.course.checker import graded_call
 from memlib.course.late import Lateness
 from memlib.course.grading.model import ERROR, MISSING, Assignment, GradeSetupError, _cell_grade_id
 from memlib.course.release import graded_cells, source_checksum
+from memlib.course.written import written_cells
 
 MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
@@ -59,7 +60,8 @@ def load_release(path: str | Path, only: Iterable[str] = ()) -> list[Assignment]
         except Exception as error:
             raise GradeSetupError(f"cannot read released notebook {file}: {error}; re-run the release") from None
         graded = graded_cells(nb)
-        if not graded:
+        written = written_cells(nb)
+        if not graded and not written:
             continue
         if wanted and not any(file.name.lower() == w or file.stem.lower() == w or file.stem.lower().startswith(w) for w in wanted):
             continue
@@ -77,7 +79,12 @@ def load_release(path: str | Path, only: Iterable[str] = ()) -> list[Assignment]
                 graded_call(cell.source)  # the checker reads the check and the answer from it
             except ValueError as error:
                 raise GradeSetupError(f"{file.name}, graded cell {cell.grade_id!r}: {error}") from None
-        assignments.append(Assignment(file.name, nb, graded))
+        for answer in written:
+            if answer.grade_id in owners:
+                raise GradeSetupError(f"grade_id {answer.grade_id!r} appears in {owners[answer.grade_id]} and "
+                                      f"{file.name}")
+            owners[answer.grade_id] = file.name
+        assignments.append(Assignment(file.name, nb, graded, written))
     if not assignments:
         what = f" matching {', '.join(only)}" if wanted else ""
         raise GradeSetupError(f"no released notebook with graded cells{what} in {root}")

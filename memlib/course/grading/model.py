@@ -15,6 +15,8 @@ import nbformat
 
 from memlib._util import one_line
 from memlib.course.release import GradedCell
+from memlib.course.grading.quizzes import QuizItem
+from memlib.course.written import WrittenCell
 from memlib.course.grading.inert import _safe_filename  # noqa: F401 (the grader's stages import it from here)
 from memlib.course.grading.inert import csv_text as _csv_text
 
@@ -40,6 +42,8 @@ class Assignment:
     name: str  # file name in the release, e.g. "03_archival.ipynb"
     nb: nbformat.NotebookNode = field(repr=False)
     graded: list[GradedCell] = field(repr=False)
+    written: list[WrittenCell] = field(repr=False, default_factory=list)  # answers a person grades
+    quiz: QuizItem | None = field(repr=False, default=None)  # the quiz, when grade --quiz-points counts it
 
     @property
     def stem(self) -> str:
@@ -47,7 +51,8 @@ class Assignment:
 
     @property
     def max_points(self) -> float:
-        return sum(g.points for g in self.graded)
+        return (sum(g.points for g in self.graded) + sum(w.points for w in self.written)
+                + (self.quiz.points if self.quiz else 0))
 
     def __repr__(self) -> str:
         ids = ", ".join(g.grade_id for g in self.graded)

@@ -35,6 +35,8 @@ from memlib.course.grading.model import (
     _safe_filename,
 )
 from memlib.course.release import GradedCell
+from memlib.course.grading.quizzes import quiz_row
+from memlib.course.written import MANUAL, answer_of, answer_row
 
 
 # --------------------------------------------------------------------------- gradebook rows
@@ -64,6 +66,37 @@ def _rows_for_all(result: NotebookResult, status: str, reason: str) -> None:
     for graded in result.assignment.graded:
         result.rows.append(_row(result, graded, 0, status, _join(reason, result.notes)))
         result.details.append(CheckDetail(graded.grade_id, status, reason))
+    for written in result.assignment.written:
+        result.rows.append(Row(result.student, result.assignment.name, written.grade_id, 0, written.points, status,
+                               _join(reason, result.notes)))
+        result.details.append(CheckDetail(written.grade_id, status, reason))
+    quiz = result.assignment.quiz
+    if quiz is not None:
+        result.rows.append(Row(result.student, result.assignment.name, quiz.grade_id, 0, quiz.points, status,
+                               _join(reason, result.notes)))
+        result.details.append(CheckDetail(quiz.grade_id, status, reason))
+
+
+def _quiz_row(result: NotebookResult, nb: dict) -> None:
+    """The quiz's row, when the instructor counts quizzes (`memlib.course.grading.quizzes`)."""
+    quiz = result.assignment.quiz
+    if quiz is None:
+        return
+    points, status, reason = quiz_row(nb, quiz)
+    result.rows.append(Row(result.student, result.assignment.name, quiz.grade_id, points, quiz.points, status,
+                           _join(reason, result.notes)))
+    result.details.append(CheckDetail(quiz.grade_id, status, reason))
+
+
+def _written_rows(result: NotebookResult, nb: dict) -> None:
+    """One row per written answer of the notebook: to be scored by a person (`memlib.course.written`)."""
+    for written in result.assignment.written:
+        released = result.assignment.nb.cells[written.index].get("source", "")
+        status, reason = answer_row(answer_of(nb, written), "".join(released) if isinstance(released, list)
+                                    else str(released))
+        result.rows.append(Row(result.student, result.assignment.name, written.grade_id, 0, written.points, status,
+                               _join(reason, result.notes)))
+        result.details.append(CheckDetail(written.grade_id, status, reason))
 
 
 # --------------------------------------------------------------------------- the class
@@ -200,6 +233,10 @@ def _summary_text(report: GradeReport) -> str:
                 f"  {assignment.name:<28} {graded.grade_id:<24} {mean:6.2f} / {_num(graded.points):<4} "
                 f"({passed} of {len(rows)} passed)"
             )
+    to_score = sum(1 for r in report.rows if r.status == MANUAL)
+    if to_score:
+        lines += ["", f"{to_score} written answer(s) to score: python -m memlib grade score GRADEBOOK "
+                      "--template scores.csv, then --from scores.csv"]
     problems = [r for r in report.results if r.rows and all(row.status in (ERROR, MISSING) for row in r.rows)]
     if problems:
         lines += ["", "Could not grade:"]

@@ -14,7 +14,7 @@ import dataclasses
 import json
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -38,7 +38,8 @@ from memlib.course.grading.model import (
     _strip_ansi,
 )
 from memlib.course.grading.rebuild import _prelude_cell, restore_graded_cells
-from memlib.course.grading.report import _fill_rows, _rows_for_all
+from memlib.course.grading.report import _fill_rows, _quiz_row, _rows_for_all, _written_rows
+from memlib.course.grading.copying import Reference, copy_flags
 from memlib.course.grading.provenance import notebook_findings, review_flags
 from memlib.course.grading.review import review_notes
 from memlib.course.kernel_run import CellRun, NotebookRun
@@ -147,6 +148,7 @@ class _Settings:
     support: list[Path]
     cell_timeout: float
     timeout: float
+    references: dict[str, list[Reference]] = field(default_factory=dict)  # grade_id -> the published solution
 
 
 def _is_grader_cell(cell: dict) -> bool:
@@ -196,7 +198,11 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         support_modules = {p.stem for p in settings.support if p.suffix == ".py"}
         for grade_id, flags in review_flags(notebook_findings(job.nb, assignment, support_modules)).items():
             notes.setdefault(grade_id, []).extend(flags)
+        for grade_id, flags in copy_flags(job.nb, assignment, settings.references).items():
+            notes.setdefault(grade_id, []).extend(flags)
         _fill_rows(result, outcomes, notes)
+        _written_rows(result, job.nb)
+        _quiz_row(result, job.nb)
         result.grader_error = failed
         if run.notebook_timed_out:
             result.notes.append(f"notebook stopped after its time limit of {settings.timeout:g} s")
