@@ -91,3 +91,24 @@ def test_the_grader_gives_a_table_answer_no_points(tmp_path: Path) -> None:
                          "--sandbox", "bwrap", "--quiet", "--assignment", "01"]) == 0
     row = next(csv.DictReader(out.open(encoding="utf-8")))
     assert (row["points"], row["status"]) == ("0", "failed") and "drawn for this grading run" in row["reason"]
+
+
+def test_06s_fresh_store_holds_a_right_answer_and_catches_a_table_of_record_ids(monkeypatch) -> None:
+    from memlib.citations import CitedAnswer, answer_from_store, cite
+    from memlib.course.checks import check_citation_contract
+    from memlib.course.checks.nb06_citations import CITATION_QUESTIONS
+
+    known = {question: gold[0] for question, gold in CITATION_QUESTIONS if gold}
+
+    def table_answer(question, store):  # the fixed store's ids, looked up at home
+        if question not in known:
+            return CitedAnswer("I could not find that in my memory.")
+        record = store.get(known[question])
+        return cite(record.text, [record])
+
+    monkeypatch.delenv(FRESH_SEED_ENV, raising=False)
+    check_citation_contract(table_answer)  # what the student's own check shows
+    monkeypatch.setenv(FRESH_SEED_ENV, "2024")
+    with pytest.raises(CheckFailed, match="drawn for this grading run"):
+        check_citation_contract(table_answer)
+    check_citation_contract(answer_from_store)  # a right answer passes both

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
 from memlib.course.exercise import Exercise
 from memlib.course.lang import bilingual
 from memlib.course.checks._common import _short_text as _short
@@ -147,14 +147,54 @@ def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
     records, at least half of the remaining words is enough; the user's name alone is not),
     the wording.
     """
-    from memlib.citations import CitedAnswer, answer_from_store, verify
-
     expect(callable(answer_fn), bilingual(f"answer_with_citations is a {type(answer_fn).__name__}, not a function",
                                           f"answer_with_citations 是 {type(answer_fn).__name__}，不是函数"),
            bilingual("define `def answer_with_citations(question, store):` and pass the function itself",
                      "定义 `def answer_with_citations(question, store):`，再把函数本身传进来"))
-    store = citation_store()
-    for question, gold in CITATION_QUESTIONS:
+    _ask_all(answer_fn, citation_store(), CITATION_QUESTIONS)
+    passed(bilingual(f"{ANSWERABLE} answerable questions: each answer cites the right record with session, turn and "
+                     "source url",
+                     f"{ANSWERABLE} 个能回答的问题：每个回答都引用了正确的记录，带着会话、轮次和来源网址"))
+    passed(bilingual(f"{UNANSWERABLE} unanswerable questions: no citation, and the answer says so",
+                     f"{UNANSWERABLE} 个无法回答的问题：没有引用，回答也说明了这一点"))
+    # the grader's checker only: the same records stored in an order drawn for this grading run, so their
+    # ids differ from the fixed store's (an answer must search; a table of the fixed ids fails here)
+    rng = fresh_random(EXERCISE.grade_id)
+    if rng is not None:
+        try:
+            _ask_all(answer_fn, *_shuffled_store(rng))
+        except CheckFailed as failure:
+            where = bilingual("in the same records stored in another order, drawn for this grading run (new ids): ",
+                              "同样的记录按本次评分随机抽取的另一种顺序存入（id 都变了）：")
+            raise CheckFailed(where + failure.what, failure.hint) from failure
+        passed(bilingual(f"the same {ANSWERABLE + UNANSWERABLE} questions in the records stored in an order drawn "
+                         "for this grading run",
+                         f"同样 {ANSWERABLE + UNANSWERABLE} 个问题，换成本次评分随机抽取的存储顺序，也都通过"))
+
+
+def _shuffled_store(rng: Any) -> tuple[Any, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """The citation store with its records inserted in an order drawn from `rng`, and the gold ids in it."""
+    from datetime import datetime
+
+    from memlib.archival import ArchivalStore
+
+    order = list(range(len(CITATION_RECORDS)))
+    while order == sorted(order):
+        rng.shuffle(order)
+    store, id_of = ArchivalStore(), {}
+    for i in order:
+        text, session, turn, url = CITATION_RECORDS[i]
+        record = store.insert(text, session_id=session, turn_id=turn, source_url=url,
+                              created_at=datetime(2026, 1, 5 + i, 9, 0))
+        id_of[f"arc-{i + 1:06d}"] = record.id
+    return store, tuple((question, tuple(id_of[g] for g in gold)) for question, gold in CITATION_QUESTIONS)
+
+
+def _ask_all(answer_fn: Callable[[str, Any], Any], store: Any,
+             questions: tuple[tuple[str, tuple[str, ...]], ...]) -> None:
+    from memlib.citations import CitedAnswer, answer_from_store, verify
+
+    for question, gold in questions:
         reference = answer_from_store(question, store)
         assert [c.record_id for c in reference.citations] == list(gold), "reference disagrees with the gold ids"
         answer = answer_fn(question, store)
@@ -241,8 +281,3 @@ def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
                          f"{_short(answer.text)}（记录是：{_short(store.get(gold[0]).text, 70)}）"),
                bilingual("an answer must agree with the record it cites: answer with the record's own words",
                          "回答必须和它引用的记录一致：用记录自己的话来回答"))
-    passed(bilingual(f"{ANSWERABLE} answerable questions: each answer cites the right record with session, turn and "
-                     "source url",
-                     f"{ANSWERABLE} 个能回答的问题：每个回答都引用了正确的记录，带着会话、轮次和来源网址"))
-    passed(bilingual(f"{UNANSWERABLE} unanswerable questions: no citation, and the answer says so",
-                     f"{UNANSWERABLE} 个无法回答的问题：没有引用，回答也说明了这一点"))
