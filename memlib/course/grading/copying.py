@@ -34,7 +34,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from memlib.course.grading.model import Assignment, GradeSetupError
+from memlib.course.grading.model import CELL_READ_LIMIT_CHARS, Assignment, GradeSetupError
 from memlib.course.grading.provenance import _SCOPES, _code_cells, _first_line, _locals, _python
 from memlib.course.release import BEGIN_RE, END_RE, _grade_meta
 
@@ -251,6 +251,8 @@ def _student_forms(nb: dict) -> dict[str, str]:
     forms: dict[str, str] = {}
     for cell in _code_cells(nb):
         source = _text(cell.get("source", ""))
+        if len(source) > CELL_READ_LIMIT_CHARS:  # not parsed on the host (grading.model)
+            continue
         try:
             tree = ast.parse(_python(source))
         except (SyntaxError, ValueError):

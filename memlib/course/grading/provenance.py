@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from memlib.course.checker import graded_call
-from memlib.course.grading.model import Assignment, _cell_grade_id
+from memlib.course.grading.model import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS, Assignment, _cell_grade_id
 from memlib.course.kernel_run import is_skipped
 
 __all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CHECK_PACKAGE", "READ_LIMIT_CHARS",
@@ -70,11 +70,6 @@ GRADER_MODULES = ("memlib.course.serve", "memlib.course.checker", "memlib.course
                   "memlib.course.grade", "memlib.course.kernel_run", "memlib.course.sandbox")
 #: Library code that is an exercise's answer, beyond what the checks list as references.
 ALWAYS_REFERENCES = ("rank_bm25",)
-
-#: The student code the grader parses per notebook, and per cell (characters); the course's longest
-#: solution notebook has about a tenth of this.
-READ_LIMIT_CHARS = 400_000
-CELL_READ_LIMIT_CHARS = 100_000
 
 #: Calls and names that run code the source does not show, or reach around a watcher.
 _DYNAMIC_CALLS = {"exec", "eval", "compile", "__import__", "globals", "breakpoint", "vars", "locals"}

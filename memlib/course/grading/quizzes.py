@@ -55,6 +55,10 @@ def quiz_answers(nb: dict, item: QuizItem) -> tuple[str | None, str]:
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "code" or "show_quiz" not in _text(cell.get("source", "")):
             continue
+        from memlib.course.grading.model import CELL_READ_LIMIT_CHARS  # (model imports this module)
+
+        if len(_text(cell.get("source", ""))) > CELL_READ_LIMIT_CHARS:  # not parsed on the host
+            continue
         try:
             tree = ast.parse(_text(cell.get("source", "")))
         except SyntaxError:

@@ -19,7 +19,7 @@ import re
 import nbformat
 
 from memlib.course.checker import graded_call
-from memlib.course.grading.model import Assignment, _cell_grade_id
+from memlib.course.grading.model import CELL_READ_LIMIT_CHARS, Assignment, _cell_grade_id
 from memlib.course.release import TAG_GRADED, GradedCell, source_checksum
 
 
@@ -116,6 +116,8 @@ def _answer_names_of(source: str) -> set[str]:
 def _defines(cell: dict, names: set[str]) -> bool:
     """True when the code cell binds one of `names` at its top level (def, class, assignment, import)."""
     if cell.get("cell_type") != "code" or _cell_grade_id(cell):
+        return False
+    if len(cell.get("source", "")) > CELL_READ_LIMIT_CHARS:  # not parsed on the host (grading.model)
         return False
     try:
         tree = ast.parse(cell.get("source", ""))
