@@ -29,8 +29,11 @@ grader's memory: of one notebook the grader holds at most
 output (4,000,000 characters, plus 4,000 per cell; a graded cell's exchange
 with the checker has its own ``OUTPUT_CAP_CHARS``), and its executed.ipynb
 holds that besides the notebook's own cells (about 4 MB of plain text; JSON
-writes a character in 1 to 6 bytes). The kernel is started by
-`memlib.course.sandbox`; this module does not decide points.
+writes a character in 1 to 6 bytes). Messages not yet read are bounded
+apart, by the sockets: at most 256 queued per socket (``RCVHWM``), each at
+most `MAX_MESSAGE_BYTES` (a flood of 800 KB errors held about 200 MB there).
+The kernel is started by `memlib.course.sandbox`; this module does not
+decide points.
 """
 
 from __future__ import annotations
