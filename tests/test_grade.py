@@ -416,6 +416,29 @@ def test_an_answer_moved_down_into_a_new_cell_is_checked_after_it(course) -> Non
     assert restored.cells[ids.index("fixture-add") - 1].source.startswith("def add(a, b):\n    \"\"\"")
 
 
+def test_an_answer_only_below_its_check_is_graded_in_the_notebooks_own_order(course) -> None:
+    # attack3's r4f: the stub left in the exercise cell, the answer in a new cell right below the
+    # check. A Restart & Run All of that notebook checks the stub; so does the grader, and says why.
+    assignment = _assignment(course)
+    below = _blank(course)
+    solution = next(c.source for c in _solved(course).cells if c.source.startswith("def add"))
+    below.cells.insert(_graded_index(below, "fixture-add") + 1, nbformat.v4.new_code_cell(solution))
+    restored, repairs = restore_graded_cells(below, assignment)
+    ids = [c.metadata.get("memlib", {}).get("grade_id") for c in restored.cells]
+    add_at = ids.index("fixture-add")
+    assert "NotImplementedError" in restored.cells[add_at - 1].source  # the check sees the stub above it
+    assert restored.cells[add_at + 1].source == solution  # the answer stays below, where the student put it
+    (note,) = repairs["fixture-add"]
+    assert note.startswith("your answer `add` is defined after its check (again in the cell starting 'def add")
+    # a helper cell of the student's own after the check keeps the check where the notebook has it too
+    helper = _solved(course)
+    helper.cells.insert(_graded_index(helper, "fixture-add") + 1, nbformat.v4.new_code_cell("assert add(2, 3) == 5"))
+    restored, repairs = restore_graded_cells(helper, assignment)
+    sources = [c.source for c in restored.cells]
+    ids = [c.metadata.get("memlib", {}).get("grade_id") for c in restored.cells]
+    assert sources[ids.index("fixture-add") + 1] == "assert add(2, 3) == 5" and repairs == {}
+
+
 def test_restore_without_cell_ids_uses_sources(course) -> None:
     assignment = _assignment(course)
     solved = _solved(course)

@@ -1,18 +1,21 @@
-"""The host bounded per student: output per notebook, the wire's decode cost, the checker's memory.
+"""The host bounded per student: output per notebook (errors and tiny outputs counted too), the wire's decode cost, the checker's memory.
 
 Real kernels and real checker processes; the numbers are the module constants the README states.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from memlib.course import checker, sandbox as sandboxing, wire
+from conftest import cell_index, solved, write_notebook
+from memlib.course import checker, kernel_run, sandbox as sandboxing, wire
 from memlib.course.kernel_run import ERROR, OK, run_notebook
 
 pytestmark = pytest.mark.grading
@@ -36,6 +39,87 @@ def test_output_is_capped_per_notebook_not_only_per_cell(tmp_path: Path) -> None
     error = run.cells[10]
     assert error.status == ERROR and error.ename == "ZeroDivisionError"
     assert run.cells[11].status == OK
+
+
+# A cell that sends error outputs in a loop, each with a ~6 KB message and traceback (attack3's x01b).
+ERROR_FLOOD = """import sys, time
+ip = get_ipython()
+try:
+    raise ValueError("E" * 1000)
+except ValueError:
+    etype, evalue, tb = sys.exc_info()
+stb = ["T" * 1000] * 5
+sent, started = 0, time.time()
+while time.time() - started < SECONDS:
+    ip._showtraceback(etype, evalue, stb)
+    sent += 1
+print("sent", sent)
+"""
+
+
+def _kept(outputs: list[dict]) -> int:
+    """The characters of `outputs` as the caps count them (text, name, message, traceback lines)."""
+    return sum(len(o.get("text", "")) + len(o.get("data", {}).get("text/plain", "")) + len(o.get("ename", ""))
+               + len(o.get("evalue", "")) + sum(len(line) for line in o.get("traceback", [])) for o in outputs)
+
+
+def test_every_kind_of_output_counts_toward_the_cap(tmp_path: Path) -> None:
+    sandbox, _ = sandboxing.resolve("auto")
+    nb = _cells("from IPython.display import display\nimport time\nstarted = time.time()\n"
+                "while time.time() - started < 2:\n    display(1)",
+                ERROR_FLOOD.replace("SECONDS", "2") + "raise KeyError('the last one')",
+                "print('z' * 10_000)")
+    run = run_notebook(nb, sandbox, tmp_path, [], cell_timeout=30, timeout=120, output_cap=100_000,
+                       notebook_output_cap=150_000)
+    displays, errors, after = run.cells
+    # tiny displays: their number is bounded too (each counts OUTPUT_OVERHEAD_CHARS besides its text)
+    assert displays.status == OK and len(displays.outputs) <= 100_000 // kernel_run.OUTPUT_OVERHEAD_CHARS + 1
+    note = displays.outputs[-1]["text"]
+    assert "[grader: output of this cell cut after 100,000 characters; " in note and "more outputs and" in note
+    # the errors: at most what was left of the notebook's cap, one note, and the cell's last error, short
+    assert errors.status == ERROR and errors.ename == "KeyError" and "the last one" in errors.evalue
+    assert _kept(errors.outputs) <= 50_000 + kernel_run.CELL_EXTRA_CHARS
+    assert "the notebook's cells printed 150,000 characters in all" in errors.outputs[-2]["text"]
+    assert errors.outputs[-1]["ename"] == "KeyError" and errors.output_chars > 1_000_000
+    # what was left of the notebook's cap, and no more
+    assert after.status == OK and len(after.stdout) < 10_000
+    assert "the notebook's cells printed 150,000 characters in all" in after.outputs[-1]["text"]
+    assert sum(c.output_kept for c in run.cells) <= 150_000
+    assert sum(_kept(c.outputs) for c in run.cells) <= 150_000 + 3 * kernel_run.CELL_EXTRA_CHARS
+
+
+@pytest.mark.slow
+def test_an_error_flood_keeps_the_grader_and_executed_ipynb_bounded(course, tmp_path: Path) -> None:
+    released = course["release"]
+    nb = solved(released)
+    nb.cells.insert(cell_index(nb, "def add"), nbformat.v4.new_code_cell(ERROR_FLOOD.replace("SECONDS", "6")))
+    write_notebook(tmp_path / "submissions" / "flood", nb)
+    write_notebook(tmp_path / "submissions" / "honest", solved(released))
+    out, work = tmp_path / "grades.csv", tmp_path / "work"
+    done = subprocess.run(
+        [sys.executable, "-c", "import resource, sys\nfrom memlib.course.grade import main\ncode = main(sys.argv[1:])\n"
+         "print('MAXRSS-KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(code)",
+         str(tmp_path / "submissions" / "flood"), str(tmp_path / "submissions" / "honest"), "--release", str(released),
+         "--out", str(out), "--keep-work", str(work), "--cell-timeout", "60", "--timeout", "120", "--quiet"],
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = {(r["student"], r["grade_id"]): (r["points"], r["status"])
+            for r in csv.DictReader(out.open(encoding="utf-8"))}
+    for grade_id in ("fixture-add", "fixture-words"):  # the honest answers in the flooded notebook keep their points
+        assert rows[("flood", grade_id)] == rows[("honest", grade_id)] and rows[("flood", grade_id)][1] == "passed"
+    (executed,) = work.glob("flood-*/as-handed-in/executed.ipynb")
+    cells = [c for c in json.loads(executed.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+    flood = next(c for c in cells if c["source"].startswith("import sys, time"))
+    note = next(o["text"] for o in flood["outputs"] if o.get("name") == "stderr")
+    dropped = int(note.split(" more outputs and ")[1].split(" characters dropped")[0].replace(",", ""))
+    assert dropped > 10 * kernel_run.OUTPUT_CAP_CHARS  # the flood was real
+    assert _kept(flood["outputs"]) <= kernel_run.OUTPUT_CAP_CHARS + kernel_run.CELL_EXTRA_CHARS
+    assert sum(_kept(c["outputs"]) for c in cells) <= (kernel_run.NOTEBOOK_OUTPUT_CAP_CHARS
+                                                       + len(cells) * kernel_run.CELL_EXTRA_CHARS)
+    own = len(json.dumps([c["source"] for c in cells])) + 2_000 * len(cells)  # the cells themselves, roughly
+    assert executed.stat().st_size <= own + 2 * kernel_run.OUTPUT_CAP_CHARS  # plain text: ~1 byte a character
+    max_rss_mb = int(done.stdout.split("MAXRSS-KB")[1].split()[0]) / 1024
+    assert max_rss_mb < 300, f"the grader grew to {max_rss_mb:.0f} MB"
 
 
 def test_a_message_is_bounded_in_items_before_it_is_parsed() -> None:

@@ -461,7 +461,8 @@ def test_output_written_around_the_cap_is_cut_by_the_grader(hostile) -> None:
     assert _rows(hostile, "flood") == _rows(hostile, "complete")
     flooded = _outputs(hostile, "flood")
     assert 0 < flooded.count("y") <= 1_000_000  # 120 MB written, at most the cap kept
-    assert "[grader: output of this cell cut after 1,000,000 characters]" in flooded
+    assert "[grader: output of this cell cut after 1,000,000 characters; " in flooded
+    assert " characters dropped]" in flooded
     max_rss_mb = int(hostile["done"].stdout.split("MAXRSS-KB")[1].split()[0]) / 1024
     assert max_rss_mb < 600, f"the grader grew to {max_rss_mb:.0f} MB"
     assert (hostile["paths"]["feedback"] / "flood.md").stat().st_size < 50_000

@@ -59,6 +59,29 @@ def test_the_honest_control_gets_from_validate_what_the_grader_gives(tmp_path: P
         ("01-written-bigger-window", 0, "failed", "written answer: left blank (the cell still says 'Your answer here')")]
 
 
+@pytest.mark.slow
+def test_an_answer_right_below_its_check_fails_as_in_run_all(tmp_path: Path, capsys) -> None:
+    # attack3's r4f: the stub left above the check, the answer in a new cell right below it
+    nb = nbformat.read(str(ROOT / "notebooks" / NAME), as_version=4)
+    solved = nbformat.read(str(ROOT / "solutions" / NAME), as_version=4)
+    answer = copy.deepcopy(next(c for c in solved.cells if "def how_many_fit" in c.source))
+    answer.metadata, answer.id = {}, "r4f-late"
+    check = next(i for i, c in enumerate(nb.cells) if "graded" in c.metadata.get("tags", []))
+    nb.cells.insert(check + 1, answer)
+    (tmp_path / "bea").mkdir()
+    nbformat.write(nb, str(tmp_path / "bea" / NAME))
+    code = main([str(tmp_path / "bea" / NAME), "--release", str(ROOT / "notebooks"), "--sandbox", "bwrap"])
+    said = capsys.readouterr().out
+    assert code == 1 and "01-token-budget: 0/2 failed" in said
+    assert "your answer `how_many_fit` is defined after its check (again in the cell starting" in said
+    out = tmp_path / "grades.csv"
+    assert grading.main([str(tmp_path / "bea"), "--release", str(ROOT / "notebooks"), "--out", str(out),
+                         "--sandbox", "bwrap", "--quiet", "--assignment", "01"]) == 0
+    row = next(csv.DictReader(out.open(encoding="utf-8")))
+    line = next(l for l in said.splitlines() if l.startswith("01-token-budget"))
+    assert line == f"01-token-budget: {float(row['points']):g}/{float(row['max_points']):g} {row['status']} - {row['reason']}"
+
+
 def test_bad_input_gets_a_clear_error(tmp_path: Path, capsys) -> None:
     with pytest.raises(ValidateError, match="not a saved notebook"):
         validate(tmp_path / "missing.ipynb")

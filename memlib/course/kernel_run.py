@@ -14,10 +14,26 @@ It follows nbval's lax mode, which the course's tests use: cells tagged
 
 Limits enforced here, on the grader's side of the socket, whatever the kernel
 does to its own streams: a per-cell time limit (interrupt, then kill if the
-cell ignores the interrupt), a per-notebook time limit (kill), and a cap on
-the output kept per cell (anything beyond it is read and dropped, so a flood
-costs time, never the grader's memory). The kernel is started by
-`memlib.course.sandbox`; this module does not decide points.
+cell ignores the interrupt), a per-notebook time limit (kill), and caps on
+the output kept, per cell (`OUTPUT_CAP_CHARS`) and per notebook
+(`NOTEBOOK_OUTPUT_CAP_CHARS`). Every kind of output counts toward them: a
+stream's text, a display's or a result's ``text/plain``, an error's name,
+message and traceback lines, plus `OUTPUT_OVERHEAD_CHARS` for each output
+(and `LINE_OVERHEAD_CHARS` per traceback line), so a flood of small or empty
+outputs fills them too. Past a cap every further output is read and dropped,
+and the cell keeps one note saying how many outputs and characters were
+dropped, and a short copy of its last error when that was dropped
+(`CELL_EXTRA_CHARS` at most, both). So a flood costs time, never the
+grader's memory: of one notebook the grader holds at most
+``NOTEBOOK_OUTPUT_CAP_CHARS + CELL_EXTRA_CHARS`` per code cell run of
+output (4,000,000 characters, plus 4,000 per cell; a graded cell's exchange
+with the checker has its own ``OUTPUT_CAP_CHARS``), and its executed.ipynb
+holds that besides the notebook's own cells (about 4 MB of plain text; JSON
+writes a character in 1 to 6 bytes). Messages not yet read are bounded
+apart, by the sockets: at most 256 queued per socket (``RCVHWM``), each at
+most `MAX_MESSAGE_BYTES` (a flood of 800 KB errors held about 200 MB there).
+The kernel is started by `memlib.course.sandbox`; this module does not
+decide points.
 """
 
 from __future__ import annotations
@@ -49,8 +65,17 @@ MAX_MESSAGE_BYTES = 64 * 2**20
 KERNEL_START_SECONDS = 60.0
 INTERRUPT_GRACE_SECONDS = 5.0
 LOG_TAIL_CHARS = 4000
-ERROR_CHARS = 20_000  # of an error's message, and of each line of its traceback
-SHORT_ERROR_CHARS = 1_000  # the same, once the cell's or the notebook's output cap is reached
+ERROR_CHARS = 20_000  # of an error's message, and of each line of its traceback (its last 40 lines)
+ENAME_CHARS = 200  # of an error's name
+#: An error that no longer fits in full is kept short: its message, and its last lines, each shortened.
+SHORT_ERROR_CHARS = 1_000
+SHORT_ERROR_LINES = 5
+SHORT_ERROR_LINE_CHARS = 500
+#: What one output counts toward the caps besides its text (its type, its keys, its JSON), and each traceback line.
+OUTPUT_OVERHEAD_CHARS = 100
+LINE_OVERHEAD_CHARS = 10
+#: Past its cap a cell keeps one note on what was dropped and a short copy of its last error, at most this much.
+CELL_EXTRA_CHARS = 4_000
 
 OK, ERROR, TIMEOUT, DIED, NOT_RUN, SKIPPED = "ok", "error", "timeout", "died", "not-run", "skipped"
 NOTEBOOK_TIMEOUT = "notebook-timeout"  # the notebook's own time limit ran out during the cell
@@ -126,61 +151,114 @@ class _Tail:
 
 
 class _Output:
-    """Output of one cell, capped as it arrives."""
+    """Output of one cell, capped as it arrives.
+
+    Every kept output counts toward the cap: its text (a stream's text, a display's ``text/plain``, an
+    error's name, message and traceback lines) plus `OUTPUT_OVERHEAD_CHARS` for the output itself and
+    `LINE_OVERHEAD_CHARS` per traceback line, so a flood of small or empty outputs fills it too. Past the
+    cap every further output is read and dropped; `finish` leaves one note saying how much was dropped
+    and, when the cell's last error was dropped, a short copy of it (at most `CELL_EXTRA_CHARS` both).
+    """
 
     def __init__(self, cap: int, why: str = "") -> None:
         self.cap = cap
         self.why = why or f"output of this cell cut after {cap:,} characters"
-        self.kept = 0
-        self.total = 0
+        self.kept = 0  # characters kept, overheads included (what the cap counts)
+        self.total = 0  # characters of text received, kept or not
         self.outputs: list[dict] = []
         self.stdout: list[str] = []
-        self.errors: list[dict] = []
-        self.cut = False
+        self.last_error: dict | None = None  # the cell's last error, as kept (or in its short form)
+        self.last_error_kept = False
+        self.dropped_outputs = 0
+        self.dropped_chars = 0
+        self.cut = False  # once set, every further output is dropped
 
-    def _room(self, text: str) -> str:
+    def _text(self, text: str) -> str:
+        """What fits of `text` as one new output ('' when nothing does: then it is counted as dropped)."""
         self.total += len(text)
-        room = self.cap - self.kept
-        if room <= 0:
-            if not self.cut:
-                self.cut = True
-                self.outputs.append({"output_type": "stream", "name": "stderr",
-                                     "text": f"\n[grader: {self.why}]\n"})
+        room = self.cap - self.kept - OUTPUT_OVERHEAD_CHARS
+        if room <= 0 or self.cut:
+            self.dropped_outputs += 1
+            self.dropped_chars += len(text)
+            self.cut = True
             return ""
         kept = text[:room]
-        self.kept += len(kept)
+        self.kept += len(kept) + OUTPUT_OVERHEAD_CHARS
+        if len(kept) < len(text):
+            self.dropped_chars += len(text) - len(kept)
+            self.cut = True
         return kept
 
     def add(self, msg_type: str, content: dict) -> None:
         if msg_type == "stream":
-            text = self._room(str(content.get("text", "")))
+            text = str(content.get("text", ""))
+            if not text:
+                return
+            name = "stderr" if content.get("name") == "stderr" else "stdout"
+            text = self._text(text)
             if text:
-                name = "stderr" if content.get("name") == "stderr" else "stdout"
                 self.outputs.append({"output_type": "stream", "name": name, "text": text})
                 if name == "stdout":
                     self.stdout.append(text)
         elif msg_type in ("display_data", "execute_result"):
             data = content.get("data", {})
-            text = self._room(str(data.get("text/plain", "")) if isinstance(data, dict) else "")
+            plain = str(data.get("text/plain", "")) if isinstance(data, dict) else ""
+            if not plain:
+                return
+            text = self._text(plain)
             if text:
                 self.outputs.append({"output_type": "display_data", "data": {"text/plain": text}, "metadata": {}})
         elif msg_type == "error":
-            # errors have their own small budget: after a flood of prints the
-            # traceback is what the student needs to see
-            error = {
-                "output_type": "error",
-                "ename": str(content.get("ename", ""))[:200],
-                "evalue": str(content.get("evalue", ""))[:ERROR_CHARS],
-                "traceback": [str(line)[:ERROR_CHARS] for line in list(content.get("traceback", []))[-40:]],
-            }
-            size = len(error["evalue"]) + sum(len(line) for line in error["traceback"])
-            if self.kept + size > self.cap:  # past the cap an error is still kept, short
-                error["evalue"] = error["evalue"][:SHORT_ERROR_CHARS]
-                error["traceback"] = [line[:SHORT_ERROR_CHARS] for line in error["traceback"][-5:]]
-                size = len(error["evalue"]) + sum(len(line) for line in error["traceback"])
-            self.kept += size
-            self.errors.append(error)
-            self.outputs.append(error)
+            # the message and traceback lines are shortened before anything else is done with them
+            error = _error(content, ERROR_CHARS, 40, ERROR_CHARS)
+            size = _error_size(error)
+            traceback = content.get("traceback", [])
+            raw = (len(str(content.get("ename", ""))) + len(str(content.get("evalue", "")))
+                   + sum(len(str(line)) for line in (traceback if isinstance(traceback, list) else [])))
+            self.total += raw
+            if not self.cut and self.kept + size > self.cap:  # short, it may still fit: after a flood
+                error = _short_error(error)                    # of prints the traceback is what the student reads
+                size = _error_size(error)
+            if not self.cut and self.kept + size <= self.cap:
+                self.kept += size
+                self.outputs.append(error)
+                self.last_error, self.last_error_kept = error, True
+            else:
+                self.dropped_outputs += 1
+                self.dropped_chars += raw
+                self.cut = True
+                self.last_error, self.last_error_kept = _short_error(error), False
+
+    def finish(self) -> None:
+        """The note on what was dropped, and the cell's last error if it was dropped (short)."""
+        if not self.cut:
+            return
+        dropped = (f"{self.dropped_outputs:,} more output{'s' if self.dropped_outputs != 1 else ''} and "
+                   if self.dropped_outputs else "")
+        self.outputs.append({"output_type": "stream", "name": "stderr",
+                             "text": f"\n[grader: {self.why}; {dropped}{self.dropped_chars:,} characters dropped]\n"})
+        if self.last_error is not None and not self.last_error_kept:
+            self.outputs.append(self.last_error)
+
+
+def _error(content: dict, evalue_chars: int, lines: int, line_chars: int) -> dict:
+    traceback = content.get("traceback", [])
+    traceback = list(traceback[-lines:]) if isinstance(traceback, list) else []
+    return {
+        "output_type": "error",
+        "ename": str(content.get("ename", ""))[:ENAME_CHARS],
+        "evalue": str(content.get("evalue", ""))[:evalue_chars],
+        "traceback": [str(line)[:line_chars] for line in traceback],
+    }
+
+
+def _short_error(error: dict) -> dict:
+    return _error(error, SHORT_ERROR_CHARS, SHORT_ERROR_LINES, SHORT_ERROR_LINE_CHARS)
+
+
+def _error_size(error: dict) -> int:
+    return (OUTPUT_OVERHEAD_CHARS + len(error["ename"]) + len(error["evalue"])
+            + sum(len(line) + LINE_OVERHEAD_CHARS for line in error["traceback"]))
 
 
 def run_notebook(
@@ -392,14 +470,17 @@ def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cel
             _kill(process)
             status = TIMEOUT
             break
+    output.finish()
     run = CellRun(index, status or OK, outputs=output.outputs, stdout="".join(output.stdout),
                   output_chars=output.total, output_kept=output.kept, seconds=time.monotonic() - started)
     content = reply.get("content", {}) if reply else {}
-    if reply is not None and content.get("status") != "ok" or output.errors:
-        error = output.errors[-1] if output.errors else {}
-        run.ename = str(content.get("ename") or error.get("ename", "")) or str(content.get("status", "error"))
-        run.evalue = str(error.get("evalue", "") or content.get("evalue", ""))[:ERROR_CHARS]
-        run.traceback = [str(line) for line in (error.get("traceback") or content.get("traceback") or [])][-40:]
+    if reply is not None and content.get("status") != "ok" or output.last_error is not None:
+        # the last error output as kept (or short), else the reply's own, short: bounded either way
+        error = output.last_error or _short_error(content if isinstance(content, dict) else {})
+        run.ename = (str(content.get("ename") or error["ename"])[:ENAME_CHARS]
+                     or str(content.get("status", "error"))[:ENAME_CHARS])
+        run.evalue = error["evalue"] or str(content.get("evalue", ""))[:SHORT_ERROR_CHARS]
+        run.traceback = list(error["traceback"]) or _short_error(content)["traceback"]
         if not status:
             run.status = ERROR
     if interrupted and run.status in (OK, ERROR):

@@ -8,9 +8,10 @@ saved notebook: a fresh kernel, Restart & Run All order, every graded cell check
 checker process, and prints one line per graded cell with the points, the reason and the
 grader's notes. So what it prints is what the instructor's gradebook will say, including:
 
-* Run All order: a graded cell checks the answer as defined *above* it. An answer written
-  again in a cell further down is not what the check sees; the note says "your answer ... is
-  defined again after its check" and names the cell;
+* Run All order: a graded cell checks the answer as defined *above* it, where your notebook
+  has the graded cell. An answer written again in a cell further down (even right below the
+  check, the stub left above it) is not what the check sees; the note says "your answer ... is
+  defined after its check" and names the cell;
 * review flags read from the notebook's source (`memlib.course.grading.provenance`).
 
 Without ``--release`` the notebook is its own release: the points and reasons are the

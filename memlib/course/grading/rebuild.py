@@ -2,10 +2,13 @@
 
 Outputs dropped, every copy of a graded cell removed, the release's graded
 cells put back in place, and the grader's first cell that caps printed
-output. A graded cell goes back just before the release cell that follows it,
-or, when the student moved their answer into a cell further down (and deleted
-the exercise cell), just after the first cell that defines it: an answer is
-found by what it defines, not by where it sits. It works on a copy and does
+output. A graded cell goes back where the student's notebook has it (when its
+copy is there once and unedited: the notebook's own Restart & Run All order,
+so an answer written only in a cell below its check is not seen by it, and
+the reason says so), else just before the release cell that follows it; and,
+when the student moved their answer into a cell further down (and deleted
+the exercise cell, so nothing above the check defines it), just after the
+first cell that defines it: an answer is found by what it defines. It works on a copy and does
 not run anything or judge the student's code.
 """
 
@@ -38,6 +41,7 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
     seen: collections.Counter[str] = collections.Counter()
     edited: set[str] = set()
     kept: list[dict] = []
+    own: dict[str, int] = {}  # grade_id -> how many of the student's own cells came before its copy
     for original in submission.get("cells", []):
         cell = copy.deepcopy(original)
         source = cell.get("source", "")
@@ -52,6 +56,7 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
         if grade_id is not None or TAG_GRADED in tags:
             if grade_id is not None:
                 seen[grade_id] += 1
+                own[grade_id] = len(kept)
                 if source_checksum(source) != source_checksum(release_graded[grade_id].source):
                     edited.add(grade_id)
             continue  # every claimed graded cell goes; the release's copy comes back below
@@ -63,14 +68,22 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
         kept.append(cell)
 
     result: list[dict] = list(kept)
+    origin: list[int | None] = list(range(len(kept)))  # which of `kept` each cell of `result` is (None: graded)
     floor = 0  # graded cells stay in release order
     for graded in assignment.graded:
         usual = _position_for(graded, release_cells, result, floor)
+        # The notebook's own order when the student's copy is there, once and unedited: graded as a
+        # Restart & Run All of that notebook runs it (an answer written only below it is not seen).
+        if seen[graded.grade_id] == 1 and graded.grade_id not in edited:
+            at = own[graded.grade_id]
+            place = origin.index(at) if at < len(kept) else len(result)
+            usual = place if place >= floor else usual
         position = _after_definition(graded, result, usual)
         restored = copy.deepcopy(graded.cell)
         restored["outputs"] = []
         restored["execution_count"] = None
         result.insert(position, restored)
+        origin.insert(position, None)
         floor = usual + 1 if position == usual else usual  # a moved check does not push the next ones down
 
     repairs: dict[str, list[str]] = {}
@@ -186,9 +199,8 @@ def _position_for(graded: GradedCell, release_cells: list[dict], cells: list[dic
     def is_graded(cell: dict) -> bool:
         return _cell_grade_id(cell) is not None
 
-    # Prefer "just before the release cell that follows": the check then runs
-    # after every cell the student added for this exercise (a duplicated and
-    # solved exercise cell included).
+    # Where the student's copy is gone, edited or duplicated: "just before the
+    # release cell that follows", after every cell the student added there.
     for index in range(graded.index + 1, len(release_cells)):
         if not is_graded(release_cells[index]):
             found = find(release_cells[index])
