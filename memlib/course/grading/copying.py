@@ -34,7 +34,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from memlib.course.grading.model import CELL_READ_LIMIT_CHARS, Assignment, GradeSetupError
+from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
+from memlib.course.grading.model import Assignment, GradeSetupError
 from memlib.course.grading.provenance import _SCOPES, _code_cells, _first_line, _locals, _python
 from memlib.course.release import BEGIN_RE, END_RE, _grade_meta
 
@@ -246,12 +247,12 @@ def read_references(solutions: str | Path, assignments: list[Assignment]) -> dic
 # --------------------------------------------------------------------------- a submission
 
 
-def _student_forms(nb: dict) -> dict[str, str]:
+def _student_forms(nb: dict, graded_ids: set[str]) -> dict[str, str]:
     """Normal form -> the first line of the cell it is in, for every top-level statement of the code cells."""
     forms: dict[str, str] = {}
-    for cell in _code_cells(nb):
+    for cell in _code_cells(nb, graded_ids):
         source = _text(cell.get("source", ""))
-        if len(source) > CELL_READ_LIMIT_CHARS:  # not parsed on the host (grading.model)
+        if len(source) > CELL_READ_LIMIT_CHARS:  # not parsed on the host (grading.inert)
             continue
         try:
             tree = ast.parse(_python(source))
@@ -270,7 +271,7 @@ def copy_flags(nb: dict, assignment: Assignment, references: dict[str, list[Refe
     wanted = [r for g in assignment.graded for r in references.get(g.grade_id, [])]
     if not wanted:
         return {}
-    forms = _student_forms(nb)
+    forms = _student_forms(nb, {graded.grade_id for graded in assignment.graded})
     notes: dict[str, list[str]] = {}
     for reference in wanted:
         cell = forms.get(reference.form)

@@ -36,6 +36,12 @@ __all__ = ["terminal_text", "terminal_line", "csv_text", "markdown_text", "markd
 # C0 controls but tab and newline, DEL, C1 controls; zero-width marks, bidirectional
 # overrides and isolates, the byte order mark: they hide text or show it reordered.
 _HIDDEN = "\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff"
+#: The student code the grader parses on the host, per cell and per notebook (characters): parsing
+#: costs about half a gigabyte per megabyte of code, and the course's longest solution notebook has
+#: about a tenth of the notebook bound. A larger cell is not parsed (provenance flags it for a person).
+CELL_READ_LIMIT_CHARS = 100_000
+READ_LIMIT_CHARS = 400_000
+
 _TERMINAL_RE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_HIDDEN}]")
 _LINE_RE = re.compile(f"[\x00-\x1f\x7f-\x9f{_HIDDEN}]")
 # A text cell starting with one of these is a formula to a spreadsheet.

@@ -24,11 +24,6 @@ CSV_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "statu
 PASSED, FAILED, ERROR, MISSING = "passed", "failed", "error", "missing"
 
 STDOUT_TAIL_CHARS = 2000
-#: The student code the grader parses on the host, per cell and per notebook (characters): parsing
-#: costs about half a gigabyte per megabyte of code, and the course's longest solution notebook has
-#: about a tenth of the notebook bound. A larger cell is not parsed (provenance flags it for a person).
-CELL_READ_LIMIT_CHARS = 100_000
-READ_LIMIT_CHARS = 400_000
 REASON_CHARS = 400
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 

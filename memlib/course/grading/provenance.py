@@ -58,7 +58,8 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from memlib.course.checker import graded_call
-from memlib.course.grading.model import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS, Assignment, _cell_grade_id
+from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS
+from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import is_skipped
 
 __all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CHECK_PACKAGE", "READ_LIMIT_CHARS",
@@ -133,12 +134,14 @@ class _ReadMagics(ast.NodeTransformer):
 
     @staticmethod
     def _code(node: ast.AST) -> str | None:
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "run_line_magic" and len(node.args) >= 2
-                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args[:2])
-                and node.args[0].value in _CODE_MAGICS):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "run_line_magic" and len(node.args) >= 2):
+            return None
+        name, argument = node.args[0], node.args[1]
+        if (isinstance(name, ast.Constant) and name.value in _CODE_MAGICS
+                and isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
             # %timeit's options come first: -n1 -r1 CODE
-            words = node.args[1].value.split()
+            words = argument.value.split()
             while words and words[0].startswith("-"):
                 words.pop(0)
                 if words and words[0].isdigit():

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
 from memlib.quiz import QUIZ_NOTEBOOKS, load_quiz, parse_answers
 
 __all__ = ["QuizItem", "quiz_item", "quiz_answers", "quiz_row"]
@@ -55,8 +56,6 @@ def quiz_answers(nb: dict, item: QuizItem) -> tuple[str | None, str]:
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "code" or "show_quiz" not in _text(cell.get("source", "")):
             continue
-        from memlib.course.grading.model import CELL_READ_LIMIT_CHARS  # (model imports this module)
-
         if len(_text(cell.get("source", ""))) > CELL_READ_LIMIT_CHARS:  # not parsed on the host
             continue
         try:

@@ -22,7 +22,8 @@ import re
 import nbformat
 
 from memlib.course.checker import graded_call
-from memlib.course.grading.model import CELL_READ_LIMIT_CHARS, Assignment, _cell_grade_id
+from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
+from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.release import TAG_GRADED, GradedCell, source_checksum
 
 
@@ -130,7 +131,7 @@ def _defines(cell: dict, names: set[str]) -> bool:
     """True when the code cell binds one of `names` at its top level (def, class, assignment, import)."""
     if cell.get("cell_type") != "code" or _cell_grade_id(cell):
         return False
-    if len(cell.get("source", "")) > CELL_READ_LIMIT_CHARS:  # not parsed on the host (grading.model)
+    if len(cell.get("source", "")) > CELL_READ_LIMIT_CHARS:  # not parsed on the host (grading.inert)
         return False
     try:
         tree = ast.parse(cell.get("source", ""))
