@@ -119,7 +119,10 @@ def test_an_error_flood_keeps_the_grader_and_executed_ipynb_bounded(course, tmp_
     own = len(json.dumps([c["source"] for c in cells])) + 2_000 * len(cells)  # the cells themselves, roughly
     assert executed.stat().st_size <= own + 2 * kernel_run.OUTPUT_CAP_CHARS  # plain text: ~1 byte a character
     max_rss_mb = int(done.stdout.split("MAXRSS-KB")[1].split()[0]) / 1024
-    assert max_rss_mb < 300, f"the grader grew to {max_rss_mb:.0f} MB"
+    # one student's harm stays under a gigabyte (this flood took the grader to 3.8 GB before the output caps
+    # counted errors); what remains is the kernel's messages queued before the grader reads them, more on a
+    # loaded machine (93 MB alone, 409 MB seen under a CI run)
+    assert max_rss_mb < 1024, f"the grader grew to {max_rss_mb:.0f} MB"
 
 
 def test_a_message_is_bounded_in_items_before_it_is_parsed() -> None:

@@ -485,7 +485,8 @@ def test_inside_the_sandbox_the_kernel_sees_nothing_of_the_machine(hostile) -> N
     limits = sandboxing.Limits()
     assert f"LIMIT RLIMIT_AS {limits.memory}" in out and f"LIMIT RLIMIT_FSIZE {limits.file_size}" in out
     assert int(out.split("THREADS ")[1].split()[0]) < 400
-    assert _rows(hostile, "probes") == _rows(hostile, "complete")
+    # graded as the complete student; reading the limits by computed names (getattr) is flagged for review only
+    assert [(*row[:3], _without_source_flags(row[3])) for row in _rows(hostile, "probes")] == _rows(hostile, "complete")
 
 
 # --------------------------------------------------------------------------- quick units

@@ -347,8 +347,9 @@ def _writer(dsn: str, schema: str, name: str, n: int, start, done, out) -> None:
 
     try:
         start.wait(timeout=60)
-        store = PostgresArchivalStore(dsn, schema=schema)  # the schema may not exist yet: both create it
-        recall = PostgresRecallStore(dsn, schema=schema)
+        # the schema may not exist yet: both create it; the server may be restarting already: open again
+        store = _opened(lambda: PostgresArchivalStore(dsn, schema=schema))
+        recall = _opened(lambda: PostgresRecallStore(dsn, schema=schema))
         retries = 0
         for i in range(n):
             text, content = f"{name} record {i}", f"{name} {i}"
@@ -361,6 +362,21 @@ def _writer(dsn: str, schema: str, name: str, n: int, start, done, out) -> None:
                  ([m.id for m in messages], sorted(m.content for m in messages)), retries))
     except BaseException:
         out.put((name, "failed", traceback.format_exc(), None, None))
+
+
+def _opened(open_store, seconds: float = 60.0):
+    """open_store(), again after each ServerUnavailableError (the store says: start the server and call
+    again) until `seconds` have passed."""
+    from memlib.storage import ServerUnavailableError
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return open_store()
+        except ServerUnavailableError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def _until_acknowledged(write, stored) -> int:
