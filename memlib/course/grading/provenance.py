@@ -343,7 +343,7 @@ def _bindings(cells: list[dict], release_sources: set[str]
             budget -= len(source)
         try:
             tree = _parse(source)
-        except (SyntaxError, ValueError, RecursionError):
+        except (SyntaxError, ValueError, RecursionError, SystemError, MemoryError):  # too deep: not read
             trees.append(None)
             continue
         trees.append(tree if student else None)

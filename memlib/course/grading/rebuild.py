@@ -135,7 +135,7 @@ def _defines(cell: dict, names: set[str]) -> bool:
         return False
     try:
         tree = ast.parse(cell.get("source", ""))
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, SystemError, MemoryError):  # not Python, or too deep to read
         return False
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names:

@@ -70,6 +70,24 @@ def _failure_reason(cell: CellRun, cell_timeout: float) -> tuple[str, str, str]:
     return _one_line(f"{ename}: {evalue}"), f"{ename}: {evalue}", trace
 
 
+def _source_flags(nb: dict, assignment: Assignment, support_modules: set[str], settings: _Settings
+                  ) -> dict[str, list[str]]:
+    """Review flags read from the notebook's source (provenance, copies). Evidence for a person: a source
+    the reading cannot handle (a cell nested too deep for Python's parser, ...) is named, never a grader error."""
+    flags: dict[str, list[str]] = {}
+    try:
+        readings = [review_flags(notebook_findings(nb, assignment, support_modules)),
+                    copy_flags(nb, assignment, settings.references)]
+    except (RecursionError, SystemError, MemoryError, ValueError) as error:
+        note = (f"review: the grader could not read this notebook's source ({type(error).__name__}); "
+                "read it yourself")
+        return {graded.grade_id: [note] for graded in assignment.graded}
+    for reading in readings:
+        for grade_id, notes in reading.items():
+            flags.setdefault(grade_id, []).extend(notes)
+    return flags
+
+
 def _verdict(check: CheckOutcome, language: str = "en") -> _Outcome:
     """A graded cell's outcome as the checker said it: no message is parsed, no output searched."""
     stdout = check.output[-STDOUT_TAIL_CHARS:]
@@ -196,9 +214,7 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         notes = review_notes(assignment, repairs, outcomes)
         # read from the source the grader holds, outside the kernel: what the answer is made of
         support_modules = {p.stem for p in settings.support if p.suffix == ".py"}
-        for grade_id, flags in review_flags(notebook_findings(job.nb, assignment, support_modules)).items():
-            notes.setdefault(grade_id, []).extend(flags)
-        for grade_id, flags in copy_flags(job.nb, assignment, settings.references).items():
+        for grade_id, flags in _source_flags(job.nb, assignment, support_modules, settings).items():
             notes.setdefault(grade_id, []).extend(flags)
         _fill_rows(result, outcomes, notes)
         _written_rows(result, job.nb)
