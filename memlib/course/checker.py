@@ -41,6 +41,7 @@ from queue import Empty, Queue
 from typing import Any, Callable
 
 from memlib.course import wire
+from memlib._util import parse_python
 
 __all__ = ["GradedCall", "graded_call", "CheckOutcome", "run_check", "Remote", "main"]
 
@@ -69,7 +70,7 @@ class GradedCall:
 def graded_call(source: str) -> GradedCall:
     """Read a released graded cell; ValueError when it is not imports followed by one check call."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError as error:
         raise ValueError(f"the graded cell is not valid Python ({error.msg}, line {error.lineno})") from None
     imported: dict[str, str] = {}

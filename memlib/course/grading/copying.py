@@ -38,6 +38,7 @@ from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
 from memlib.course.grading.model import Assignment, GradeSetupError
 from memlib.course.grading.provenance import _SCOPES, _code_cells, _first_line, _locals, _python
 from memlib.course.release import BEGIN_RE, END_RE, _grade_meta
+from memlib._util import parse_python
 
 __all__ = ["Reference", "COPY_FLAG", "MIN_NODES", "normal_form", "read_references", "references_of",
            "copy_flags"]
@@ -143,7 +144,7 @@ def _without_strings(body: list[ast.stmt]) -> list[ast.stmt]:
 
 def normal_form(statement: ast.stmt) -> str:
     """`statement` (a top-level statement, not changed) with names, docstrings and layout made canonical."""
-    tree = ast.parse(ast.unparse(statement))  # a fresh copy to transform
+    tree = parse_python(ast.unparse(statement))  # a fresh copy to transform
     node = tree.body[0]
     own = {node.name} if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else set()
     node = _Canonical(own).visit(node)
@@ -192,7 +193,7 @@ def references_of(solution: dict, notebook: str = "") -> list[Reference]:
 
 def _statements(grade_id: str, source: str, notebook: str) -> list[Reference]:
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return []
     spans = _regions(source)
@@ -255,7 +256,7 @@ def _student_forms(nb: dict, graded_ids: set[str]) -> dict[str, str]:
         if len(source) > CELL_READ_LIMIT_CHARS:  # not parsed on the host (grading.inert)
             continue
         try:
-            tree = ast.parse(_python(source))
+            tree = parse_python(_python(source))
         except (SyntaxError, ValueError):
             continue
         for statement in tree.body:

@@ -61,6 +61,7 @@ from memlib.course.checker import graded_call
 from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import is_skipped
+from memlib._util import parse_python
 
 __all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CHECK_PACKAGE", "READ_LIMIT_CHARS",
            "CELL_READ_LIMIT_CHARS"]
@@ -153,7 +154,7 @@ class _ReadMagics(ast.NodeTransformer):
         code = self._code(node.value)
         if code is not None:
             try:
-                return [self.visit(statement) for statement in ast.parse(code).body]
+                return [self.visit(statement) for statement in parse_python(code).body]
             except (SyntaxError, ValueError):
                 return node
         return self.generic_visit(node)
@@ -162,7 +163,7 @@ class _ReadMagics(ast.NodeTransformer):
         code = self._code(node)
         if code is not None:
             try:
-                return self.visit(ast.parse(code, mode="eval").body)
+                return self.visit(parse_python(code, mode="eval").body)
             except (SyntaxError, ValueError):
                 return node
         return self.generic_visit(node)
@@ -170,7 +171,7 @@ class _ReadMagics(ast.NodeTransformer):
 
 def _parse(source: str) -> ast.Module:
     """The cell's code as the kernel runs it, with the code of magics that run Python read in place."""
-    return ast.fix_missing_locations(_ReadMagics().visit(ast.parse(_python(source))))
+    return ast.fix_missing_locations(_ReadMagics().visit(parse_python(_python(source))))
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -601,7 +602,7 @@ def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterabl
     found: dict[str, list[Finding]] = {}
     for graded in assignment.graded:
         try:
-            expression = ast.parse(graded_call(graded.source).answer, mode="eval")
+            expression = parse_python(graded_call(graded.source).answer, mode="eval")
         except (ValueError, SyntaxError):
             continue
         names = {node.id for node in ast.walk(expression) if isinstance(node, ast.Name)}

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
 from memlib.quiz import QUIZ_NOTEBOOKS, load_quiz, parse_answers
+from memlib._util import parse_python
 
 __all__ = ["QuizItem", "quiz_item", "quiz_answers", "quiz_row"]
 
@@ -59,7 +60,7 @@ def quiz_answers(nb: dict, item: QuizItem) -> tuple[str | None, str]:
         if len(_text(cell.get("source", ""))) > CELL_READ_LIMIT_CHARS:  # not parsed on the host
             continue
         try:
-            tree = ast.parse(_text(cell.get("source", "")))
+            tree = parse_python(_text(cell.get("source", "")))
         except SyntaxError:
             continue
         for node in ast.walk(tree):

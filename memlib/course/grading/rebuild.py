@@ -25,6 +25,7 @@ from memlib.course.checker import graded_call
 from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.release import TAG_GRADED, GradedCell, source_checksum
+from memlib._util import parse_python
 
 
 # --------------------------------------------------------------------------- restoring graded cells
@@ -121,7 +122,7 @@ def _answer_names(graded: GradedCell) -> set[str]:
 
 def _answer_names_of(source: str) -> set[str]:
     try:
-        expression = ast.parse(graded_call(source).answer, mode="eval")
+        expression = parse_python(graded_call(source).answer, mode="eval")
     except (ValueError, SyntaxError):
         return set()
     return {node.id for node in ast.walk(expression) if isinstance(node, ast.Name)}
@@ -134,7 +135,7 @@ def _defines(cell: dict, names: set[str]) -> bool:
     if len(cell.get("source", "")) > CELL_READ_LIMIT_CHARS:  # not parsed on the host (grading.inert)
         return False
     try:
-        tree = ast.parse(cell.get("source", ""))
+        tree = parse_python(cell.get("source", ""))
     except (SyntaxError, ValueError, RecursionError, SystemError, MemoryError):  # not Python, or too deep to read
         return False
     for node in tree.body:
