@@ -31,7 +31,8 @@ from memlib.course import grade as grading
 from memlib.course import sandbox as sandboxing
 from memlib.course.release import release
 
-pytestmark = pytest.mark.grading
+# one worker with tests/test_grade_redteam.py: both grade a disk filler and measure the host's free space
+pytestmark = [pytest.mark.grading, pytest.mark.xdist_group("disk-fillers")]
 
 FIXTURES = Path(__file__).parent / "fixtures" / "course"
 SOLUTIONS = FIXTURES / "solutions"

@@ -88,7 +88,8 @@ attacks = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = attacks  # its dataclasses look their module up
 _spec.loader.exec_module(attacks)
 
-pytestmark = [pytest.mark.grading, pytest.mark.slow, pytest.mark.xdist_group("grade-redteam")]
+# one worker with tests/test_grade_isolation.py: both grade a disk filler and measure the host's free space
+pytestmark = [pytest.mark.grading, pytest.mark.slow, pytest.mark.xdist_group("disk-fillers")]
 
 #: Students whose letters and digits do not start their name (files named as formulas or escapes).
 KEY_OVERRIDES = (("escapes", "escapes"), ("=HYPERLINK", "hyperlink"), ("-2+3", "23"), ("@mention", "mention"))
