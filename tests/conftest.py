@@ -95,3 +95,24 @@ def pytest_collection_modifyitems(config, items) -> None:
         definitions = info.name2fixturedefs.values() if info is not None else ()
         if any(defs and defs[-1].scope == "module" for defs in definitions):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+def honest_alternatives(release: dict) -> list[tuple[str, dict, object]]:
+    """(file name, notebook, assignment) for each answer under tests/alternatives, in the released notebook
+    of its exercise just before the graded cell, as a student who solved it would hand it in.
+
+    `release` is {notebook number: Assignment} (`memlib.course.grade.load_release`)."""
+    import copy
+
+    by_id = {g.grade_id: (a, g) for a in release.values() for g in a.graded}
+    found = []
+    for path in sorted((ROOT / "tests" / "alternatives").rglob("*.py")):
+        grade_id = path.relative_to(ROOT / "tests" / "alternatives").parts[0]
+        if grade_id not in by_id:
+            continue
+        assignment, graded = by_id[grade_id]
+        nb = copy.deepcopy(assignment.nb)
+        nb.cells.insert(graded.index, {"cell_type": "code", "source": path.read_text(encoding="utf-8"),
+                                       "metadata": {}, "outputs": [], "execution_count": None})
+        found.append((path.name, nb, assignment))
+    return found
