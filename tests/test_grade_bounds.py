@@ -9,7 +9,9 @@ import csv
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 import pytest
@@ -39,6 +41,34 @@ def test_output_is_capped_per_notebook_not_only_per_cell(tmp_path: Path) -> None
     error = run.cells[10]
     assert error.status == ERROR and error.ename == "ZeroDivisionError"
     assert run.cells[11].status == OK
+
+
+LATE_SECONDS = 1.5  # how late each iopub message arrives
+
+
+def test_output_that_arrives_after_the_reply_is_kept(tmp_path: Path, monkeypatch) -> None:
+    """On a loaded machine the execute reply (shell socket) can come over a second before the cell's output
+    (iopub socket); a CI run lost a whole 300,000-character print that way."""
+    from jupyter_client.blocking import BlockingKernelClient
+
+    class Late(BlockingKernelClient):  # the real client, each iopub message held back LATE_SECONDS
+        def get_iopub_msg(self, timeout=None):
+            held = self.__dict__.setdefault("_held", [])
+            try:
+                held.append((time.monotonic(), super().get_iopub_msg(timeout=0)))
+            except Empty:
+                pass
+            if held and time.monotonic() - held[0][0] >= LATE_SECONDS:
+                return held.pop(0)[1]
+            time.sleep(timeout or 0)
+            raise Empty
+
+    monkeypatch.setattr("jupyter_client.blocking.BlockingKernelClient", Late)
+    sandbox, _ = sandboxing.resolve("auto")
+    run = run_notebook(_cells("print('x' * 300_000)", "print('y')"), sandbox, tmp_path, [], cell_timeout=30,
+                       timeout=120)
+    assert [(c.status, c.output_chars) for c in run.cells] == [(OK, 300_001), (OK, 2)]
+    assert run.cells[1].stdout == "y\n"
 
 
 # A cell that sends error outputs in a loop, each with a ~6 KB message and traceback (attack3's x01b).

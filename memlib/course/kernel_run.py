@@ -64,6 +64,10 @@ NOTEBOOK_OUTPUT_CAP_CHARS = 4_000_000
 MAX_MESSAGE_BYTES = 64 * 2**20
 KERNEL_START_SECONDS = 60.0
 INTERRUPT_GRACE_SECONDS = 5.0
+# After the execute reply, how long to wait for the cell's last output and its "idle" status. The reply
+# comes on the shell socket and can overtake output still queued on iopub (a loaded machine took over a
+# second for a 300,000-character print); a kernel that never says idle costs this once.
+IDLE_WAIT_SECONDS = 10.0
 LOG_TAIL_CHARS = 4000
 ERROR_CHARS = 20_000  # of an error's message, and of each line of its traceback (its last 40 lines)
 ENAME_CHARS = 200  # of an error's name
@@ -452,7 +456,7 @@ def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cel
             if candidate is not None and candidate.get("parent_header", {}).get("msg_id") == msg_id:
                 reply, reply_at = candidate, time.monotonic()
         now = time.monotonic()
-        if reply is not None and (idle or now > reply_at + 1.0):
+        if reply is not None and (idle or now > min(reply_at + IDLE_WAIT_SECONDS, notebook_deadline)):
             break
         if reply is None and process.poll() is not None:
             status = DIED
