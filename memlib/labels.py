@@ -99,6 +99,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "quiz_not_quite": ("Not quite.", "不太对。"),
     "quiz_the_answer": ("The answer is {letter}) {option}.", "答案是 {letter}) {option}。"),
     "quiz_again": ("Read the question again and try another option.", "再读一遍题目，换个选项试试。"),
+    "quiz_no_answer": ("no answer given", "未作答"),
+    "quiz_score": ("{right} of {total} answered correctly", "{total} 题中答对 {right} 题"),
     "quiz_footer": ('Answer with quiz.answer(<question number>, "<letter>"), e.g. quiz.answer(1, "b").',
                     '用 quiz.answer(<题号>, "<字母>") 作答，例如 quiz.answer(1, "b")。'),
 }

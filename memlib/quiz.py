@@ -378,9 +378,9 @@ def show_quiz(notebook: str | int, answers: str | None = None) -> None:
         chosen = parse_answers(answers, len(quiz))
         for number in range(1, len(quiz) + 1):
             feedback = quiz.answer(number, chosen.get(number)) if number in chosen else None
-            print(f"{number}. {feedback.text if feedback else 'no answer given'}")
+            print(f"{number}. {feedback.text if feedback else label('quiz_no_answer')}")
         right, total = quiz.score
-        print(f"{right} of {total} answered correctly")
+        print(label("quiz_score", right=right, total=total))
     try:
         from IPython import get_ipython  # optional: outside Jupyter the quiz prints
     except ImportError:

@@ -151,6 +151,20 @@ def test_show_quiz_prints_outside_jupyter(capsys) -> None:
     assert "1. " in capsys.readouterr().out
 
 
+def test_show_quiz_with_answers_speaks_the_notebooks_language(capsys) -> None:
+    from memlib.course.lang import use_language
+
+    right = "".join("abcd"[q.answer] for q in load_quiz("03").questions[:1])  # the first right, the rest left out
+    for code, words in (("en", ("no answer given", "1 of ")), ("zh", ("未作答", "答对 1 题"))):
+        use_language(code)
+        try:
+            show_quiz("03", answers=right)
+        finally:
+            use_language("en")
+        printed = capsys.readouterr().out
+        assert all(w in printed for w in words), (code, printed)
+
+
 @pytest.mark.parametrize("name", [3, "3", "03", " 03 ", "03_archival", "03_archival_bm25", "3_x"])
 def test_a_notebook_is_named_by_its_number_alone_or_with_its_file_name(name) -> None:
     # "03_archival" is notebook 03, as its file 03_archival_bm25.ipynb is: the words are not checked.
