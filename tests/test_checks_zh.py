@@ -205,8 +205,9 @@ def outcome(check: Callable, answer: Any, code: str) -> dict[str, Any]:
         status, what, hint = "failed", failure.what, failure.hint
     finally:
         lang.use_language("en")
-    # the gradebook's note on a reference call is a fixed marker the grader reads, in English by design
-    lines = [line for line in out.getvalue().splitlines() if not line.startswith("NOTE  ")]
+    # the note on a reference call is left out of the pinned English messages (the gradebook takes the
+    # references from the check's outcome; the note is only words for the student, in both languages)
+    lines = [line for line in out.getvalue().splitlines() if not line.startswith(("NOTE  ", "注意  "))]
     return {"status": status, "what": what, "hint": hint, "out": lines}
 
 
@@ -325,3 +326,15 @@ def test_every_label_a_check_shows_has_its_chinese() -> None:
     lang.use_language("zh")
     assert [nb08._when(w) for w in ("after from_json", "before filling 'notes'", "valid_letta_blocks")] == [
         "from_json 之后", "填满 'notes' 之前", "valid_letta_blocks"]
+
+
+def test_the_note_on_a_reference_call_speaks_the_notebooks_language() -> None:
+    from memlib.course.checking import reference_note
+
+    lang.use_language("zh")
+    try:
+        chinese = reference_note(["memlib.guard.scan"])
+    finally:
+        lang.use_language("en")
+    assert chinese == "注意  你的答案调用了 memlib 的参考实现：memlib.guard.scan（成绩簿会记下这一点）"
+    assert reference_note(["memlib.guard.scan"]).startswith("NOTE  your answer calls memlib's reference")

@@ -40,3 +40,22 @@ def test_fallback_names_a_crashing_answer_as_crashed(capsys):
     assert use_or_reference(crashing, len, "exercise 9", "len", probe=lambda f: f()) is len
     out = capsys.readouterr().out
     assert "exercise 9 crashed (ZeroDivisionError" in out and "not solved" not in out
+
+
+def test_a_chinese_notebook_hears_the_fallback_in_chinese(capsys):
+    from memlib.course.lang import use_language
+
+    def crashing():
+        return 1 // 0
+
+    use_language("zh")
+    try:
+        use_or_reference(stub, len, "exercise 9", "len", probe=lambda f: f())
+        use_or_reference(crashing, len, "exercise 9", "len", probe=lambda f: f())
+        use_or_reference(lambda: 1, len, "exercise 9", probe=lambda f: f())
+    finally:
+        use_language("en")
+    unsolved, crashed, yours = capsys.readouterr().out.splitlines()
+    assert unsolved.startswith("练习 9还没有解出") and "len" in unsolved
+    assert "ZeroDivisionError" in crashed and crashed.startswith("你对练习 9的答案出错了")
+    assert yours == "下面用的是你对练习 9的答案。"

@@ -476,9 +476,9 @@ def main() -> int:
     except Exception as error:  # the grader's problem (a missing check, a bug): say so, never a score
         outcome = {"status": "error", "message": f"{type(error).__name__}: {error}"}
     if link.references:
-        from memlib.course.checking import REFERENCE_NOTE
+        from memlib.course.checking import reference_note
 
-        print(f"{REFERENCE_NOTE}{', '.join(link.references)} (the gradebook notes it)")
+        print(reference_note(link.references))
     outcome.update(output=captured.getvalue()[-200_000:], references=link.references)
     outbox.write(json.dumps({"done": outcome}) + "\n")
     outbox.flush()

@@ -68,7 +68,7 @@ Inside a check, any exception the student's code raises becomes a
 crashed"); the release's stub (``NotImplementedError("Exercise N: ...")``)
 alone is reported as "not solved yet". When a check sees the student's code
 call memlib's own reference implementation of the exercise (the
-``references`` of `graded`), it prints a line starting with `REFERENCE_NOTE`
+``references`` of `graded`), it prints the line `reference_note` writes
 and records it in `REFERENCE_CALLS`, so the gradebook can note it.
 
 This module does not run notebooks or award points (that is
@@ -103,7 +103,7 @@ __all__ = [
     "Check",
     "CHECKS",
     "REFERENCE_CALLS",
-    "REFERENCE_NOTE",
+    "reference_note",
     "STRICT_ENV",
     "RUNNER_ENVS",
     "FULL_TRACEBACK_ENV",
@@ -129,8 +129,6 @@ RUNNER_ENVS = ("NBGRADER_EXECUTION",)
 FRESH_SEED_ENV = "MEMLIB_FRESH_SEED"
 #: Set to 1 to see the full traceback of a failed check (for instructors).
 FULL_TRACEBACK_ENV = "MEMLIB_FULL_TRACEBACK"
-#: Start of the output line a check prints when the answer calls memlib's reference implementation.
-REFERENCE_NOTE = "NOTE  your answer calls memlib's reference implementation: "
 #: grade_id -> the reference implementations the last run of its check saw the answer call.
 REFERENCE_CALLS: dict[str, tuple[str, ...]] = {}
 
@@ -447,7 +445,7 @@ def graded(exercise: Exercise | str, description: str = "", *,
     when everything held, and either raises the failure or (after
     `keep_going_after_failures`) displays it. `references` names memlib's
     reference implementations of the exercise ("module:qualname"); a call to
-    one of them from the student's code is reported (`REFERENCE_NOTE`).
+    one of them from the student's code is reported (`reference_note`).
     """
 
     record = exercise if isinstance(exercise, Exercise) else None
@@ -520,7 +518,13 @@ def graded(exercise: Exercise | str, description: str = "", *,
 def _report_references(grade_id: str, used: list[str]) -> None:
     REFERENCE_CALLS[grade_id] = tuple(used)
     if used:
-        print(f"{REFERENCE_NOTE}{', '.join(used)} (the gradebook notes it)")
+        print(reference_note(used))
+
+
+def reference_note(references: Iterable[str]) -> str:
+    """The line a check prints when the answer calls memlib's reference implementations `references`, in the
+    notebook's language (only words for the student: the gradebook takes the names from the outcome)."""
+    return say("reference_note", names=", ".join(references))
 
 
 def _qualified(function: Callable[..., Any]) -> str:

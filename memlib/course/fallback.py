@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import importlib
 import platform
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from memlib.course.checking import is_exercise_stub
-from memlib.course.lang import say
+from memlib.course.lang import language, say
 
 __all__ = ["use_or_reference", "answer_status", "Requirement", "EnvironmentReport", "environment_report"]
 
@@ -59,15 +60,16 @@ def use_or_reference(answer: Any, reference: Any, exercise: str, what: str = "th
         True
     """
     status, error = answer_status(answer, probe)
+    # the notebooks' code is the same in every language: "exercise 2" is named as a Chinese notebook names it
+    named = re.sub(r"^exercise (\w+)$", r"练习 \1", exercise) if language() == "zh" else exercise
     if status == "solved":
         if not quiet:
-            print(f"Using your answer to {exercise}.")
+            print(say("fallback_yours", exercise=named))
         return answer
     if status == "crashed":
-        print(f"your answer to {exercise} crashed ({type(error).__name__}: {error}): showing {what}. "
-              "Its graded cell says more; fix it and re-run this cell to see yours.")
+        print(say("fallback_crashed", exercise=named, what=what, error=f"{type(error).__name__}: {error}"))
     else:
-        print(f"{exercise} not solved yet: showing {what}. Solve it above and re-run this cell to see yours.")
+        print(say("fallback_unsolved", exercise=named, what=what))
     return reference
 
 
