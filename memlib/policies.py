@@ -4,8 +4,6 @@ The loop (`memlib.agent`) asks a policy for one `ToolCall` at a time; this
 module holds the policies that need no language model:
 
 - `ScriptedPolicy` replays a list of calls (notebook 04's page-fault script);
-- `ProbePolicy` replays a script that may also crash or return garbage, and
-  notes what each view showed (notebook 04's check of the agent loop);
 - `RulePolicy` is a small deterministic agent: it stores what it is told,
   searches when a question cannot be answered from main context, answers
   with citations and saves what matters under memory pressure;
@@ -46,8 +44,6 @@ from memlib.retrieval import ANALYZERS, tokenize
 __all__ = [
     "ScriptedPolicy",
     "ScriptedPolicyExhausted",
-    "ProbePolicy",
-    "ProbeCrash",
     "RulePolicy",
     "ReferenceDecider",
     "FallibleDecider",
@@ -96,70 +92,6 @@ class ScriptedPolicy:
 
     def __repr__(self) -> str:
         return f"ScriptedPolicy({len(self._calls)} calls, {self.remaining} left)"
-
-
-class ProbeCrash(RuntimeError):
-    """What a ProbePolicy raises on a `ProbePolicy.RAISE` entry: a policy with a bug."""
-
-
-class ProbePolicy:
-    """Replays a script, and notes what each view showed: an instrument for checking an agent loop.
-
-    Entries are what ScriptedPolicy takes (a ToolCall, a `(name, arguments)`
-    pair, a `{"name", "arguments"}` dict), or one of two markers that make
-    that turn misbehave: `ProbePolicy.RAISE` (next_call raises `ProbeCrash`)
-    and `ProbePolicy.MALFORMED` (it returns the bare text "send_message", no
-    tool call). `seen` holds, per turn, what the view held: the names of the
-    step's calls so far, `calls_left` and the alerts. Asked once more than its
-    script holds, it raises `ScriptedPolicyExhausted`.
-
-    Example:
-        >>> probe = ProbePolicy([ToolCall("send_message", {"message": "hi"})])
-        >>> probe
-        ProbePolicy(1 entries, 1 left)
-    """
-
-    RAISE = "raise"
-    MALFORMED = "malformed"
-
-    def __init__(self, script: Iterable[Any]) -> None:
-        if isinstance(script, (str, bytes, Mapping)):
-            raise TypeError("ProbePolicy takes a list of calls and markers, e.g. "
-                            "[ProbePolicy.RAISE, ToolCall('send_message', {'message': 'hi'})]")
-        entries: list[ToolCall | str] = []
-        for entry in script:
-            if isinstance(entry, str):
-                if entry not in (self.RAISE, self.MALFORMED):
-                    raise ValueError(f"unknown marker {entry!r}: use ProbePolicy.RAISE or ProbePolicy.MALFORMED")
-                entries.append(entry)
-            else:
-                entries.append(as_tool_call(entry))
-        self.script: tuple[ToolCall | str, ...] = tuple(entries)
-        #: per turn: (names of the step's calls so far, calls_left, alerts), as the view showed them
-        self.seen: list[tuple[tuple[str, ...], int | None, tuple[str, ...]]] = []
-
-    @property
-    def remaining(self) -> int:
-        return max(0, len(self.script) - len(self.seen))
-
-    def next_call(self, view: AgentView) -> ToolCall:
-        turn = len(self.seen)
-        if turn >= len(self.script):
-            raise ScriptedPolicyExhausted(
-                f"ProbePolicy ran out after {len(self.script)} calls (asked again while handling "
-                f"{shorten(view.user_text, 40)!r})"
-            )
-        self.seen.append((tuple(call.name for call, _ in view.calls), view.calls_left, tuple(view.alerts)))
-        entry = self.script[turn]
-        if entry == self.RAISE:
-            raise ProbeCrash(f"the probe's script crashes on turn {turn + 1}")
-        if entry == self.MALFORMED:
-            return "send_message"  # type: ignore[return-value]  # the point: a reply that is no tool call
-        assert isinstance(entry, ToolCall)
-        return entry
-
-    def __repr__(self) -> str:
-        return f"ProbePolicy({len(self.script)} entries, {self.remaining} left)"
 
 
 # -- rule policy --------------------------------------------------------------------

@@ -5,21 +5,19 @@ folded into a new summary that must fit `max_tokens`. Three summarizers share
 one protocol: `NoSummarizer` forgets (the lesson's starting point),
 `TruncatingSummarizer` keeps the newest text that fits, `ExtractiveSummarizer`
 keeps the sentences that look like facts. None of them calls a language model.
-`RecordingSummarizer` wraps one of them and notes every call it gets, so a
-check can see how a flush used its summarizer.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import Protocol, Sequence, runtime_checkable
 
 from memlib._util import check_int_at_least
 from memlib.messages import Message
 from memlib.tokens import count
 
 __all__ = ["Summarizer", "NoSummarizer", "TruncatingSummarizer", "ExtractiveSummarizer",
-           "RecordingSummarizer", "SummaryCall", "check_summary_args", "fit_newest_lines", "is_summarizer"]
+           "check_summary_args", "fit_newest_lines", "is_summarizer"]
 
 
 @runtime_checkable
@@ -178,51 +176,3 @@ class ExtractiveSummarizer:
 
     def __repr__(self) -> str:
         return f"ExtractiveSummarizer(user_weight={self.user_weight}, assistant_weight={self.assistant_weight})"
-
-
-class SummaryCall(NamedTuple):
-    """One call a `RecordingSummarizer` got: its arguments, and the kind of sequence `evicted` was."""
-
-    previous: str
-    evicted: tuple[Message, ...]
-    max_tokens: int
-    kind: str  # type(evicted).__name__: "list", "tuple", "generator" ...
-
-
-class RecordingSummarizer:
-    """Notes every call in `calls`, then lets `inner` (a summarizer) write the summary.
-
-    Arguments are checked first (the same errors as every summarizer), so a call
-    is recorded only with valid arguments. An `evicted` that is an iterator is
-    read once and handed on as a list (`kind` says what it was).
-
-    Example:
-        >>> s = RecordingSummarizer(TruncatingSummarizer())
-        >>> s.summarize("", [Message.user("Maeve lives in Lisbon.")], 20)
-        'user: Maeve lives in Lisbon.'
-        >>> [(len(c.evicted), c.max_tokens, c.kind) for c in s.calls]
-        [(1, 20, 'list')]
-    """
-
-    def __init__(self, inner: Summarizer | None = None, calls: Sequence[SummaryCall] = ()):
-        inner = inner if inner is not None else NoSummarizer()
-        if isinstance(inner, RecordingSummarizer) or not is_summarizer(inner):
-            raise TypeError(f"inner must be a summarizer (not a RecordingSummarizer), got {type(inner).__name__}")
-        self.inner = inner
-        self.calls: list[SummaryCall] = []
-        for call in calls:
-            if not isinstance(call, SummaryCall):
-                raise TypeError(f"calls must be SummaryCall records, got {type(call).__name__}")
-            check_summary_args(call.previous, call.evicted, call.max_tokens)
-            self.calls.append(SummaryCall(call.previous, tuple(call.evicted), call.max_tokens, str(call.kind)))
-
-    def summarize(self, previous: str, evicted: Sequence[Message], max_tokens: int) -> str:
-        kind = type(evicted).__name__
-        if not isinstance(evicted, (list, tuple, str, bytes)) and hasattr(evicted, "__iter__"):
-            evicted = list(evicted)
-        check_summary_args(previous, evicted, max_tokens)
-        self.calls.append(SummaryCall(previous, tuple(evicted), max_tokens, kind))
-        return self.inner.summarize(previous, evicted, max_tokens)
-
-    def __repr__(self) -> str:
-        return f"RecordingSummarizer({self.inner!r}, {len(self.calls)} calls)"

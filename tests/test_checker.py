@@ -62,7 +62,7 @@ def test_memlib_values_are_copied_and_rebuilt_with_their_own_validation() -> Non
 
 def test_a_probe_policy_and_trace_events_cross_as_data() -> None:
     from memlib.agent import Agent, ToolCall, TraceEvent
-    from memlib.policies import ProbePolicy
+    from memlib.course.doubles import ProbePolicy
     from memlib.tools import MemorySystem
 
     search = ToolCall("archival_memory_search", {"query": "tea", "request_heartbeat": True})
@@ -86,11 +86,12 @@ def test_a_probe_policy_and_trace_events_cross_as_data() -> None:
 ])
 def test_a_probe_policy_from_the_other_side_is_decoded_strictly(state, message) -> None:
     with pytest.raises(wire.WireError, match=message):
-        wire.decode({"$": "state", "type": "memlib.policies:ProbePolicy", "state": state})
+        wire.decode({"$": "state", "type": "memlib.course.doubles:ProbePolicy", "state": state})
 def test_recall_stores_and_summarizers_cross_by_their_contents_and_come_back_adopted() -> None:
     from memlib.messages import Message
     from memlib.recall import RecallStore
-    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, RecordingSummarizer, TruncatingSummarizer
+    from memlib.course.doubles import RecordingSummarizer
+    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
 
     at = datetime(2026, 3, 2, 9, 0)
     recall = RecallStore(page_size=3)
@@ -115,6 +116,30 @@ def test_recall_stores_and_summarizers_cross_by_their_contents_and_come_back_ado
     assert len(recorder.calls) == 2 and recorder.calls[1].max_tokens == 5
 
 
+def test_every_value_that_crosses_by_its_state_comes_back_adopted() -> None:
+    """A probe policy and a core memory too (one rule, not a list of types): what the answer's kernel did to
+    its copy is what a check then reads in its own, as when both share one object in the student's kernel."""
+    from memlib.agent import Agent, ToolCall
+    from memlib.core_memory import CoreMemory
+    from memlib.course.doubles import ProbePolicy
+    from memlib.tools import MemorySystem
+
+    probe = ProbePolicy([ToolCall("send_message", {"message": "hi"})])
+    theirs = wire.decode(wire.encode(probe))
+    Agent(theirs, MemorySystem.create(window=1024)).step("hello")
+    checker._adopt(probe, theirs)
+    assert probe.remaining == 0 and len(probe.seen) == 1
+    core = CoreMemory.default(human="")
+    their_core = wire.decode(wire.encode(core))
+    their_core.append("human", "Name: Maeve.")
+    checker._adopt(core, their_core)
+    assert core.to_dict() == their_core.to_dict() and "Maeve" in str(core.to_dict())
+    assert wire.crosses_by_state(ProbePolicy) and not wire.crosses_by_state(ToolCall)  # a dataclass: as fields
+    before = [1]
+    checker._adopt(before, (2,))  # another type: left as it was
+    assert before == [1]
+
+
 def _state(spec: str, state) -> dict:
     return {"$": "state", "type": spec, "state": state}
 
@@ -131,14 +156,14 @@ _MESSAGE = {"$": "dataclass", "type": "memlib.messages:Message", "fields": {"rol
     (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": "1", "assistant_weight": 0.4}), "as numbers"),
     (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": True, "assistant_weight": 0.4}), "as numbers"),
     (_state("memlib.summarize:ExtractiveSummarizer", {"user_weight": 1.0}), "two weights"),
-    (_state("memlib.summarize:RecordingSummarizer", {"inner": None, "calls": []}), "wraps one of memlib's"),
-    (_state("memlib.summarize:RecordingSummarizer",
+    (_state("memlib.course.doubles:RecordingSummarizer", {"inner": None, "calls": []}), "wraps one of memlib's"),
+    (_state("memlib.course.doubles:RecordingSummarizer",
             {"inner": _state("memlib.summarize:NoSummarizer", {}), "calls": [["", [], "5", "list"]]}),
      "a recorded call is"),
-    (_state("memlib.summarize:RecordingSummarizer",
+    (_state("memlib.course.doubles:RecordingSummarizer",
             {"inner": _state("memlib.summarize:NoSummarizer", {}), "calls": [["", ["text"], 5, "list"]]}),
      "not a valid RecordingSummarizer"),
-    (_state("memlib.summarize:RecordingSummarizer", {"inner": _state("memlib.summarize:NoSummarizer", {})}),
+    (_state("memlib.course.doubles:RecordingSummarizer", {"inner": _state("memlib.summarize:NoSummarizer", {})}),
      "its inner summarizer and its calls"),
 ])
 def test_recall_and_summarizer_states_are_decoded_strictly(data, message) -> None:

@@ -325,7 +325,7 @@ def test_fallible_sweep_reports_a_line_per_probability():
 
 def test_probe_policy_replays_misbehaves_on_markers_and_notes_each_view():
     from memlib.agent import Agent
-    from memlib.policies import ProbeCrash, ProbePolicy
+    from memlib.course.doubles import ProbeCrash, ProbePolicy
 
     search = ToolCall("archival_memory_search", {"query": "tea", "request_heartbeat": True})
     probe = ProbePolicy([search, ProbePolicy.MALFORMED, ProbePolicy.RAISE, ToolCall("send_message", {"message": "x"})])
@@ -340,7 +340,8 @@ def test_probe_policy_replays_misbehaves_on_markers_and_notes_each_view():
 
 def test_probe_policy_runs_out_like_a_script():
     from memlib.agent import Agent
-    from memlib.policies import ProbePolicy, ScriptedPolicyExhausted
+    from memlib.course.doubles import ProbePolicy
+    from memlib.policies import ScriptedPolicyExhausted
 
     probe = ProbePolicy([ToolCall("archival_memory_search", {"query": "tea", "request_heartbeat": True})])
     with pytest.raises(ScriptedPolicyExhausted, match="ran out after 1 calls"):
@@ -352,7 +353,7 @@ def test_probe_policy_runs_out_like_a_script():
     ("send_message", TypeError), ({"name": "x"}, TypeError), (["explode"], ValueError), ([42], TypeError),
 ])
 def test_probe_policy_rejects_a_bad_script(script, error):
-    from memlib.policies import ProbePolicy
+    from memlib.course.doubles import ProbePolicy
 
     with pytest.raises(error):
         ProbePolicy(script)

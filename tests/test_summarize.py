@@ -62,7 +62,7 @@ def test_every_summarizer_respects_max_tokens(texts, previous, max_tokens):
 
 
 def test_recording_summarizer_notes_each_call_and_refuses_what_is_not_a_summarizer():
-    from memlib.summarize import RecordingSummarizer, SummaryCall
+    from memlib.course.doubles import RecordingSummarizer, SummaryCall
 
     recorder = RecordingSummarizer(TruncatingSummarizer())
     evicted = [Message.user("Maeve lives in Lisbon."), Message.user("The dentist is on 12 May.")]

@@ -326,17 +326,20 @@ class _Link:
 
 
 def _adopt(given: Any, state: Any) -> None:
-    """Let the checker's copy of an argument show what the student's code did to theirs."""
-    from memlib.archival import ArchivalStore
-    from memlib.recall import RecallStore
-    from memlib.summarize import RecordingSummarizer
+    """Let the checker's copy of an argument show what the student's code did to theirs.
 
-    if type(given) is list and type(state) is list:
+    In the student's own kernel the check and the answer share one object; across the wire each side
+    has a copy, so the checker's copy takes the state the kernel's copy ended with: a list or a dict
+    in place, any value that crosses by its state (`wire.crosses_by_state`) attribute by attribute.
+    """
+    if type(state) is not type(given):
+        return
+    if type(given) is list:
         given[:] = state
-    elif type(given) is dict and type(state) is dict:
+    elif type(given) is dict:
         given.clear()
         given.update(state)
-    elif type(given) in (ArchivalStore, RecallStore, RecordingSummarizer) and type(state) is type(given):
+    elif wire.crosses_by_state(type(given)) and hasattr(given, "__dict__"):
         vars(given).clear()
         vars(given).update(vars(state))
 

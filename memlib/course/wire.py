@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 __all__ = ["WireError", "RemoteError", "encode", "decode", "encode_error", "decode_error", "dumps", "loads",
-           "DATACLASSES", "MAX_DEPTH", "MAX_CHARS", "MAX_ITEMS", "check_size"]
+           "DATACLASSES", "MAX_DEPTH", "MAX_CHARS", "MAX_ITEMS", "check_size", "crosses_by_state"]
 
 #: Deepest nesting accepted, and the longest JSON text accepted from the other side.
 MAX_DEPTH = 60
@@ -113,6 +113,12 @@ def _dataclasses() -> dict[str, type]:
         _TABLE = {spec: _resolve(spec) for spec in (*DATACLASSES, *_CODECS)}
         _NAMES.update({cls: spec for spec, cls in _TABLE.items()})
     return _TABLE
+
+
+def crosses_by_state(cls: type) -> bool:
+    """Whether values of `cls` cross as their state (rebuilt on the other side), not as a handle."""
+    _dataclasses()
+    return _NAMES.get(cls) in _CODECS
 
 
 def _name(cls: type) -> str | None:
@@ -360,7 +366,7 @@ def _numpy_from(data: dict, depth: int) -> Any:
 def _store_state(store: Any, handle: Any, depth: int) -> dict:
     return {"scorer": store.scorer_name, "page_size": store.page_size, "next_id": store.next_id,
             "records": [r.to_dict() for r in store], "history": [t.to_dict() for t in store.history()],
-            "now": encode(store._clock(), None)}
+            "now": encode(store.clock(), None)}
 
 
 def _store_from(state: Any, handle: Any, depth: int) -> Any:
@@ -395,11 +401,11 @@ def _core_from(state: Any, handle: Any, depth: int) -> Any:
 
 def _memory_state(memory: Any, handle: Any, depth: int) -> dict:
     """A MemorySystem by its parts, in the agent-save format's shapes (memlib.saves)."""
-    from memlib.saves import _context_dict
+    from memlib.saves import context_to_dict
 
     return {"core": memory.core.to_dict(), "recall": [m.to_dict() for m in memory.recall],
             "recall_page_size": memory.recall.page_size, "archival": _store_state(memory.archival, None, depth),
-            "context": _context_dict(memory.context) if memory.context is not None else None,
+            "context": context_to_dict(memory.context) if memory.context is not None else None,
             "session_id": memory.session_id, "turn_id": memory.turn_id, "outbox": list(memory.outbox),
             "now": encode(memory.clock(), None)}
 
@@ -408,7 +414,7 @@ def _memory_from(state: Any, handle: Any, depth: int) -> Any:
     from memlib.core_memory import CoreMemory
     from memlib.messages import Message
     from memlib.recall import RecallStore
-    from memlib.saves import _restore_context
+    from memlib.saves import context_from_dict
     from memlib.tools import MemorySystem
 
     if type(state) is not dict:
@@ -423,7 +429,7 @@ def _memory_from(state: Any, handle: Any, depth: int) -> Any:
     session = state.get("session_id")
     session = session if type(session) is str else None
     if state.get("context") is not None:
-        context = _restore_context(_plain(state["context"]), core, recall, None, None)
+        context = context_from_dict(_plain(state["context"]), core, recall, None, None)
         memory = MemorySystem(context=context, archival=archival, session_id=session, clock=clock)
     else:
         memory = MemorySystem(core=core, archival=archival, recall=recall, session_id=session, clock=clock)
@@ -458,7 +464,7 @@ def _probe_state(probe: Any, handle: Any, depth: int) -> dict:
 
 def _probe_from(state: Any, handle: Any, depth: int) -> Any:
     from memlib.agent import ToolCall
-    from memlib.policies import ProbePolicy
+    from memlib.course.doubles import ProbePolicy
 
     if type(state) is not dict:
         raise WireError("a probe policy needs its script")
@@ -527,8 +533,8 @@ def _recording_state(recorder: Any, handle: Any, depth: int) -> dict:
 
 
 def _recording_from(state: Any, handle: Any, depth: int) -> Any:
-    from memlib.summarize import (ExtractiveSummarizer, NoSummarizer, RecordingSummarizer, SummaryCall,
-                                  TruncatingSummarizer)
+    from memlib.course.doubles import RecordingSummarizer, SummaryCall
+    from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
 
     if type(state) is not dict or set(state) != {"inner", "calls"}:
         raise WireError("a recording summarizer needs its inner summarizer and its calls")
@@ -549,12 +555,12 @@ _CODECS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "memlib.core_memory:CoreMemory": (_core_state, _core_from),
     "memlib.tools:MemorySystem": (_memory_state, _memory_from),
     "memlib.agent:AgentView": (_view_state, _view_from),
-    "memlib.policies:ProbePolicy": (_probe_state, _probe_from),
+    "memlib.course.doubles:ProbePolicy": (_probe_state, _probe_from),
     "memlib.recall:RecallStore": (_recall_state, _recall_from),
     "memlib.summarize:NoSummarizer": (_summarizer_state, _summarizer_from("NoSummarizer")),
     "memlib.summarize:TruncatingSummarizer": (_summarizer_state, _summarizer_from("TruncatingSummarizer")),
     "memlib.summarize:ExtractiveSummarizer": (_summarizer_state, _summarizer_from("ExtractiveSummarizer")),
-    "memlib.summarize:RecordingSummarizer": (_recording_state, _recording_from),
+    "memlib.course.doubles:RecordingSummarizer": (_recording_state, _recording_from),
 }
 
 

@@ -216,7 +216,7 @@ _TWICE = re.compile(r"message id (\d+) is already in recall storage")
 
 def _run(fn, case: _Case) -> _Run:
     from memlib.recall import RecallStore
-    from memlib.summarize import RecordingSummarizer
+    from memlib.course.doubles import RecordingSummarizer
 
     queue = list(case.queue)
     tokens = list(case.tokens)

@@ -3,7 +3,7 @@
 The student subclasses `memlib.agent.Agent` and writes ``step``: ask the
 policy, dispatch its call, splice the call and its result into main context,
 and go on while heartbeats are asked for, up to ``max_heartbeats``. The check
-plays short scenarios with a `memlib.policies.ProbePolicy` (a script that can
+plays short scenarios with a `memlib.course.doubles.ProbePolicy` (a script that can
 also crash or return garbage, and that notes what each view showed) on the
 student's class and on memlib's own `Agent`, and compares what they did: the
 (call, result) pairs in order, the calls the policy saw, the "heartbeat"
@@ -112,7 +112,7 @@ class LoopScenario:
         return memory
 
     def probe(self) -> Any:
-        from memlib.policies import ProbePolicy
+        from memlib.course.doubles import ProbePolicy
 
         return ProbePolicy(self.script)
 
@@ -132,7 +132,7 @@ def _reply(text: str) -> Any:
 def loop_scenarios() -> list[LoopScenario]:
     """The scenarios the check plays, simplest first."""
     from memlib.agent import ToolCall
-    from memlib.policies import ProbePolicy
+    from memlib.course.doubles import ProbePolicy
 
     insert = ToolCall("archival_memory_insert", {"content": "The user asked about Biscuit's food.",
                                                  "request_heartbeat": True})
