@@ -94,7 +94,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from memlib.course.exercise import Exercise
+from memlib.course.exercise import EXERCISE_NAME, Exercise
 from memlib.course.lang import say
 
 __all__ = [
@@ -133,7 +133,7 @@ FULL_TRACEBACK_ENV = "MEMLIB_FULL_TRACEBACK"
 REFERENCE_CALLS: dict[str, tuple[str, ...]] = {}
 
 # The release's stub: raise NotImplementedError("Exercise 2: ...") (see memlib.course.release).
-_STUB_MESSAGE = re.compile(r"^Exercise (?:[0-9]+[a-z]?|[A-Z]):")
+_STUB_MESSAGE = re.compile(rf"^Exercise (?:{EXERCISE_NAME}):")
 _MEMLIB_DIR = str(Path(__file__).resolve().parents[1])
 _LIBRARY_DIRS = tuple({str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
                        if (p := sysconfig.get_paths().get(key))})

@@ -22,7 +22,12 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-__all__ = ["Exercise", "exercises"]
+__all__ = ["Exercise", "exercises", "EXERCISE_NAME"]
+
+#: How an exercise is named in a notebook: a number with an optional letter ("2", "2b") or one capital
+#: letter ("F"). The release finds ``### EXERCISE <name>: ...`` markers by it, and a stub's
+#: ``NotImplementedError("Exercise <name>: ...")`` is recognised as unsolved by it.
+EXERCISE_NAME = r"[0-9]+[a-z]?|[A-Z]"
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,7 @@ import nbformat
 
 from memlib._util import is_number
 from memlib.course import config, versions
+from memlib.course.exercise import EXERCISE_NAME
 from memlib.course.written import validate_written, written_meta
 
 __all__ = [
@@ -114,7 +115,7 @@ __all__ = [
 
 BEGIN_RE = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION[ \t]*$")
 END_RE = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
-EXERCISE_RE = re.compile(r"^[ \t]*### EXERCISE (?P<number>[0-9]+[a-z]?|[A-Z]):[ \t]*(?P<what>\S.*?)[ \t]*$")
+EXERCISE_RE = re.compile(rf"^[ \t]*### EXERCISE (?P<number>{EXERCISE_NAME}):[ \t]*(?P<what>\S.*?)[ \t]*$")
 #: A wrapped ``### EXERCISE`` line goes on in lines of ``###``, two or more blanks, then text.
 EXERCISE_MORE_RE = re.compile(r"^[ \t]*###[ \t]{2,}(?P<more>\S.*?)[ \t]*$")
 #: The longest line the release writes (a laptop-size JupyterLab shows about this many characters).
