@@ -84,18 +84,15 @@ from __future__ import annotations
 
 import functools
 import html
-import importlib
 import os
 import re
-import sys
-import sysconfig
 import traceback
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from memlib.course.exercise import EXERCISE_NAME, Exercise
 from memlib.course.lang import say
+from memlib.course.watch import ReferenceWatch, is_library_file
 
 __all__ = [
     "is_class",
@@ -134,9 +131,6 @@ REFERENCE_CALLS: dict[str, tuple[str, ...]] = {}
 
 # The release's stub: raise NotImplementedError("Exercise 2: ...") (see memlib.course.release).
 _STUB_MESSAGE = re.compile(rf"^Exercise (?:{EXERCISE_NAME}):")
-_MEMLIB_DIR = str(Path(__file__).resolve().parents[1])
-_LIBRARY_DIRS = tuple({str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
-                       if (p := sysconfig.get_paths().get(key))})
 
 _mode = {"keep_going": False, "full_tracebacks": False}
 
@@ -330,16 +324,6 @@ class Check:
 CHECKS: dict[str, Check] = {}
 
 
-def _is_library_file(filename: str) -> bool:
-    """True for memlib's own files, the standard library and installed packages (not the student's code)."""
-    if filename.startswith("<frozen"):
-        return True
-    if filename.startswith("<"):
-        return False  # <ipython-input-...>, <string>, a mutant compiled from text
-    path = str(Path(filename).resolve())
-    return any(path == d or path.startswith(d + os.sep) for d in (_MEMLIB_DIR, *_LIBRARY_DIRS))
-
-
 def _student_frame(error: BaseException) -> traceback.FrameSummary | None:
     """The innermost frame of `error`'s traceback that is the student's code (None if there is none)."""
     remote = getattr(error, "frame", None)  # raised in the student's kernel while grading (memlib.course.wire)
@@ -347,7 +331,7 @@ def _student_frame(error: BaseException) -> traceback.FrameSummary | None:
         return traceback.FrameSummary("<your code>", remote[1], remote[0], line=remote[2])
     frames = traceback.extract_tb(error.__traceback__)
     for frame in reversed(frames):
-        if not _is_library_file(frame.filename):
+        if not is_library_file(frame.filename):
             return frame
     return None
 
@@ -361,74 +345,6 @@ def _crash(error: BaseException, grade_id: str) -> CheckFailed:
     line = f": {frame.line.strip()}" if frame.line else ""
     return CheckFailed(say("crashed", detail=detail, where=frame.name, line=frame.lineno, text=line),
                        say("crashed_hint"), grade_id)
-
-
-class _ReferenceWatch:
-    """Notice, while a check runs, calls from the student's code into a reference implementation."""
-
-    def __init__(self, references: Iterable[str]) -> None:
-        self.references = tuple(references)
-        self.codes: dict[Any, str] = {}
-        self.classes: dict[type, str] = {}
-        self.used: list[str] = []
-
-    def _note(self, name: str) -> None:
-        if name not in self.used:
-            self.used.append(name)
-
-    def inspect_answer(self, args: Iterable[Any]) -> None:
-        """Note an answer that *is* a reference: its function, its class, a subclass or an instance."""
-        for answer in args:
-            function = getattr(answer, "__func__", answer)
-            if getattr(function, "__code__", None) in self.codes:
-                self._note(self.codes[function.__code__])
-            cls = answer if isinstance(answer, type) else type(answer)
-            for base in getattr(cls, "__mro__", ()):
-                if base in self.classes:
-                    self._note(self.classes[base])
-
-    def _resolve(self) -> None:
-        for spec in self.references:
-            module_name, _, qualname = spec.partition(":")
-            try:
-                target: Any = importlib.import_module(module_name)
-                for part in qualname.split("."):
-                    target = getattr(target, part)
-            except (ImportError, AttributeError):
-                continue
-            if isinstance(target, type):
-                self.classes[target] = spec.replace(":", ".")
-            functions = ([v for v in vars(target).values()] if isinstance(target, type) else [target])
-            for function in functions:
-                function = getattr(function, "__func__", function)
-                code = getattr(function, "__code__", None)
-                if code is not None:
-                    self.codes[code] = spec.replace(":", ".")
-
-    def _called_by_student(self, frame: Any) -> bool:
-        """True when the code that called `frame` is the student's: not a library's, not the reference's own.
-
-        A reference calling itself is not the student's call: a dataclass's generated
-        ``__init__`` (file ``<string>``) calls its ``__post_init__`` whoever built it.
-        """
-        caller = frame.f_back
-        return (caller is not None and caller.f_code not in self.codes
-                and not _is_library_file(caller.f_code.co_filename))
-
-    def _profile(self, frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in self.codes and self._called_by_student(frame):
-            self._note(self.codes[frame.f_code])
-
-    def __enter__(self) -> "_ReferenceWatch":
-        self._resolve()
-        self._previous = sys.getprofile()
-        if self.codes and self._previous is None:
-            sys.setprofile(self._profile)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.codes and self._previous is None:
-            sys.setprofile(None)
 
 
 def graded(exercise: Exercise | str, description: str = "", *,
@@ -462,7 +378,7 @@ def graded(exercise: Exercise | str, description: str = "", *,
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(function)
         def run(*args: Any, **kwargs: Any) -> Any:
-            watch = _ReferenceWatch(references)
+            watch = ReferenceWatch(references)
             problem: CheckFailed | None
             try:
                 with watch:

@@ -27,7 +27,7 @@ import traceback
 from typing import Any
 
 from memlib.course import wire
-from memlib.course.checking import _is_library_file, _ReferenceWatch
+from memlib.course.watch import ReferenceWatch, is_library_file
 
 __all__ = ["answer", "loop", "handle"]
 
@@ -55,7 +55,7 @@ def _object(data: dict) -> Any:
 
 def _student_frame(error: BaseException) -> tuple[str, int, str] | None:
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        if not _is_library_file(frame.filename) and frame.filename != __file__:
+        if not is_library_file(frame.filename) and frame.filename != __file__:
             return (frame.name, frame.lineno or 0, (frame.line or "").strip())
     return None
 
@@ -81,7 +81,7 @@ def _reply(nonce: str, message: dict) -> None:
 _WATCHED: dict[tuple[str, ...], dict] = {}
 
 
-class _Watch(_ReferenceWatch):
+class _Watch(ReferenceWatch):
     """Notices calls from the student's code into listed references or into any code of `modules`."""
 
     def __init__(self, codes: dict, modules: list[str]) -> None:
@@ -116,7 +116,7 @@ def _watch(references: list[str], modules: list[str]) -> _Watch:
     (the check's own module and memlib's check package)."""
     key = tuple(references)
     if key not in _WATCHED:
-        found = _ReferenceWatch(references)
+        found = ReferenceWatch(references)
         found._resolve()
         _WATCHED[key] = found.codes
     return _Watch(_WATCHED[key], modules)

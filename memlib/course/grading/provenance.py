@@ -69,7 +69,7 @@ __all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CH
 CHECK_PACKAGE = "memlib.course.checks"
 #: The grader's own modules: no answer has business reaching them.
 GRADER_MODULES = ("memlib.course.serve", "memlib.course.checker", "memlib.course.wire", "memlib.course.grading",
-                  "memlib.course.grade", "memlib.course.kernel_run", "memlib.course.sandbox")
+                  "memlib.course.grade", "memlib.course.kernel_run", "memlib.course.sandbox", "memlib.course.watch")
 #: Library code that is an exercise's answer, beyond what the checks list as references.
 ALWAYS_REFERENCES = ("rank_bm25",)
 

@@ -1,0 +1,101 @@
+"""Which code is the student's, and which calls from it reach memlib's reference implementations.
+
+A check names the references of its exercise ("module:qualname"); while it runs, `ReferenceWatch` notes
+every call into one of them whose caller is the student's code (`is_library_file` tells memlib's own
+files, the standard library and installed packages from the student's). In the student's kernel the
+check's own watch does this; under the grader, the kernel's side (`memlib.course.serve`) watches each
+call the checker asks for. What is noted is evidence for the gradebook, never a verdict.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any, Iterable
+
+__all__ = ["ReferenceWatch", "is_library_file"]
+
+_MEMLIB_DIR = str(Path(__file__).resolve().parents[1])
+_LIBRARY_DIRS = tuple({str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                       if (p := sysconfig.get_paths().get(key))})
+
+
+def is_library_file(filename: str) -> bool:
+    """True for memlib's own files, the standard library and installed packages (not the student's code)."""
+    if filename.startswith("<frozen"):
+        return True
+    if filename.startswith("<"):
+        return False  # <ipython-input-...>, <string>, a mutant compiled from text
+    path = str(Path(filename).resolve())
+    return any(path == d or path.startswith(d + os.sep) for d in (_MEMLIB_DIR, *_LIBRARY_DIRS))
+
+
+class ReferenceWatch:
+    """Notice, while a check runs, calls from the student's code into a reference implementation."""
+
+    def __init__(self, references: Iterable[str]) -> None:
+        self.references = tuple(references)
+        self.codes: dict[Any, str] = {}
+        self.classes: dict[type, str] = {}
+        self.used: list[str] = []
+
+    def _note(self, name: str) -> None:
+        if name not in self.used:
+            self.used.append(name)
+
+    def inspect_answer(self, args: Iterable[Any]) -> None:
+        """Note an answer that *is* a reference: its function, its class, a subclass or an instance."""
+        for answer in args:
+            function = getattr(answer, "__func__", answer)
+            if getattr(function, "__code__", None) in self.codes:
+                self._note(self.codes[function.__code__])
+            cls = answer if isinstance(answer, type) else type(answer)
+            for base in getattr(cls, "__mro__", ()):
+                if base in self.classes:
+                    self._note(self.classes[base])
+
+    def _resolve(self) -> None:
+        for spec in self.references:
+            module_name, _, qualname = spec.partition(":")
+            try:
+                target: Any = importlib.import_module(module_name)
+                for part in qualname.split("."):
+                    target = getattr(target, part)
+            except (ImportError, AttributeError):
+                continue
+            if isinstance(target, type):
+                self.classes[target] = spec.replace(":", ".")
+            functions = ([v for v in vars(target).values()] if isinstance(target, type) else [target])
+            for function in functions:
+                function = getattr(function, "__func__", function)
+                code = getattr(function, "__code__", None)
+                if code is not None:
+                    self.codes[code] = spec.replace(":", ".")
+
+    def _called_by_student(self, frame: Any) -> bool:
+        """True when the code that called `frame` is the student's: not a library's, not the reference's own.
+
+        A reference calling itself is not the student's call: a dataclass's generated
+        ``__init__`` (file ``<string>``) calls its ``__post_init__`` whoever built it.
+        """
+        caller = frame.f_back
+        return (caller is not None and caller.f_code not in self.codes
+                and not is_library_file(caller.f_code.co_filename))
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in self.codes and self._called_by_student(frame):
+            self._note(self.codes[frame.f_code])
+
+    def __enter__(self) -> "ReferenceWatch":
+        self._resolve()
+        self._previous = sys.getprofile()
+        if self.codes and self._previous is None:
+            sys.setprofile(self._profile)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.codes and self._previous is None:
+            sys.setprofile(None)
