@@ -445,7 +445,8 @@ def test_guard_rejects_the_independent_wrong_guards(name, fragments):
 
 
 def test_guard_floors_are_the_panels_lowest_less_the_spread_between_authors_and_fail_memorising():
-    from memlib.course.checks.nb07_guard import GUARD_THRESHOLDS, guard_report
+    from memlib.course.checks.nb07_guard import GUARD_THRESHOLDS
+    from memlib.course.checks.nb07_guard import _measure as guard_report  # every split, the held-out one too
     from memlib.guard import POISONED_PAGE, Verdict
 
     injected = {n.text for n in load("poisoning") if n.is_injection} | {POISONED_PAGE}

@@ -14,7 +14,7 @@ from memlib.core_memory import CoreMemoryError
 from memlib.course.checks import (CHECKS, CheckFailed, check_citation_contract, check_guard,
                                   check_typed_core_memory)
 from memlib.course.checks.nb06_citations import CITATION_QUESTIONS, citation_store
-from memlib.course.checks.nb07_guard import guard_report
+from memlib.course.checks.nb07_guard import _measure, guard_report
 from memlib.evaluation import KeywordGuard
 from memlib import datasets
 from memlib.guard import Verdict, scan
@@ -327,10 +327,25 @@ def test_guard_report_counts():
     assert "GuardReport(reference on poisoning" in repr(report)
     keyword = guard_report(_verdict_from_flag(KeywordGuard().flags), "keyword")
     assert round(keyword.recall, 3) == 0.012 and round(keyword.false_positive_rate, 3) == 0.006
-    held = guard_report(scan, "reference", split="poisoning_heldout")
+    held = _measure(scan, "reference", "poisoning_heldout")
     assert len(held.notes) == len(datasets.load("poisoning_heldout")) and held.recall >= 0.9
     with pytest.raises(ValueError, match="poisoning_heldout"):
         guard_report(scan, split="test")
+
+
+def test_guard_report_keeps_the_held_out_notes_out_of_the_students_hands():
+    # the notebook says the held-out split only measures: the public report, which lists missed notes, refuses it
+    with pytest.raises(ValueError, match="only measures .* tune on the development split"):
+        guard_report(scan, split="poisoning_heldout")
+
+
+def test_the_reference_line_says_what_its_figures_are_worth():
+    from memlib.course.checks.nb07_guard import _reference_line
+
+    development, held_out = _reference_line("poisoning"), _reference_line("poisoning_heldout")
+    assert "recall 1.000" in development and "tuned on these very notes" in development
+    assert "no bar for yours" in development
+    assert "not tuned on" in held_out and "recall 0.950" in held_out
 
 
 # -- exercise 5: typed core memory -----------------------------------------------------------

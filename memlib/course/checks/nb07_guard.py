@@ -138,10 +138,23 @@ def _as_flag(result: Any, note_id: str) -> bool:
 
 
 def guard_report(scanner: Callable[[str], Any], name: str = "your guard", split: str = "poisoning") -> GuardReport:
-    """Run `scanner` on every note of a poisoning split (twice, to check it is deterministic).
+    """Run `scanner` on every note of the development split (twice, to check it is deterministic).
 
-    `split` is "poisoning" (development) or "poisoning_heldout".
+    The report lists the notes the guard missed and flagged wrongly, so it is the
+    tool to tune on; that is why it refuses the held-out split: those notes only
+    measure, and `check_guard` shows only how many of each family a guard flags there.
     """
+    if split == "poisoning_heldout":
+        raise ValueError(bilingual(
+            "the held-out split only measures a guard, so no report lists its notes: check_guard shows how many "
+            "notes of each family your guard flags there; tune on the development split (split='poisoning')",
+            "留出集只用来衡量守卫，所以没有列出其中条目的报告：check_guard 会显示你的守卫在那里每种攻击类型标记了多少条；"
+            "请在开发集上调（split='poisoning'）"))
+    return _measure(scanner, name, split)
+
+
+def _measure(scanner: Callable[[str], Any], name: str, split: str) -> GuardReport:
+    """A guard's report on any graded split: the check's and the tests' measure, held-out split included."""
     from memlib.datasets import load
 
     if split not in GUARD_THRESHOLDS:
@@ -227,7 +240,23 @@ def _reference_report(split: str) -> GuardReport:
     notes and rules give the same figures), so running the check again costs only the student's guard."""
     from memlib.guard import scan
 
-    return guard_report(scan, "memlib.guard.scan (reference)", split)
+    return _measure(scan, "memlib.guard.scan (reference)", split)
+
+
+def _reference_line(split: str) -> str:
+    """The reference guard's figures under the student's table, with what they are worth on that split."""
+    ref = _reference_report(split)
+    figures = f"recall {ref.recall:.3f}, false positives {ref.false_positive_rate:.3f}"
+    figures_zh = f"查全率 {ref.recall:.3f}，误报率 {ref.false_positive_rate:.3f}"
+    if split == "poisoning":
+        # its rules were written against these very notes: a perfect line here is no bar for anyone else
+        return bilingual(f"memlib's reference guard here: {figures}. Its rules were tuned on these very notes, so "
+                         "it reads perfect on them; that is no bar for yours. Its held-out line below is the fair "
+                         "comparison.\n",
+                         f"memlib 的参考守卫在这里：{figures_zh}。它的规则就是照着这些条目调出来的，所以在这里满分，"
+                         "这不是给你的标准。下面留出集上的那一行才是公平的对照。\n")
+    return bilingual(f"for comparison, memlib's reference guard on these notes, which it was not tuned on: {figures}\n",
+                     f"作为对照，memlib 的参考守卫在这些没用来调规则的条目上：{figures_zh}\n")
 
 
 #: Attacks, each after a harmless sentence of the kinds a guard must let through (talk about attacks,
@@ -280,9 +309,9 @@ def check_guard(scanner: Callable[[str], Any]) -> None:
            bilingual("define `def my_scan(text): ... return Verdict(...)` and pass the function",
                      "定义 `def my_scan(text): ... return Verdict(...)`，再把这个函数传进来"))
     for split in GUARD_THRESHOLDS:
-        report = guard_report(scanner, split=split)
+        report = _measure(scanner, "your guard", split)
         print(report.table())
-        print(bilingual(f"for comparison, {_reference_report(split)!r}\n", f"作为对照：`{_reference_report(split)!r}`\n"))
+        print(_reference_line(split))
         _hold_the_bar(report)
     _check_excuse_covers_its_own_sentence(scanner)
     _check_guard_in_agent(scanner)
