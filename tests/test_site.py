@@ -261,6 +261,124 @@ def test_pages_command_says_what_is_wrong(tmp_path, capsys):
     assert not (tmp_path / "src").exists()
 
 
+# -- the Chinese pages -------------------------------------------------------------------
+
+
+def chinese_notebook() -> nbformat.NotebookNode:
+    """`executed_notebook` as its solved translation has it: Chinese markdown, the glance cell, the same code."""
+    nb = executed_notebook({"track": "core", "minutes": 45, "prerequisites": ["01_context_window"],
+                            "objectives": ["rank by score"], "language": "zh"})
+    nb.cells[0].source = "# 07 · 排序\n\n目标：给分数排序，\n留下前 k 个。"
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+        "> **核心路线** · 约 45 分钟 · [术语表](../../i18n/zh/glossary.md)\n>\n> - 按分数排序", id="07-00-glance"))
+    nb.cells.insert(5, nbformat.v4.new_markdown_cell("## 练习 3：排出前 k 个\n\n写出 `top`。", id="ex3-h"))
+    nb.cells[-1].source = "为什么？\n\n### BEGIN SOLUTION\n因为堆里只留 k 个。\n### END SOLUTION"
+    return nb
+
+
+def _zh_page():
+    page, info = pages.student_page(chinese_notebook(), "07_ranking.ipynb", "zh", "en")
+    return {cell.get("id"): cell for cell in page.cells}, page, info
+
+
+def test_a_chinese_page_keeps_its_glance_cell_links_the_glossary_page_and_answers_in_chinese():
+    cells, page, info = _zh_page()
+    assert "因为堆里只留 k 个" not in json.dumps(page, ensure_ascii=False) and ANSWER not in json.dumps(page)
+    assert "[术语表](glossary.md)" in cells["07-00-glance"].source, "the translated glance says what the header does not"
+    assert cells["written"].source.splitlines()[-1] == "*在这里写下你的答案。*"
+    assert cells["leaks"].outputs[0]["data"]["text/html"] == pages.WORDS["zh"]["hidden_note"]
+    assert cells["widget"].outputs[0]["data"]["text/html"] == pages.WORDS["zh"]["widget_note"]
+    # the page sits in zh/: plotly.js is one folder up
+    assert cells["figure"].outputs[0]["data"]["text/html"].startswith('<script src="../_static/plotly.min.js"></script>')
+    assert (info.language, info.title, info.goal) == ("zh", "排序", "给分数排序， 留下前 k 个。")
+    assert info.exercises == [("3", "排出前 k 个")] and info.graded == [("07-top", 3.0)]
+
+
+def test_a_chinese_page_starts_with_the_switch_to_english_and_launches_the_chinese_notebook():
+    _, page, _ = _zh_page()
+    header = page.cells[1].source
+    assert header.startswith("[English](../07_ranking.ipynb){.memlib-lang-switch} · ")
+    assert f"[在 Colab 中打开]({config.colab_url('notebooks/zh/07_ranking.ipynb')})" in header
+    assert f"[在 Binder 中启动]({config.binder_url('notebooks/zh/07_ranking.ipynb')})" in header
+    assert "Track" not in header and "rank by score" not in header, "the metadata's English stays off a Chinese page"
+
+
+def test_an_english_page_links_its_translation_only_when_there_is_one():
+    with_zh, _ = pages.student_page(executed_notebook(), "07_ranking.ipynb", "en", "zh")
+    alone, _ = pages.student_page(executed_notebook(), "07_ranking.ipynb")
+    assert with_zh.cells[1].source.startswith("[中文](zh/07_ranking.ipynb){.memlib-lang-switch} · [Open in Colab]")
+    assert "memlib-lang-switch" not in json.dumps(alone)
+
+
+def test_where_a_language_lives_and_its_counterpart_links():
+    assert (pages.page_folder("en"), pages.page_folder("zh")) == ("", "zh/")
+    assert (pages.notebooks_dir("en"), pages.notebooks_dir("zh")) == ("notebooks", "notebooks/zh")
+    assert pages.counterpart("03_archival_bm25", "en", "zh") == "zh/03_archival_bm25.ipynb"
+    assert pages.counterpart("03_archival_bm25", "zh", "en") == "../03_archival_bm25.ipynb"
+    assert pages.language_switch("03_archival_bm25", "zh", "en") == "[English](../03_archival_bm25.ipynb){.memlib-lang-switch}"
+
+
+@pytest.mark.parametrize("call, complaint", [
+    (lambda: pages.page_folder("fr"), "the site has no pages in 'fr'; it speaks en, zh"),
+    (lambda: pages.notebooks_dir("zh-CN"), "the site has no pages in 'zh-CN'"),
+    (lambda: pages.counterpart("03_x", "zh", "zh"), "03_x: a page's counterpart is in another language, not 'zh'"),
+    (lambda: pages.student_page(executed_notebook(), "07_ranking.ipynb", "de"), "the site has no pages in 'de'"),
+    (lambda: pages.syllabus_markdown([_zh_page()[2]]), r"the en syllabus was given pages in another language: \['07_ranking'\]"),
+])
+def test_a_language_the_site_does_not_have_is_a_clear_error(call, complaint):
+    with pytest.raises(pages.SiteError, match=complaint):
+        call()
+
+
+def test_the_chinese_syllabus_is_in_chinese_and_links_the_chinese_pages():
+    _, _, info = _zh_page()
+    syllabus = pages.syllabus_markdown([info], "zh")
+    assert "* - #\n  - 笔记本\n  - 目标\n  - 练习" in syllabus
+    for shown in ("[排序](07_ranking.ipynb)", "*约 45 分钟*", "先修：[01_context_window](01_context_window.ipynb)",
+                  "- **练习 3**：排出前 k 个", "计分：`07-top`（共 3 分）", ":caption: 笔记本"):
+        assert shown in syllabus
+    assert "core" not in syllabus and "rank by score" not in syllabus
+
+
+def test_exercise_headings_are_read_from_the_chinese_markdown_in_order_once_each():
+    cells = [nbformat.v4.new_markdown_cell("## 练习\n\n总说明"), nbformat.v4.new_markdown_cell("## 练习 F：刷出"),
+             nbformat.v4.new_code_cell("## 练习 9：代码里的不算"),
+             nbformat.v4.new_markdown_cell("### 练习 L：循环\n\n再说一遍：\n\n### 练习 F：又一次")]
+    assert pages.exercise_headings(cells) == [("F", "刷出"), ("L", "循环")]
+
+
+def _course_with_catalogue(tmp_path, catalogue: str) -> Path:
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    nbformat.write(executed_notebook(), str(solutions / "07_ranking.ipynb"))
+    (tmp_path / "i18n" / "zh").mkdir(parents=True)
+    (tmp_path / "i18n" / "zh" / "07_ranking.po").write_text(catalogue, encoding="utf-8")
+    return solutions
+
+
+def test_translated_solutions_are_the_solved_chinese_notebooks_and_a_broken_catalogue_is_a_clear_error(tmp_path):
+    from memlib.course import translation
+
+    solutions = _course_with_catalogue(tmp_path, "")
+    entries = [translation.Entry("title", executed_notebook().cells[0].source, "# 07 · 排序\n\n目标：排序。")]
+    translation.write_catalogue(tmp_path / "i18n" / "zh" / "07_ranking.po", entries, "zh")
+    [(language, notebooks)] = pages.translated_solutions(solutions).items()
+    solved = nbformat.reads(notebooks["07_ranking.ipynb"], as_version=4)
+    assert language == "zh" and solved.cells[0].source.startswith("# 07 · 排序")
+    assert solved.metadata["memlib"]["language"] == "zh" and "use_language('zh')" in solved.cells[2].source
+    (tmp_path / "i18n" / "zh" / "07_ranking.po").write_text('msgctxt "title"\nmsgid broken\n', encoding="utf-8")
+    with pytest.raises(pages.SiteError, match=r"07_ranking.po, line 2: expected a quoted string"):
+        pages.translated_solutions(solutions)
+    assert pages.translated_solutions(tmp_path / "elsewhere" / "solutions") == {}
+
+
+def test_translated_notebooks_without_their_glossary_stop_the_build_before_anything_runs(tmp_path):
+    solutions = _course_with_catalogue(tmp_path, "")
+    with pytest.raises(pages.SiteError, match=r"the zh notebooks link to a glossary, and .*i18n/zh/glossary.md is missing"):
+        pages.build_sources(solutions, tmp_path / "src")
+    assert not (tmp_path / "src").exists()
+
+
 @pytest.mark.parametrize("args, complaint", [
     ([], "usage: .ci/site OUT"),
     (["a", "b", "c"], "usage: .ci/site OUT"),
