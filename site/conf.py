@@ -26,15 +26,18 @@ copyright = "2026, the memlib course authors"
 
 extensions = ["myst_nb"]
 exclude_patterns = ["_build"]
-# index.md includes syllabus.md; it is not a page of its own.
-exclude_patterns += ["syllabus.md"]
+# index.md includes syllabus.md (zh/index.md the Chinese one); neither is a page of its own.
+exclude_patterns += ["syllabus.md", "zh/syllabus.md"]
 
-myst_enable_extensions = ["dollarmath", "substitution"]
+# attrs_inline: the language switch is a link with a class, `[中文](zh/03_archival_bm25.ipynb){.memlib-lang-switch}`,
+# so Sphinx still checks its target.
+myst_enable_extensions = ["dollarmath", "substitution", "attrs_inline"]
 # Links the hand-written pages use, as `{{ binder }}`; memlib.course.config is the one place
 # that names them. (MyST substitutes whole Markdown, not a link's target, hence the links here.)
 myst_substitutions = {
     "repository": f"[repository]({config.github_url()})",
     "readme": f"[README]({config.github_url('README.md')})",
+    "readme_zh": f"[README_zh.md]({config.github_url('README_zh.md')})",
     "binder": f"[Binder]({config.binder_url()})",
 }
 
@@ -66,6 +69,18 @@ def _math(self, node, display: bool) -> None:
     raise nodes.SkipNode
 
 
+# English is the site's language; the pages under zh/ are Chinese, and say so to the browser (fonts, line
+# breaking, screen readers). Sphinx has one `language` for the whole build, so each page's is set here.
+PAGE_LANGUAGES = {"zh/": "zh-CN"}
+
+
+def _page_language(app, pagename, templatename, context, doctree) -> None:
+    for prefix, code in PAGE_LANGUAGES.items():
+        if pagename.startswith(prefix):
+            context["language"] = code
+
+
 def setup(app):
+    app.connect("html-page-context", _page_language)
     app.add_html_math_renderer("mathml", (lambda self, node: _math(self, node, False), None),
                                (lambda self, node: _math(self, node, True), None))

@@ -10,8 +10,13 @@ site once with ``.ci/site`` into a temporary folder, serve it on 127.0.0.1 with
 Debian Chromium: no console error or failed request, every internal link
 answers 200, every notebook page draws each plotly figure it carries (an svg in
 a ``.js-plotly-plot``), and no line from inside a ``### BEGIN SOLUTION`` region
-of solutions/ appears in any page's text or any file of the site. Screenshots
-of the index and a notebook page (1366x768) land in artifacts/screenshots/.
+of solutions/ or of their Chinese translations appears in any page's text or
+any file of the site. The Chinese pages (zh/, one per i18n/zh catalogue, the
+index and the glossary) say ``lang="zh-CN"``, their prose is mostly Han
+characters, their sidebar starts with the Chinese track, and each one's switch
+leads to its English page and back (clicked). Screenshots of the index, a
+notebook page and their Chinese ones (1366x768) land in artifacts/screenshots/
+(Chinese text needs a CJK font, e.g. Debian's fonts-wqy-microhei, or it shows boxes).
 They skip, saying what to install, without Chromium or Playwright, and fail
 instead under CI=true.
 """
@@ -38,13 +43,17 @@ from pg_server import skip_or_fail as _skip_or_fail  # the suite's one rule: ski
 
 from browser_support import CHROMIUM, CHROMIUM_ARGS
 
-from memlib.course import config
+from memlib.course import config, translation
 from memlib.course.release import release_notebook, stub_source
 from conftest import ROOT, SOLUTIONS
 
 pytestmark = pytest.mark.maintainer
 
 SOLUTION_FILES = sorted(SOLUTIONS.glob("[0-9]*.ipynb"))
+#: The notebooks with a Chinese page (zh/NN_topic.html): those with a translation catalogue.
+ZH_STEMS = sorted(path.stem for path in (ROOT / "i18n" / "zh").glob("*.po"))
+#: Share of Han characters among the letters of a Chinese page's prose (code, outputs and names left out).
+MOSTLY_CHINESE = 0.5
 SCREENSHOTS = Path(os.environ.get("MEMLIB_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
 LAPTOP = {"width": 1366, "height": 768}
 BUILD_TIMEOUT_S = 1200
@@ -261,6 +270,124 @@ def test_pages_command_says_what_is_wrong(tmp_path, capsys):
     assert not (tmp_path / "src").exists()
 
 
+# -- the Chinese pages -------------------------------------------------------------------
+
+
+def chinese_notebook() -> nbformat.NotebookNode:
+    """`executed_notebook` as its solved translation has it: Chinese markdown, the glance cell, the same code."""
+    nb = executed_notebook({"track": "core", "minutes": 45, "prerequisites": ["01_context_window"],
+                            "objectives": ["rank by score"], "language": "zh"})
+    nb.cells[0].source = "# 07 · 排序\n\n目标：给分数排序，\n留下前 k 个。"
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+        "> **核心路线** · 约 45 分钟 · [术语表](../../i18n/zh/glossary.md)\n>\n> - 按分数排序", id="07-00-glance"))
+    nb.cells.insert(5, nbformat.v4.new_markdown_cell("## 练习 3：排出前 k 个\n\n写出 `top`。", id="ex3-h"))
+    nb.cells[-1].source = "为什么？\n\n### BEGIN SOLUTION\n因为堆里只留 k 个。\n### END SOLUTION"
+    return nb
+
+
+def _zh_page():
+    page, info = pages.student_page(chinese_notebook(), "07_ranking.ipynb", "zh", "en")
+    return {cell.get("id"): cell for cell in page.cells}, page, info
+
+
+def test_a_chinese_page_keeps_its_glance_cell_links_the_glossary_page_and_answers_in_chinese():
+    cells, page, info = _zh_page()
+    assert "因为堆里只留 k 个" not in json.dumps(page, ensure_ascii=False) and ANSWER not in json.dumps(page)
+    assert "[术语表](glossary.md)" in cells["07-00-glance"].source, "the translated glance says what the header does not"
+    assert cells["written"].source.splitlines()[-1] == "*在这里写下你的答案。*"
+    assert cells["leaks"].outputs[0]["data"]["text/html"] == pages.WORDS["zh"]["hidden_note"]
+    assert cells["widget"].outputs[0]["data"]["text/html"] == pages.WORDS["zh"]["widget_note"]
+    # the page sits in zh/: plotly.js is one folder up
+    assert cells["figure"].outputs[0]["data"]["text/html"].startswith('<script src="../_static/plotly.min.js"></script>')
+    assert (info.language, info.title, info.goal) == ("zh", "排序", "给分数排序， 留下前 k 个。")
+    assert info.exercises == [("3", "排出前 k 个")] and info.graded == [("07-top", 3.0)]
+
+
+def test_a_chinese_page_starts_with_the_switch_to_english_and_launches_the_chinese_notebook():
+    _, page, _ = _zh_page()
+    header = page.cells[1].source
+    assert header.startswith("[English](../07_ranking.ipynb){.memlib-lang-switch} · ")
+    assert f"[在 Colab 中打开]({config.colab_url('notebooks/zh/07_ranking.ipynb')})" in header
+    assert f"[在 Binder 中启动]({config.binder_url('notebooks/zh/07_ranking.ipynb')})" in header
+    assert "Track" not in header and "rank by score" not in header, "the metadata's English stays off a Chinese page"
+
+
+def test_an_english_page_links_its_translation_only_when_there_is_one():
+    with_zh, _ = pages.student_page(executed_notebook(), "07_ranking.ipynb", "en", "zh")
+    alone, _ = pages.student_page(executed_notebook(), "07_ranking.ipynb")
+    assert with_zh.cells[1].source.startswith("[中文](zh/07_ranking.ipynb){.memlib-lang-switch} · [Open in Colab]")
+    assert "memlib-lang-switch" not in json.dumps(alone)
+
+
+def test_where_a_language_lives_and_its_counterpart_links():
+    assert (pages.page_folder("en"), pages.page_folder("zh")) == ("", "zh/")
+    assert (pages.notebooks_dir("en"), pages.notebooks_dir("zh")) == ("notebooks", "notebooks/zh")
+    assert pages.counterpart("03_archival_bm25", "en", "zh") == "zh/03_archival_bm25.ipynb"
+    assert pages.counterpart("03_archival_bm25", "zh", "en") == "../03_archival_bm25.ipynb"
+    assert pages.language_switch("03_archival_bm25", "zh", "en") == "[English](../03_archival_bm25.ipynb){.memlib-lang-switch}"
+
+
+@pytest.mark.parametrize("call, complaint", [
+    (lambda: pages.page_folder("fr"), "the site has no pages in 'fr'; it speaks en, zh"),
+    (lambda: pages.notebooks_dir("zh-CN"), "the site has no pages in 'zh-CN'"),
+    (lambda: pages.counterpart("03_x", "zh", "zh"), "03_x: a page's counterpart is in another language, not 'zh'"),
+    (lambda: pages.student_page(executed_notebook(), "07_ranking.ipynb", "de"), "the site has no pages in 'de'"),
+    (lambda: pages.syllabus_markdown([_zh_page()[2]]), r"the en syllabus was given pages in another language: \['07_ranking'\]"),
+])
+def test_a_language_the_site_does_not_have_is_a_clear_error(call, complaint):
+    with pytest.raises(pages.SiteError, match=complaint):
+        call()
+
+
+def test_the_chinese_syllabus_is_in_chinese_and_links_the_chinese_pages():
+    _, _, info = _zh_page()
+    syllabus = pages.syllabus_markdown([info], "zh")
+    assert "* - #\n  - 笔记本\n  - 目标\n  - 练习" in syllabus
+    for shown in ("[排序](07_ranking.ipynb)", "*约 45 分钟*", "先修：[01_context_window](01_context_window.ipynb)",
+                  "- **练习 3**：排出前 k 个", "计分：`07-top`（共 3 分）", ":caption: 笔记本"):
+        assert shown in syllabus
+    assert "core" not in syllabus and "rank by score" not in syllabus
+
+
+def test_exercise_headings_are_read_from_the_chinese_markdown_in_order_once_each():
+    cells = [nbformat.v4.new_markdown_cell("## 练习\n\n总说明"), nbformat.v4.new_markdown_cell("## 练习 F：刷出"),
+             nbformat.v4.new_code_cell("## 练习 9：代码里的不算"),
+             nbformat.v4.new_markdown_cell("### 练习 L：循环\n\n再说一遍：\n\n### 练习 F：又一次")]
+    assert pages.exercise_headings(cells) == [("F", "刷出"), ("L", "循环")]
+
+
+def _course_with_catalogue(tmp_path, catalogue: str) -> Path:
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    nbformat.write(executed_notebook(), str(solutions / "07_ranking.ipynb"))
+    (tmp_path / "i18n" / "zh").mkdir(parents=True)
+    (tmp_path / "i18n" / "zh" / "07_ranking.po").write_text(catalogue, encoding="utf-8")
+    return solutions
+
+
+def test_translated_solutions_are_the_solved_chinese_notebooks_and_a_broken_catalogue_is_a_clear_error(tmp_path):
+    from memlib.course import translation
+
+    solutions = _course_with_catalogue(tmp_path, "")
+    entries = [translation.Entry("title", executed_notebook().cells[0].source, "# 07 · 排序\n\n目标：排序。")]
+    translation.write_catalogue(tmp_path / "i18n" / "zh" / "07_ranking.po", entries, "zh")
+    [(language, notebooks)] = pages.translated_solutions(solutions).items()
+    solved = nbformat.reads(notebooks["07_ranking.ipynb"], as_version=4)
+    assert language == "zh" and solved.cells[0].source.startswith("# 07 · 排序")
+    assert solved.metadata["memlib"]["language"] == "zh" and "use_language('zh')" in solved.cells[2].source
+    (tmp_path / "i18n" / "zh" / "07_ranking.po").write_text('msgctxt "title"\nmsgid broken\n', encoding="utf-8")
+    with pytest.raises(pages.SiteError, match=r"07_ranking.po, line 2: expected a quoted string"):
+        pages.translated_solutions(solutions)
+    assert pages.translated_solutions(tmp_path / "elsewhere" / "solutions") == {}
+
+
+def test_translated_notebooks_without_their_glossary_stop_the_build_before_anything_runs(tmp_path):
+    solutions = _course_with_catalogue(tmp_path, "")
+    with pytest.raises(pages.SiteError, match=r"the zh notebooks link to a glossary, and .*i18n/zh/glossary.md is missing"):
+        pages.build_sources(solutions, tmp_path / "src")
+    assert not (tmp_path / "src").exists()
+
+
 @pytest.mark.parametrize("args, complaint", [
     ([], "usage: .ci/site OUT"),
     (["a", "b", "c"], "usage: .ci/site OUT"),
@@ -345,6 +472,14 @@ _JS_PAGE = """() => ({
   figures: document.querySelectorAll('.plotly-graph-div').length,
   drawn: [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.querySelector('svg.main-svg')).length,
   text: document.body.innerText,
+  lang: document.documentElement.lang,
+  switches: [...document.querySelectorAll('a.memlib-lang-switch')].map(a => a.href),
+  // the page's own prose: its article without code cells (code, outputs), literals and links' targets
+  prose: (() => {
+    const article = document.querySelector('article').cloneNode(true);
+    article.querySelectorAll('div.cell, pre, code, script, .memlib-lang-switch').forEach(e => e.remove());
+    return article.textContent;
+  })(),
 })"""
 
 
@@ -403,7 +538,9 @@ def _browser(test):
 @_browser
 def test_the_index_reaches_every_notebook_page_and_the_instructor_guide(served, crawl):
     reached = {url[len(served):] for url in crawl}
-    wanted = {"index.html", "instructor.html", *(f"{path.stem}.html" for path in SOLUTION_FILES)}
+    wanted = {"index.html", "instructor.html", *(f"{path.stem}.html" for path in SOLUTION_FILES),
+              "zh/index.html", "zh/glossary.html", *(f"zh/{stem}.html" for stem in ZH_STEMS)}
+    assert len(ZH_STEMS) == 8, f"the Chinese core track has 8 notebooks, i18n/zh has {ZH_STEMS}"
     assert wanted <= reached, f"not reached from the index: {sorted(wanted - reached)}"
     index = crawl[served + "index.html"]["text"].replace("\u2019", "'")  # Sphinx curls apostrophes
     for path in SOLUTION_FILES:
@@ -429,31 +566,34 @@ def test_every_internal_link_and_asset_answers_200(served, crawl):
 
 @_browser
 def test_every_notebook_page_launches_in_colab_and_binder(served, crawl):
-    for path in SOLUTION_FILES:
-        links = crawl[served + f"{path.stem}.html"]["links"]
-        repo_path = f"{config.NOTEBOOKS_DIR}/{path.name}"
-        assert config.colab_url(repo_path) in links and config.binder_url(repo_path) in links, path.name
+    pages_and_notebooks = [(f"{path.stem}.html", f"{config.NOTEBOOKS_DIR}/{path.name}") for path in SOLUTION_FILES]
+    pages_and_notebooks += [(f"zh/{stem}.html", f"{config.NOTEBOOKS_DIR}/zh/{stem}.ipynb") for stem in ZH_STEMS]
+    for page, repo_path in pages_and_notebooks:
+        links = crawl[served + page]["links"]
+        assert config.colab_url(repo_path) in links and config.binder_url(repo_path) in links, page
+        assert (ROOT / repo_path).is_file(), f"{page} launches {repo_path}, which the repository does not have"
 
 
 @_browser
 def test_every_plotly_figure_on_a_notebook_page_is_drawn(served, built, crawl):
     _, sources = built
-    total = 0
-    for path in SOLUTION_FILES:
-        page = nbformat.read(str(sources / path.name), as_version=4)
+    total = {"": 0, "zh/": 0}
+    for folder, name in [("", path.name) for path in SOLUTION_FILES] + [("zh/", f"{stem}.ipynb") for stem in ZH_STEMS]:
+        page = nbformat.read(str(sources / folder / name), as_version=4)
         carried = sum("plotly-graph-div" in o.get("data", {}).get("text/html", "")
                       for cell in page.cells for o in cell.get("outputs", []))
-        found = crawl[served + f"{path.stem}.html"]
-        assert found["figures"] == carried, f"{path.name}: {carried} figures in the page's notebook, {found['figures']} on the page"
-        assert found["drawn"] == carried, f"{path.name}: {found['drawn']} of {carried} figures drawn (svg.main-svg)"
-        total += carried
-    assert total > 0, "no notebook page carries a plotly figure: the conversion lost them"
+        found = crawl[served + folder + name.replace(".ipynb", ".html")]
+        where = folder + name
+        assert found["figures"] == carried, f"{where}: {carried} figures in the page's notebook, {found['figures']} on the page"
+        assert found["drawn"] == carried, f"{where}: {found['drawn']} of {carried} figures drawn (svg.main-svg)"
+        total[folder] += carried
+    assert all(total.values()), f"figures per part of the site {total}: the conversion lost them"
 
 
-def _solution_regions(path: Path) -> list[list[str]]:
+def _solution_regions(notebook: dict) -> list[list[str]]:
     """The stripped lines of each ### BEGIN SOLUTION ... ### END SOLUTION region and solution-only cell."""
     regions: list[list[str]] = []
-    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+    for cell in notebook["cells"]:
         if "solution-only" in cell["metadata"].get("tags", []):
             regions.append([line.strip() for line in "".join(cell["source"]).splitlines() if line.strip()])
             continue
@@ -473,20 +613,33 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
+def _solutions_in_every_language() -> dict[str, dict]:
+    """{where: solution notebook}: each solutions/*.ipynb, and each solved Chinese notebook (its written answers'
+    solution regions are translated, so they are secrets of their own)."""
+    found = {path.name: nbformat.read(str(path), as_version=4) for path in SOLUTION_FILES}
+    for stem in ZH_STEMS:
+        entries = translation.read_catalogue(ROOT / "i18n" / "zh" / f"{stem}.po")
+        found[f"zh/{stem}.ipynb"] = translation.solved_notebook(found[f"{stem}.ipynb"], entries, "zh")
+    return found
+
+
 @_browser
 def test_no_solution_line_appears_on_any_page_or_in_any_file_of_the_site(built, crawl):
     out, _ = built
     secrets: dict[str, str] = {}
-    released = [release_notebook(nbformat.read(str(path), as_version=4), path.name, warn=False) for path in SOLUTION_FILES]
+    solutions = _solutions_in_every_language()
+    released = [release_notebook(nb, where.split("/")[-1], warn=False) for where, nb in solutions.items()]
     shown = _squash(" ".join(cell.source for student in released for cell in student.cells).replace("`", ""))
-    for path in SOLUTION_FILES:
-        for number, region in enumerate(_solution_regions(path), start=1):
+    for where, nb in solutions.items():
+        for number, region in enumerate(_solution_regions(nb), start=1):
             # A line some student notebook shows too (a `return x`, an import, a line the instructions
             # spell out) gives nothing away.
             distinctive = [line for line in region if len(line) >= 16 and _squash(line) not in shown]
-            assert distinctive, f"{path.name}, region {number}: no line distinctive enough to look for"
-            secrets.update({_squash(line): path.name for line in distinctive})
-    assert len(secrets) > 20
+            assert distinctive, f"{where}, region {number}: no line distinctive enough to look for"
+            secrets.update({_squash(line): where for line in distinctive})
+    assert len(secrets) > 20 and any(where.startswith("zh/") and re.search("[\u4e00-\u9fff]", line)
+                                     for line, where in secrets.items()), "no Chinese solution line to look for"
+    assert any(url.endswith("zh/03_archival_bm25.html") for url in crawl), "the crawl did not reach the Chinese pages"
     pages_text = {url: _squash(found["text"]) for url, found in crawl.items()}
     files_text = {}
     for file in out.rglob("*"):
@@ -496,6 +649,46 @@ def test_no_solution_line_appears_on_any_page_or_in_any_file_of_the_site(built, 
     leaks = [f"{where}: {line!r} (from {source})" for line, source in secrets.items()
              for where, text in [*pages_text.items(), *files_text.items()] if line in text]
     assert not leaks, "solution code on the site:\n" + "\n".join(leaks[:20])
+
+
+def _han_share(text: str) -> float:
+    han = len(re.findall("[\u4e00-\u9fff]", text))
+    return han / max(1, han + len(re.findall("[A-Za-z]", text)))
+
+
+@_browser
+def test_every_chinese_page_says_it_is_chinese_and_is_mostly_chinese(served, crawl):
+    chinese = [f"zh/{stem}.html" for stem in ZH_STEMS] + ["zh/index.html", "zh/glossary.html"]
+    shares = {page: round(_han_share(crawl[served + page]["prose"]), 2) for page in chinese}
+    assert all(crawl[served + page]["lang"] == "zh-CN" for page in chinese), {p: crawl[served + p]["lang"] for p in chinese}
+    assert all(share >= MOSTLY_CHINESE for share in shares.values()), f"Han share of the prose: {shares}"
+    english = {url: found["lang"] for url, found in crawl.items() if "/zh/" not in url and found["lang"] != "en"}
+    assert not english, f"English pages that do not say lang=en: {english}"
+
+
+@_browser
+def test_the_switch_leads_from_each_chinese_page_to_its_english_page_and_back(served, browser, crawl):
+    pairs = [(f"zh/{stem}.html", f"{stem}.html") for stem in ZH_STEMS] + [("zh/index.html", "index.html")]
+    for chinese, english in pairs:
+        assert crawl[served + chinese]["switches"] == [served + english], chinese
+        assert crawl[served + english]["switches"] == [served + chinese], english
+    # the English pages without a Chinese counterpart (deep dives, the instructor guide) have no switch
+    alone = {url: found["switches"] for url, found in crawl.items()
+             if url[len(served):] not in {page for pair in pairs for page in pair} and found["switches"]}
+    assert not alone, f"a switch on a page without a counterpart: {alone}"
+    page = browser.new_page()
+    try:
+        for chinese, english in pairs:  # a reader's click, both ways
+            page.goto(served + chinese, wait_until="domcontentloaded")
+            first_section = page.evaluate("""() => [...document.querySelectorAll('.sidebar-tree > p.caption')]
+                .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)[0].innerText""")
+            assert first_section == "中文", f"{chinese}: the sidebar starts with {first_section!r}, not the Chinese track"
+            page.click("a.memlib-lang-switch")
+            page.wait_for_url(served + english)
+            page.click("a.memlib-lang-switch")
+            page.wait_for_url(served + chinese)
+    finally:
+        page.close()
 
 
 @_browser
@@ -516,4 +709,19 @@ def test_screenshots_of_the_index_and_a_notebook_page(served, browser, crawl):
     finally:
         page.close()
     for name in ("site-index.png", f"site-{stem}.png", f"site-{stem}-figure.png"):
+        assert (SCREENSHOTS / name).stat().st_size > 10_000, f"{name} looks empty"
+
+
+@_browser
+def test_screenshots_of_the_chinese_index_and_a_chinese_page(served, browser, crawl):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shots = {"site-zh-index.png": "zh/index.html", "site-zh-03_archival_bm25.png": "zh/03_archival_bm25.html"}
+    page = browser.new_page()
+    try:
+        for name, url in shots.items():
+            page.goto(served + url, wait_until="load")
+            page.screenshot(path=str(SCREENSHOTS / name))
+    finally:
+        page.close()
+    for name in shots:
         assert (SCREENSHOTS / name).stat().st_size > 10_000, f"{name} looks empty"
