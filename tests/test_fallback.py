@@ -56,6 +56,6 @@ def test_a_chinese_notebook_hears_the_fallback_in_chinese(capsys):
     finally:
         use_language("en")
     unsolved, crashed, yours = capsys.readouterr().out.splitlines()
-    assert unsolved.startswith("练习 9还没有解出") and "len" in unsolved
-    assert "ZeroDivisionError" in crashed and crashed.startswith("你对练习 9的答案出错了")
-    assert yours == "下面用的是你对练习 9的答案。"
+    assert unsolved.startswith("练习 9 还没有解出") and "len" in unsolved
+    assert "ZeroDivisionError" in crashed and crashed.startswith("你对练习 9 的答案出错了")
+    assert yours == "下面用的是你对练习 9 的答案。"

@@ -68,14 +68,14 @@ MESSAGES: dict[str, dict[str, str]] = {
                              "(the gradebook notes it)",
                        "zh": "注意  你的答案调用了 memlib 的参考实现：{names}（成绩簿会记下这一点）"},
     # the cells after an exercise (memlib.course.fallback.use_or_reference)
-    "fallback_yours": {"en": "Using your answer to {exercise}.", "zh": "下面用的是你对{exercise}的答案。"},
+    "fallback_yours": {"en": "Using your answer to {exercise}.", "zh": "下面用的是你对{exercise} 的答案。"},
     "fallback_crashed": {"en": "your answer to {exercise} crashed ({error}): showing {what}. Its graded cell says "
                                "more; fix it and re-run this cell to see yours.",
-                         "zh": "你对{exercise}的答案出错了（{error}），下面展示的是 {what}。它的评分单元会说得更详细；"
+                         "zh": "你对{exercise} 的答案出错了（{error}），下面展示的是 {what}。它的评分单元会说得更详细；"
                                "改好后重新运行这个单元，就能看到你自己的结果。"},
     "fallback_unsolved": {"en": "{exercise} not solved yet: showing {what}. Solve it above and re-run this cell "
                                 "to see yours.",
-                          "zh": "{exercise}还没有解出，下面展示的是 {what}。在上面解出后重新运行这个单元，"
+                          "zh": "{exercise} 还没有解出，下面展示的是 {what}。在上面解出后重新运行这个单元，"
                                 "就能看到你自己的结果。"},
     # the setup check (memlib.course.fallback.environment_report)
     "env_ok": {"en": "ok     ", "zh": "正常   "},
