@@ -40,6 +40,11 @@ if [ ! -x /usr/bin/chromium ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
+# A CJK font, so the Chinese notebooks (and their screenshots) show text, not boxes.
+if [ ! -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fonts-wqy-microhei >/dev/null
+fi
 /usr/bin/chromium --version 2>/dev/null  # its wrapper script complains on stderr; harmless
 
 pin="$(grep -E '^playwright==' requirements-test.txt 2>/dev/null || echo 'playwright==1.65.2')"
