@@ -142,6 +142,20 @@ CHEATS = {
     "a reference's class re-exported by another module (02)": (
         "02", "from memlib.evaluation import ExtractiveSummarizer\n\nclass MySummarizer(ExtractiveSummarizer):\n"
               "    pass", "memlib.summarize.ExtractiveSummarizer"),
+    # found by a fourth outside attack (written before the rules that flag them)
+    "a reference looked up in a module's __dict__ by a spelled key (08)": (
+        "08", "import memlib.core_memory as _cm\nCoreMemory = _cm.__dict__['Core' + 'Memory']", ".__dict__"),
+    "the library's loop looked up in a class's __dict__, run in a worker thread (04)": (
+        "04", "from concurrent.futures import ThreadPoolExecutor\nfrom memlib.agent import Agent\n"
+              "_POOL = ThreadPoolExecutor(1)\nclass MyAgent(Agent):\n    def step(self, user_text):\n"
+              "        return _POOL.submit(Agent.__dict__['st' + 'ep'], self, user_text).result()", ".__dict__"),
+    "the checks' own code loaded by pkgutil.resolve_name (01)": (
+        "01", "import pkgutil\nhow_many_fit = pkgutil.resolve_name('memlib.course.' + 'checks:reference_how_many_fit')",
+        "import pkgutil"),
+    "a profiler set first, so a watch that yields to one stays off (06)": (
+        "06", "import cProfile\ncProfile.Profile().enable()\nfrom memlib import citations\n"
+              "def answer_with_citations(question, store):\n    return citations.answer_from_store(question, store)",
+        "import cProfile"),
 }
 
 
@@ -232,6 +246,13 @@ def test_every_honest_alternative_answer_carries_no_flag() -> None:
     for name, nb, assignment in answers:
         assert review_flags(notebook_findings(nb, assignment)) == {}, name
     assert len(answers) >= 150
+
+
+def test_a_harmless_name_from_types_raises_no_flag_and_a_code_builder_does() -> None:
+    honest = ("from types import SimpleNamespace\n"
+              "def how_many_fit(messages, window, system_prompt='', reserve=0):\n    return SimpleNamespace(n=0).n")
+    assert _flags("01", honest) == ""
+    assert "from types import FunctionType" in _flags("01", "from types import FunctionType\nhow_many_fit = None")
 
 
 def test_the_usual_magics_raise_no_flag() -> None:

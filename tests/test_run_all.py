@@ -94,6 +94,31 @@ def fit_by_hand(messages, window, system_prompt="", reserve=0):
     return kept
 
 
+def test_the_watch_sees_past_a_profiler_and_into_a_thread_the_answer_starts(capsys):
+    import cProfile
+    import sys
+    import threading
+
+    from memlib.course.checks import nb01_token_budget as nb01
+
+    def how_many_fit(messages, window, system_prompt="", reserve=0):
+        out = []
+        worker = threading.Thread(target=lambda: out.append(
+            nb01.reference_how_many_fit(messages, window, system_prompt, reserve)))
+        worker.start()
+        worker.join()
+        return out[0]
+
+    profiler = cProfile.Profile()
+    profiler.enable()  # a profiler set first used to keep the watch from installing itself
+    try:
+        check_token_budget(how_many_fit)
+        assert sys.getprofile() is profiler  # given back when the check ends
+    finally:
+        profiler.disable()
+    assert checking.REFERENCE_CALLS["01-token-budget"] == ("memlib.course.checks.nb01_token_budget.reference_how_many_fit",)
+
+
 def test_a_reference_call_from_the_answer_is_noted(capsys):
     from memlib.course.checks import nb01_token_budget as nb01
 

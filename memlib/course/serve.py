@@ -101,14 +101,7 @@ class _Watch(ReferenceWatch):
             self._note(name)
 
     def __enter__(self) -> "_Watch":
-        self._previous = sys.getprofile()
-        if self._previous is None:
-            sys.setprofile(self._profile)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._previous is None:
-            sys.setprofile(None)
+        return self._install()  # (the codes are resolved once per list of references, by _watch)
 
 
 def _watch(references: list[str], modules: list[str]) -> _Watch:

@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 import sysconfig
+import threading
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -91,11 +92,25 @@ class ReferenceWatch:
 
     def __enter__(self) -> "ReferenceWatch":
         self._resolve()
-        self._previous = sys.getprofile()
-        if self.codes and self._previous is None:
-            sys.setprofile(self._profile)
+        self._previous = None
+        return self._install() if self.codes else self  # nothing to watch for: no hook, no cost
+
+    def _install(self) -> "ReferenceWatch":
+        """Watch this thread and every thread started while the watch is on. A profiler the student's code
+        set (cProfile, sys.setprofile) is put aside until the watch ends: it must not switch the watch off."""
+        self._previous = sys.getprofile(), threading.getprofile()
+        sys.setprofile(self._profile)
+        threading.setprofile(self._profile)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self.codes and self._previous is None:
+        if self._previous is None:
+            return
+        before, threads_before = self._previous
+        if before is None or callable(before):
+            sys.setprofile(before)
+        elif callable(getattr(before, "enable", None)):
+            before.enable()  # cProfile's profiler hooks in from C: sys.setprofile cannot hand it back
+        else:
             sys.setprofile(None)
+        threading.setprofile(threads_before)

@@ -82,9 +82,17 @@ _DYNAMIC_ATTRIBUTES = {
     "f_locals", "__code__", "__globals__", "__closure__", "__builtins__", "__wrapped__", "__subclasses__",
     "run_cell", "run_code", "ex", "ev", "system", "getoutput",
     "modules",  # sys.modules
+    "__dict__", "__getattribute__",  # a name looked up by a key the reading cannot follow
+    "FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType",  # types.*: code built at run time
 }
+#: Modules that run hidden code, reach around the watcher (profilers put aside, threads it does not see
+#: start), or load code by a name in a string (pkgutil.resolve_name).
 _DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", "imp", "pickle", "dill", "cloudpickle",
-                    "code", "codeop", "types", "builtins"}
+                    "code", "codeop", "builtins", "pkgutil", "cProfile", "profile", "_lsprof", "trace", "threading",
+                    "_thread", "concurrent", "multiprocessing"}
+#: Names of an otherwise harmless module that build code at run time (``from types import SimpleNamespace``
+#: is fine; ``from types import FunctionType`` is not).
+_DYNAMIC_NAMES = {"types": {"FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType"}}
 _HARMLESS_MAGICS = {"matplotlib", "pip", "config", "load_ext autoreload", "autoreload"}
 #: Line magics whose argument is Python that runs in the notebook: read as code.
 _CODE_MAGICS = {"time", "timeit", "prun"}
@@ -537,8 +545,11 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict]) -> list
                            else [node.module or ""] if node.level == 0 else ["(a relative import)"])
                 for module in modules:
                     top = module.split(".")[0]
+                    names = {a.name for a in node.names} if isinstance(node, ast.ImportFrom) else set()
                     if top in _DYNAMIC_MODULES or any(_under(module, m) for m in GRADER_MODULES):
                         what = f"import {module}"
+                    elif names & _DYNAMIC_NAMES.get(module, set()):
+                        what = f"from {module} import {', '.join(sorted(names & _DYNAMIC_NAMES[module]))}"
                     elif module and not module.startswith("(") and _not_installed(top):
                         what = f"import {module} (a module neither installed nor released)"
                     elif module.startswith("("):
