@@ -90,6 +90,14 @@ def test_moodle_download_names() -> None:
     assert export.original_name("Ada Lovelace_12345_assignsubmission_file_") == "Ada Lovelace_12345_assignsubmission_file_"
 
 
+def test_a_full_name_shaped_like_a_download_name_stays_its_own_student() -> None:
+    # Moodle writes the full name with its "_" turned into spaces (mod/assign, the download's file prefix), so a
+    # student who names themself "Ada Lovelace_12345_assignsubmission_file_" gets a folder of their own
+    moodle_writes = "Ada Lovelace 12345 assignsubmission file _67890_assignsubmission_file_"
+    assert export.download_student(moodle_writes) == "Ada Lovelace 12345 assignsubmission file (moodle 67890)"
+    assert export.download_student(moodle_writes) != export.download_student("Ada Lovelace_12345_assignsubmission_file_")
+
+
 # --------------------------------------------------------------------------- a Canvas and a Moodle class
 
 

@@ -38,8 +38,11 @@ def test_the_policy_counts_days_or_parts_of_one_after_the_grace():
     assert (flagged.days, flagged.submitted) == (1, None) and "Canvas's _LATE_" in flagged.note()
     unknown = assess(DUE, policy)
     assert not unknown.late and "time unknown" in unknown.note()
-    # the zip's time wins over the flag: it says how late
-    assert assess(DUE, policy, zip_time=(2026, 10, 5, 0, 0, 0), lms_late=True).days == 0
+    # the zip's time says how late when it agrees with the flag; whoever made the zip set that time, so it
+    # cannot make a notebook Canvas calls late on time (a forged early time was "on time" before)
+    assert assess(DUE, policy, zip_time=(2026, 10, 8, 12, 0, 0), lms_late=True).days == 3
+    forged = assess(DUE, policy, zip_time=(2026, 10, 5, 0, 0, 0), lms_late=True)
+    assert (forged.days, forged.penalty) == (1, 10) and "over the zip's earlier time" in forged.note()
     for bad in ({"per_day": -1}, {"cap": 101}, {"grace_minutes": -5}):
         with pytest.raises(LateError):
             LatePolicy(**bad)

@@ -14,7 +14,8 @@ When a notebook was handed in is taken from what the submission itself holds, be
 1. the time a zip stores for the notebook's entry (when the student zipped it; a zip
    stores local time without a zone, read here in the due date's offset);
 2. Canvas's ``_LATE_`` in a download's file name: Canvas's word that it was late, with no
-   time, so it counts as one day late.
+   time, so it counts as one day late. Whoever made a zip set its times, so a zip's time
+   can make such a notebook later, never on time.
 
 Moodle's download names carry no time and no late flag; a plain folder or notebook
 carries nothing the grader trusts (file times change with every copy). Such a
@@ -126,6 +127,10 @@ def assess(due: datetime, policy: LatePolicy, *, zip_time: tuple[int, ...] | Non
         submitted = datetime(year, month, day, hour, minute, second, tzinfo=due.tzinfo)
         over = submitted - due - timedelta(minutes=policy.grace_minutes)
         days = math.ceil(over / DAY) if over > timedelta(0) else 0
+        if lms_late and days == 0:
+            # whoever made the zip set its time; the LMS's own word that it was late wins over it
+            return Lateness(due, submitted, "Canvas's _LATE_ in the download name, over the zip's earlier time",
+                            1, policy.penalty(1))
         return Lateness(due, submitted, "the zip's time for it", days, policy.penalty(days))
     if lms_late:
         return Lateness(due, None, "Canvas's _LATE_ in the download name", 1, policy.penalty(1))
