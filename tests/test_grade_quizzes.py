@@ -37,6 +37,16 @@ def test_the_answers_are_read_from_the_quiz_cell_and_scored_per_question() -> No
     assert (points, status) == (ITEM.points - 0.5, "failed")
 
 
+def test_the_host_parses_at_most_the_notebooks_read_limit_of_quiz_cells(monkeypatch) -> None:
+    from memlib.course.grading import inert, quizzes
+
+    parsed = []
+    monkeypatch.setattr(quizzes, "parse_python", lambda source: parsed.append(len(source)) or __import__("ast").parse(""))
+    junk = "x = 1  # show_quiz\n" * 5_000  # 95,000 characters, under the per-cell limit
+    quiz_answers(_nb(*[junk] * 300), ITEM)  # an attack sent 300 such cells: 104 s of host time
+    assert sum(parsed) <= inert.READ_LIMIT_CHARS and len(parsed) == inert.READ_LIMIT_CHARS // len(junk)
+
+
 def test_bad_input_no_answers_a_computed_answer_or_a_malformed_one_earns_nothing_and_says_why() -> None:
     released = 'from memlib.course.quiz import show_quiz\nshow_quiz("01")'
     assert quiz_row(_nb(released), ITEM)[:2] == (0.0, "failed")

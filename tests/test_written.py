@@ -88,6 +88,12 @@ def _rows(path: Path) -> dict[tuple[str, str], dict[str, str]]:
         return {(r["student"], r["grade_id"]): r for r in csv.DictReader(handle)}
 
 
+def test_a_huge_written_answer_is_read_only_as_far_as_the_row_needs() -> None:
+    huge = "word " * 20_000_000  # 100 MB: reading it whole once took the grader to 2.5 GB
+    status, reason = written.answer_row(huge, "")
+    assert status == written.MANUAL and len(reason) < written.ANSWER_CHARS + 100
+
+
 def test_each_written_answer_is_a_row_to_score_with_the_answer_beside_it(graded) -> None:
     rows = _rows(graded["out"])
     ada, bea = rows[("ada", "fixture-why")], rows[("bea", "fixture-why")]

@@ -45,6 +45,8 @@ MANUAL = "manual"  # the gradebook status of a written answer no person has scor
 GRADE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 STUB = "*Your answer here.*"
 ANSWER_CHARS = 300
+#: How much of a written answer the grader reads at all (blank or not, and its first ANSWER_CHARS).
+ANSWER_READ_CHARS = 100_000
 
 
 class ScoreError(ValueError):
@@ -133,6 +135,7 @@ def answer_row(answer: str | None, released: str = "") -> tuple[str, str]:
     """
     if answer is None:
         return "failed", "written answer: the cell is not in the notebook"
+    answer = answer[:ANSWER_READ_CHARS]  # the row shows ANSWER_CHARS: reading a huge answer whole costs gigabytes
     given = {line.strip() for line in released.splitlines()} | {STUB} | set(MESSAGES["markdown_stub"].values())
     body = "\n".join(line for line in answer.splitlines() if line.strip() not in given)
     if not body.strip():

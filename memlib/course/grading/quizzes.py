@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
+from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS
 from memlib.quiz import QUIZ_NOTEBOOKS, load_quiz, parse_answers
 from memlib._util import parse_python
 
@@ -54,13 +54,16 @@ def quiz_answers(nb: dict, item: QuizItem) -> tuple[str | None, str]:
     """(the answers string, "") from the notebook's ``show_quiz`` call, or (None, why there is none)."""
     why = "no answers: write them into the quiz cell, e.g. show_quiz(\"%s\", answers=\"cab\")" % item.notebook
     found: str | None = None
+    budget = READ_LIMIT_CHARS  # of source parsed on the host for this notebook, all cells together
     for cell in nb.get("cells", []):
-        if cell.get("cell_type") != "code" or "show_quiz" not in _text(cell.get("source", "")):
+        source = _text(cell.get("source", ""))
+        if cell.get("cell_type") != "code" or "show_quiz" not in source:
             continue
-        if len(_text(cell.get("source", ""))) > CELL_READ_LIMIT_CHARS:  # not parsed on the host
+        if len(source) > min(CELL_READ_LIMIT_CHARS, budget):  # not parsed on the host
             continue
+        budget -= len(source)
         try:
-            tree = parse_python(_text(cell.get("source", "")))
+            tree = parse_python(source)
         except SyntaxError:
             continue
         for node in ast.walk(tree):
