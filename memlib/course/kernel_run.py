@@ -63,10 +63,12 @@ NOTEBOOK_OUTPUT_CAP_CHARS = 4_000_000
 #: Largest single message accepted from the kernel; a larger one drops the connection (which then reconnects).
 MAX_MESSAGE_BYTES = 64 * 2**20
 KERNEL_START_SECONDS = 60.0
-INTERRUPT_GRACE_SECONDS = 5.0
+# How long an interrupted cell has to stop before its kernel is killed (and its traceback, which tells the
+# student where the loop was, lost): with 5 s, CI under load once lost it for a loop flooding output.
+INTERRUPT_GRACE_SECONDS = 10.0
 # After the execute reply, how long to wait for the cell's last output and its "idle" status. The reply
-# comes on the shell socket and can overtake output still queued on iopub (a loaded machine took over a
-# second for a 300,000-character print); a kernel that never says idle costs this once.
+# comes on the shell socket and can come before output still queued on iopub; a kernel that never says
+# idle costs this once per cell.
 IDLE_WAIT_SECONDS = 10.0
 LOG_TAIL_CHARS = 4000
 ERROR_CHARS = 20_000  # of an error's message, and of each line of its traceback (its last 40 lines)
@@ -392,10 +394,24 @@ def _wait_ready(client: Any, process: subprocess.Popen, deadline: float) -> str:
                 if process.poll() is not None:
                     break
                 continue
-            if reply.get("parent_header", {}).get("msg_id") == msg_id:
+            if reply.get("parent_header", {}).get("msg_id") == msg_id and _iopub_heard(client, msg_id):
                 _drain(client)
                 return ""
     return "the kernel did not start in time"
+
+
+def _iopub_heard(client: Any, msg_id: str) -> bool:
+    """Whether iopub carried the kernel's status for request `msg_id`. Until the subscription has reached
+    the kernel, what it publishes is lost (ZeroMQ's publish/subscribe): a first cell's whole print was."""
+    until = time.monotonic() + 3.0  # (it comes within milliseconds once subscribed)
+    while time.monotonic() < until:
+        try:
+            msg = client.get_iopub_msg(timeout=0.1)
+        except Empty:
+            continue
+        if msg.get("parent_header", {}).get("msg_id") == msg_id:
+            return True
+    return False
 
 
 def _drain(client: Any) -> None:
@@ -474,10 +490,16 @@ def _execute(client: Any, process: subprocess.Popen, cell: dict, index: int, cel
             _kill(process)
             status = TIMEOUT
             break
+    content = reply.get("content", {}) if reply else {}
     output.finish()
+    if (isinstance(content, dict) and content.get("status") == "error"
+            and (output.last_error is None or output.last_error["ename"] != str(content.get("ename", ""))[:ENAME_CHARS])):
+        # the cell's own error output never arrived (iopub drops messages when a flood fills its queue); the
+        # reply, on the shell socket, says what the error was: its short form is the cell's last output
+        output.last_error = _short_error(content)
+        output.outputs.append(output.last_error)
     run = CellRun(index, status or OK, outputs=output.outputs, stdout="".join(output.stdout),
                   output_chars=output.total, output_kept=output.kept, seconds=time.monotonic() - started)
-    content = reply.get("content", {}) if reply else {}
     if reply is not None and content.get("status") != "ok" or output.last_error is not None:
         # the last error output as kept (or short), else the reply's own, short: bounded either way
         error = output.last_error or _short_error(content if isinstance(content, dict) else {})

@@ -101,7 +101,8 @@ class _Watch(ReferenceWatch):
             self._note(name)
 
     def __enter__(self) -> "_Watch":
-        return self._install()  # (the codes are resolved once per list of references, by _watch)
+        self._install()  # (the codes are resolved once per list of references, by _watch)
+        return self
 
 
 def _watch(references: list[str], modules: list[str]) -> _Watch:

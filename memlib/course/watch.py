@@ -42,6 +42,7 @@ class ReferenceWatch:
         self.codes: dict[Any, str] = {}
         self.classes: dict[type, str] = {}
         self.used: list[str] = []
+        self._previous: tuple[Any, Any] | None = None  # the profilers put aside while the watch is on
 
     def _note(self, name: str) -> None:
         if name not in self.used:
@@ -92,16 +93,16 @@ class ReferenceWatch:
 
     def __enter__(self) -> "ReferenceWatch":
         self._resolve()
-        self._previous = None
-        return self._install() if self.codes else self  # nothing to watch for: no hook, no cost
+        if self.codes:  # nothing to watch for: no hook, no cost
+            self._install()
+        return self
 
-    def _install(self) -> "ReferenceWatch":
+    def _install(self) -> None:
         """Watch this thread and every thread started while the watch is on. A profiler the student's code
         set (cProfile, sys.setprofile) is put aside until the watch ends: it must not switch the watch off."""
         self._previous = sys.getprofile(), threading.getprofile()
         sys.setprofile(self._profile)
         threading.setprofile(self._profile)
-        return self
 
     def __exit__(self, *exc: Any) -> None:
         if self._previous is None:
