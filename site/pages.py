@@ -60,6 +60,7 @@ from pathlib import Path
 import nbformat
 
 from memlib.course import config, lang, translation
+from memlib.course.exercise import EXERCISE_NAME
 from memlib.course.release import (BEGIN_RE, END_RE, MARKDOWN_STUB, TAG_COLAB_BADGE, TAG_COLAB_SETUP, TAG_GRADED,
                                    exercise_texts, graded_cells, release_notebook)
 
@@ -236,7 +237,7 @@ def exercise_headings(cells: list[dict], word: str = "练习") -> list[tuple[str
 
     A translated notebook's exercises are named there: the code's ``### EXERCISE`` comments stay English.
     """
-    heading = re.compile(rf"^#{{2,4}}\s*{re.escape(word)}\s+(\w+)\s*[：:]\s*(.+?)\s*$", re.MULTILINE)
+    heading = re.compile(rf"^#{{2,4}}\s*{re.escape(word)}\s+({EXERCISE_NAME})\s*[：:]\s*(.+?)\s*$", re.MULTILINE)
     found: dict[str, str] = {}
     for cell in cells:
         if cell.get("cell_type") == "markdown":

@@ -89,9 +89,17 @@ def _rows(path: Path) -> dict[tuple[str, str], dict[str, str]]:
 
 
 def test_a_huge_written_answer_is_read_only_as_far_as_the_row_needs() -> None:
-    huge = "word " * 20_000_000  # 100 MB: reading it whole once took the grader to 2.5 GB
-    status, reason = written.answer_row(huge, "")
+    import tracemalloc
+
+    huge = "word " * 4_000_000  # 20 MB; reading a 90 MB answer whole once took the grader to 2.5 GB
+    tracemalloc.start()
+    try:
+        status, reason = written.answer_row(huge, "")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     assert status == written.MANUAL and len(reason) < written.ANSWER_CHARS + 100
+    assert peak < 5_000_000  # bytes; split whole, these 4,000,000 words took hundreds of MB
 
 
 def test_each_written_answer_is_a_row_to_score_with_the_answer_beside_it(graded) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from memlib.course.checking import is_exercise_stub
+from memlib.course.exercise import EXERCISE_NAME
 from memlib.course.lang import language, say
 
 __all__ = ["use_or_reference", "answer_status", "Requirement", "EnvironmentReport", "environment_report"]
@@ -61,7 +62,7 @@ def use_or_reference(answer: Any, reference: Any, exercise: str, what: str = "th
     """
     status, error = answer_status(answer, probe)
     # the notebooks' code is the same in every language: "exercise 2" is named as a Chinese notebook names it
-    named = re.sub(r"^exercise (\w+)$", r"练习 \1", exercise) if language() == "zh" else exercise
+    named = re.sub(rf"^exercise ({EXERCISE_NAME})$", r"练习 \1", exercise) if language() == "zh" else exercise
     if status == "solved":
         if not quiet:
             print(say("fallback_yours", exercise=named))
