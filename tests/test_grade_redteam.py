@@ -80,6 +80,8 @@ from typing import Iterator
 
 import pytest
 
+from memlib.course import sandbox
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_SOLUTIONS = ROOT / "tests" / "fixtures" / "course" / "solutions"
 # The class is built by one module; loaded by path, so no folder joins sys.path.
@@ -94,8 +96,8 @@ pytestmark = [pytest.mark.grading, pytest.mark.slow, pytest.mark.xdist_group("di
 #: Students whose letters and digits do not start their name (files named as formulas or escapes).
 KEY_OVERRIDES = (("escapes", "escapes"), ("=HYPERLINK", "hyperlink"), ("-2+3", "23"), ("@mention", "mention"))
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-#: The disk filler writes 2 GB wherever it can; the grader's own disk may lose far less.
-DISK_DROP_LIMIT = 1 << 30
+#: The disk filler writes 2 GB wherever it can; the grader and the class may hold far less of the host's disk.
+DISK_HELD_LIMIT = 1 << 30
 #: Where the grader's scratch and the kernels' socket folders go when TMPDIR is not set.
 GRADER_TMP = Path("/tmp")
 
@@ -146,21 +148,32 @@ def _marked_files(root: Path, depth: int = 2) -> list[Path]:
 
 
 class _DiskWatch:
-    """The lowest free space seen on a file system while the grader runs."""
+    """The most bytes the grader and its class held on the host's disk at once while the grader ran.
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.start = self.lowest = self._free()
+    Counted: every file under `out` and under each folder of `tmp` named memlib-* that appeared
+    after the watch began (the grader's scratch and its kernels' socket folders), and every file
+    under `tmp` owned by a kernel's uid (a kernel that reached the host's /tmp). Not the disk's
+    free space: other test workers write to the same disk at the same time (a wheel, a site, a
+    browser profile), and one CI run lost 1.1 GB of free space to them while this class was graded.
+    """
+
+    def __init__(self, tmp: Path, out: Path) -> None:
+        self.tmp, self.out = tmp, out
+        self._before = {entry.name for entry in tmp.iterdir()}
+        self.most = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
-    def _free(self) -> int:
-        info = os.statvfs(self.path)
-        return info.f_bavail * info.f_frsize
+    def held(self) -> int:
+        total = _bytes_under(self.out)
+        for entry in self.tmp.iterdir():
+            if entry.name.startswith("memlib-") and entry.name not in self._before:
+                total += _bytes_under(entry)
+        return total + _bytes_under(self.tmp, depth=3, owners=sandbox.KERNEL_UIDS)
 
     def _watch(self) -> None:
         while not self._stop.wait(0.2):
-            self.lowest = min(self.lowest, self._free())
+            self.most = max(self.most, self.held())
 
     def __enter__(self) -> "_DiskWatch":
         self._thread.start()
@@ -169,10 +182,23 @@ class _DiskWatch:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+        self.most = max(self.most, self.held())
 
-    @property
-    def drop(self) -> int:
-        return self.start - self.lowest
+
+def _bytes_under(root: Path, depth: int = 50, owners: range | None = None) -> int:
+    """Bytes on disk of the files under `root` (of the given owners only, when named); vanished files count 0."""
+    total = 0
+    for folder, dirs, files in os.walk(root):
+        if len(Path(folder).relative_to(root).parts) >= depth:
+            dirs[:] = []
+        for name in files:
+            try:
+                info = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            if owners is None or info.st_uid in owners:
+                total += info.st_blocks * 512
+    return total
 
 
 @dataclass
@@ -189,7 +215,7 @@ class Graded:
     survivors: dict[int, str] = field(default_factory=dict)
     hashes_before: dict[str, str] = field(default_factory=dict)
     hashes_after: dict[str, str] = field(default_factory=dict)
-    disk_drop: int = 0
+    disk_held: int = 0
     leftovers: list[Path] = field(default_factory=list)
 
     def rows_of(self, name: str) -> list[dict[str, str]]:
@@ -262,7 +288,7 @@ def graded(course) -> Iterator[Graded]:
     env = {k: v for k, v in os.environ.items() if k != "TMPDIR"}  # the grader's TMPDIR has its own test
     out = course["tmp"] / "out"
     out.mkdir()
-    with _DiskWatch(str(GRADER_TMP)) as disk:
+    with _DiskWatch(GRADER_TMP, out) as disk:
         done, seconds = _grade(course["submissions"], course["release"], out, env)
     result = _read(done, seconds, out)
     # at once: a grader that has returned has nothing left running (no grace for a teardown under way:
@@ -270,9 +296,10 @@ def graded(course) -> Iterator[Graded]:
     result.survivors = _marked_processes()
     result.hashes_before = before
     result.hashes_after = {name: _tree_hash(path) for name, path in watched.items()}
-    result.disk_drop = disk.drop
+    result.disk_held = disk.most
     result.leftovers = _marked_files(GRADER_TMP) + _marked_files(course["tmp"])
-    print(f"red-team class graded in {seconds:.1f} s (exit {done.returncode})")
+    print(f"red-team class graded in {seconds:.1f} s (exit {done.returncode}); the grader and the class held "
+          f"at most {result.disk_held >> 20} MB of the host's disk")
     yield result
     for pid in _marked_processes():  # started by this class: end them, by id
         try:
@@ -335,8 +362,8 @@ def test_honest_students_keep_their_points_next_to_the_attacks(graded):
 
 
 def test_the_disk_filler_cannot_fill_the_graders_disk(graded):
-    assert graded.disk_drop < DISK_DROP_LIMIT, (
-        f"free space of {GRADER_TMP} dropped by {graded.disk_drop >> 20} MB while the class was graded")
+    assert graded.disk_held < DISK_HELD_LIMIT, (
+        f"the grader and its class held {graded.disk_held >> 20} MB of the host's disk at once")
     assert not graded.leftovers, f"the class's files outlived the grader: {graded.leftovers[:5]}"
 
 
