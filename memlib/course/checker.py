@@ -41,6 +41,7 @@ from queue import Empty, Queue
 from typing import Any, Callable
 
 from memlib.course import wire
+from memlib.course.checking import Cases
 from memlib._util import parse_python
 
 __all__ = ["GradedCall", "graded_call", "CheckOutcome", "run_check", "Remote", "main"]
@@ -108,6 +109,7 @@ class CheckOutcome:
     references: tuple[str, ...] = ()
     calls: int = 0
     traceback: list[str] = field(default_factory=list)  # where the kernel was when it was stopped (a timeout)
+    cases: Cases | None = None  # a failed check of an exercise with partial credit: how many cases were right
 
 
 #: ``execute(code, seconds, respond=None) -> (status, stdout, traceback)``: `memlib.course.kernel_run.run_notebook`.
@@ -190,7 +192,8 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
             output += f"{PRINTED_HEADER}\n{printed.strip()}\n"
         return CheckOutcome(done.get("status", "error"), done.get("message", ""), str(done.get("what", "")),
                             str(done.get("hint", "")), output, tuple(done.get("references", ())), calls,
-                            trace if done.get("status") in ("timeout", "died") else [])
+                            trace if done.get("status") in ("timeout", "died") else [],
+                            Cases.from_list(done.get("cases")) if done.get("status") == "failed" else None)
     finally:
         if checker.poll() is None:
             checker.kill()
@@ -474,6 +477,8 @@ def main() -> int:
             outcome = {"status": "passed"}
         except CheckFailed as failure:
             outcome = {"status": "failed", "message": str(failure), "what": failure.what, "hint": failure.hint}
+            if failure.cases is not None:
+                outcome["cases"] = failure.cases.to_list()
         except KernelLost as lost:
             outcome = {"status": lost.status, "message": str(lost)}
     except Exception as error:  # the grader's problem (a missing check, a bug): say so, never a score

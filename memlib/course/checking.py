@@ -115,6 +115,9 @@ __all__ = [
     "is_exercise_stub",
     "FRESH_SEED_ENV",
     "fresh_random",
+    "Cases",
+    "PARTIAL_FLOOR",
+    "judge_fixed_then_fresh",
 ]
 
 #: Set to 1 in a kernel's environment to make every failed check raise (the grader can set it).
@@ -171,6 +174,93 @@ def fresh_random(grade_id: str) -> Any:
     return random.Random(f"{seed}:{grade_id}")
 
 
+#: Partial credit starts above this share of cases right (in each set: fixed, and fresh when drawn).
+PARTIAL_FLOOR = 0.5
+
+
+@dataclass(frozen=True)
+class Cases:
+    """How many of a check's cases an answer got right: what partial credit is made of.
+
+    `passed`/`run` count the fixed cases (the ones a student's own check runs), `fresh_passed`/`fresh_run`
+    the cases the grader's checker drew for this run (none in a student's kernel).
+    """
+
+    passed: int
+    run: int
+    fresh_passed: int = 0
+    fresh_run: int = 0
+
+    def share(self) -> float:
+        """The share of the points these cases earn: the lower of the fixed and the fresh share, when it is
+        more than `PARTIAL_FLOOR`; nothing otherwise.
+
+        The lower, not the mean: an answer that is a table of the fixed cases' results gets every fixed
+        case right and no fresh one, and must earn nothing; an answer that is wrong in one corner loses
+        about as much of each. The floor: a table that answers 0 (or any constant) to what it does not
+        know still gets the few fresh cases right whose answer is that constant (one or two of 01's six
+        in most runs), and a mostly wrong answer is not partly right.
+        """
+        fixed = self.passed / self.run if self.run else 0.0
+        share = min(fixed, self.fresh_passed / self.fresh_run) if self.fresh_run else fixed
+        return share if share > PARTIAL_FLOOR else 0.0
+
+    def to_list(self) -> list[int]:
+        return [self.passed, self.run, self.fresh_passed, self.fresh_run]
+
+    @classmethod
+    def from_list(cls, values: object) -> "Cases | None":
+        """The tally as it crossed from the checker process (None for anything else)."""
+        if (not isinstance(values, (list, tuple)) or len(values) != 4
+                or not all(type(v) is int and v >= 0 for v in values)):
+            return None
+        passed, run, fresh_passed, fresh_run = values
+        if passed > run or fresh_passed > fresh_run or run == 0:
+            return None
+        return cls(passed, run, fresh_passed, fresh_run)
+
+
+def judge_fixed_then_fresh(grade_id: str, judge: Callable[[Any], int], fresh_cases: Callable[[Any], Any],
+                           fixed_cases: Any) -> None:
+    """Judge an answer on `fixed_cases`, then (in the grader's checker only) on `fresh_cases(rng)`.
+
+    `judge(cases)` returns how many cases it ran when every one is right, and otherwise raises
+    `CheckFailed`, with its `cases` tally when the answer is well-formed and only some results are
+    wrong. The first failure is the one reported (so the grader says what the student's own check
+    said); its tally is completed with the other set of cases, judged quietly, so partial credit
+    counts both.
+    """
+    rng = fresh_random(grade_id)
+    try:
+        run = judge(fixed_cases)
+    except CheckFailed as failure:
+        if failure.cases is not None and rng is not None:
+            fresh_passed, fresh_run = _quiet_count(judge, fresh_cases(rng))
+            failure.cases = Cases(failure.cases.passed, failure.cases.run, fresh_passed, fresh_run)
+        raise
+    if rng is None:
+        return
+    try:
+        judge(fresh_cases(rng))
+    except CheckFailed as failure:
+        if failure.cases is not None:
+            failure.cases = Cases(run, run, failure.cases.passed, failure.cases.run)
+        raise
+
+
+def _quiet_count(judge: Callable[[Any], int], cases: Any) -> tuple[int, int]:
+    """(right, run) of `judge` on `cases`, printing nothing; a malformed result makes every case wrong."""
+    import contextlib
+    import io
+
+    total = len(cases)
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            return judge(cases), total
+        except CheckFailed as failure:
+            return (failure.cases.passed, total) if failure.cases is not None else (0, total)
+
+
 def strict_checks() -> None:
     """Make failed checks raise again (the grader's restored graded cells call this)."""
     _mode["keep_going"] = False
@@ -224,13 +314,17 @@ class CheckFailed(AssertionError):
     """A graded check found a problem in the student's answer.
 
     `what` says what is wrong ("document 3 ranks 7th, expected 2nd"), `hint`
-    says where to look ("is idf using the document frequency?").
+    says where to look ("is idf using the document frequency?"). `cases`, when the
+    answer was well-formed and only some of the check's cases came out wrong, says
+    how many were right: the grader's partial credit, for an exercise whose record
+    allows it.
     """
 
-    def __init__(self, what: str, hint: str = "", grade_id: str = "") -> None:
+    def __init__(self, what: str, hint: str = "", grade_id: str = "", *, cases: Cases | None = None) -> None:
         self.what = what
         self.hint = hint
         self.grade_id = grade_id
+        self.cases = cases
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -249,6 +343,10 @@ class CheckFailed(AssertionError):
                  else say("check_failed", what=self.what)]
         if self.hint:
             lines.append(say("hint", hint=self.hint))
+        if self.cases is not None:
+            enough = self.cases.passed / self.cases.run > PARTIAL_FLOOR
+            lines.append(say("cases_right" if enough else "cases_right_few", passed=self.cases.passed,
+                             run=self.cases.run))
         return lines
 
     def full_lines(self) -> list[str]:
@@ -388,6 +486,8 @@ def graded(exercise: Exercise | str, description: str = "", *,
                 if not failure.grade_id:
                     failure.grade_id = grade_id
                     failure.args = (str(failure),)
+                if record is None or not record.partial_credit:
+                    failure.cases = None  # all or nothing: the record says so
                 problem = failure
             except NotImplementedError as stub:
                 if is_exercise_stub(stub):

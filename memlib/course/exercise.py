@@ -48,6 +48,9 @@ class Exercise:
     #: phrases of the exercise's text that state the check's numbers and rules, built from the check's
     #: own constants; tests/test_exercises.py finds each one in the notebook, so text and check agree
     contract: tuple[str, ...] = ()
+    #: True when the check counts its cases (`checking.Cases`) and a partly right answer earns the share of
+    #: the points those cases give (the grader's ``--all-or-nothing`` turns it off); False: all or nothing
+    partial_credit: bool = False
     #: mutant description -> why it computes the same thing as the reference (read and judged by hand)
     equivalent: Mapping[str, str] = field(default_factory=dict)
     module: str = ""  # the check module (filled in by `exercises`)

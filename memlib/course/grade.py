@@ -117,6 +117,7 @@ def grade(
     late_policy: LatePolicy | None = None,
     solutions: str | Path | None = None,
     quiz_points: float = 0.0,
+    all_or_nothing: Iterable[str] = (),
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
 
@@ -140,7 +141,10 @@ def grade(
     published reference up to names, comments and layout gets a review flag
     (`memlib.course.grading.copying`); points do not change. With
     `quiz_points` > 0, each notebook's quiz is a graded item worth that many points
-    per question (`memlib.course.grading.quizzes`).
+    per question (`memlib.course.grading.quizzes`). An exercise whose record allows partial credit
+    (`memlib.course.exercise.Exercise.partial_credit`) gives a partly right answer the share of its points
+    that its cases earn (`memlib.course.checking.Cases`), unless its grade id is in `all_or_nothing`
+    (``"all"`` names every exercise).
     """
     started = time.monotonic()
     released = load_release(release, assignments)
@@ -172,7 +176,12 @@ def grade(
     if warning:
         (warn or (lambda text: print(text, file=sys.stderr)))(warning)
     references = copying.read_references(solutions, released) if solutions is not None else {}
-    settings = _Settings(confinement, current.support, cell_limit, float(timeout), references)
+    strict = frozenset(all_or_nothing)
+    known = {g.grade_id for a in released for g in a.graded} | {"all"}
+    if strict - known:
+        raise GradeSetupError(f"--all-or-nothing {', '.join(sorted(strict - known))}: no graded exercise of this "
+                              f"release has that grade id (they are {', '.join(sorted(known - {'all'}))}, or all)")
+    settings = _Settings(confinement, current.support, cell_limit, float(timeout), references, strict)
 
     planned = [job for submission in students for job in _plan(submission, released)]
     for job in planned:
@@ -270,6 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiz-points", type=float, default=0.0, metavar="P",
                         help="count each notebook's quiz: P points per right answer, read from the quiz cell's "
                              "show_quiz(\"NN\", answers=\"cab\") (default 0: quizzes do not count)")
+    parser.add_argument("--all-or-nothing", action="append", default=[], metavar="GRADE_ID",
+                        help="no partial credit for this exercise (a grade id such as 03-bm25, or all); "
+                             "repeatable. By default an exercise whose check counts cases gives a partly right "
+                             "answer the share of its points that its cases earn")
     parser.add_argument("--update", action="store_true",
                         help="regrade into the existing --out gradebook (and --feedback folder): only the rows "
                              "and feedback sections of the notebooks graded now are replaced")
@@ -310,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
             late_policy=policy,
             solutions=args.solutions,
             quiz_points=args.quiz_points,
+            all_or_nothing=args.all_or_nothing,
         )
         if existing is not None:
             rows = update.updated_rows(existing, report)

@@ -62,6 +62,17 @@ MESSAGES: dict[str, dict[str, str]] = {
               "If it is, tell your instructor",
         "zh": "答案是不是练习要求的那种东西（函数、类还是实例）？如果是，请告诉老师",
     },
+    # a partly right answer (memlib.course.checking.Cases): in the failure box, then in the grader's feedback
+    "cases_right": {"en": "{passed} of {run} cases right (graded with partial credit, about that share of the points)",
+                    "zh": "{run} 个用例里对了 {passed} 个（按部分分评分时，大约得这个比例的分）"},
+    "cases_right_few": {"en": "{passed} of {run} cases right (partial credit starts above half of them)",
+                        "zh": "{run} 个用例里对了 {passed} 个（对一半以上才有部分分）"},
+    "fb_partial": {"en": "Partial credit: {passed} of {run} cases right{fresh}, {share:.0%} of the points.",
+                   "zh": "部分分：{run} 个用例对了 {passed} 个{fresh}，得 {share:.0%} 的分。"},
+    "fb_partial_none": {"en": "No partial credit: {passed} of {run} cases right{fresh}; it starts above half.",
+                        "zh": "没有部分分：{run} 个用例对了 {passed} 个{fresh}；对一半以上才有。"},
+    "fb_partial_fresh": {"en": " and {passed} of {run} cases drawn for this grading run (the lower share counts)",
+                         "zh": "，本次评分另抽的 {run} 个用例对了 {passed} 个（按两者中较低的比例算）"},
     "is_expected": {"en": "{what} is {actual}, expected {expected}", "zh": "{what} 是 {actual}，应为 {expected}"},
     # what the check prints when the answer calls memlib's reference (memlib.course.checking.reference_note)
     "reference_note": {"en": "NOTE  your answer calls memlib's reference implementation: {names} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
+from memlib.course.checking import Cases, CheckFailed, expect, graded, judge_fixed_then_fresh, passed
 from memlib.course.lang import bilingual, language
 from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short, is_whole_number
@@ -207,6 +207,7 @@ EXERCISE = Exercise(
     points=2,
     description="how_many_fit counts the newest messages that fit, with tiktoken and overheads",
     references=("memlib.course.checks.nb01_token_budget:reference_how_many_fit",),
+    partial_credit=True,
 )
 
 
@@ -220,16 +221,17 @@ def check_token_budget(how_many_fit: Callable) -> None:
     the list given is not changed. Free: how you loop (reversed, indices, accumulate).
     """
     fn = _as_callable(how_many_fit, "how_many_fit")
-    _judge_budgets(fn, _budget_cases())
-    # the grader's checker only: cases no answer can have looked up, judged after the fixed ones so that
-    # an answer the student's own check fails gets the same message from the grader
-    rng = fresh_random(EXERCISE.grade_id)
-    if rng is not None:
-        _judge_budgets(fn, _fresh_budget_cases(rng), fresh=True)
+    # in the grader's checker, cases no answer can have looked up follow the fixed ones
+    fixed = _budget_cases()
+    judge_fixed_then_fresh(EXERCISE.grade_id, lambda cases: _judge_budgets(fn, cases, fresh=cases is not fixed),
+                           _fresh_budget_cases, fixed)
 
 
-def _judge_budgets(fn: Callable, cases: list, fresh: bool = False) -> None:
-    """Judge `fn` on `cases`: the fixed cases a student's own check shows, or (`fresh`) cases drawn for this grading run."""
+def _judge_budgets(fn: Callable, cases: list, fresh: bool = False) -> int:
+    """Judge `fn` on `cases`: the fixed cases a student's own check shows, or (`fresh`) cases drawn for this grading run.
+
+    Returns how many cases it ran when every count is right; else raises `CheckFailed` (with the tally of
+    right counts when every result is a whole number and the messages were left alone)."""
     got: list[Any] = []
     for label, messages, window, system_prompt, reserve in cases:
         given = list(messages)  # the student gets a copy; the case's own list stays as it was
@@ -263,7 +265,8 @@ def _judge_budgets(fn: Callable, cases: list, fresh: bool = False) -> None:
             f"right count on all {len(cases)} budgets (exact fits, reserves, empty lists, a message too big)",
             f"本次评分抽取的 {len(cases)} 个用例全部数对了" if fresh else
             f"全部 {len(cases)} 份预算都数对了（恰好填满、预留、空列表、超大的消息）"))
-        return
+        return len(cases)
+    tally = Cases(len(cases) - len(wrong), len(cases))
     first = wrong[0]
     example = bilingual(f"for {_describe_budget_case(*cases[first])} you return {got[first]}, "
                         f"expected {expected[first]}",
@@ -272,7 +275,7 @@ def _judge_budgets(fn: Callable, cases: list, fresh: bool = False) -> None:
     for kind, (mistake, hint) in mistakes.items():
         variant = _budget_variant(kind)
         if all(variant(list(m), w, s, r) == g for (_, m, w, s, r), g in zip(cases, got)):
-            raise CheckFailed(bilingual(f"{mistake}: {example}", f"{mistake}：{example}"), hint)
+            raise CheckFailed(bilingual(f"{mistake}: {example}", f"{mistake}：{example}"), hint, cases=tally)
     raise CheckFailed(
         bilingual(f"{len(wrong)} of {len(cases)} budgets are wrong: {example}",
                   f"{len(cases)} 份预算里有 {len(wrong)} 份不对：{example}"),
@@ -280,4 +283,5 @@ def _judge_budgets(fn: Callable, cases: list, fresh: bool = False) -> None:
                   "used += count(text) + MESSAGE_OVERHEAD; stop at the first that makes used > window",
                   "used = count(system_prompt) + reserve，然后从最新的消息开始，每条 "
                   "used += count(text) + MESSAGE_OVERHEAD；遇到第一条使 used > window 的就停"),
+        cases=tally,
     )

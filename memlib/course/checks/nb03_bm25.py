@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
+from memlib.course.checking import Cases, CheckFailed, expect, graded, judge_fixed_then_fresh, passed
 from memlib.course.lang import bilingual, language
 from memlib.course.exercise import Exercise
 from memlib.course.checks._common import _as_callable, _call, _short, ordinal
@@ -274,6 +274,7 @@ EXERCISE = Exercise(
     description="exercise 2: BM25 okapi scores equal rank_bm25's on toy corpora and the course facts",
     references=("memlib.course.checks.nb03_bm25:reference_bm25_scores", "rank_bm25:BM25Okapi",
                 "memlib.retrieval:BM25Index"),
+    partial_credit=True,
     equivalent={
         'drop: if n_docs == 0:     return [] -> pass':
             'not exercised, rather than equivalent: the stub does not say what an empty corpus gives (rank-bm25 itself raises), so the check does not ask',
@@ -303,15 +304,15 @@ def check_bm25(bm25_scores: Callable) -> None:
     corpus gives (the contract is silent there; rank-bm25 raises).
     """
     fn = _as_callable(bm25_scores, "bm25_scores")
-    _judge_bm25(fn, _bm25_cases(), fresh=False)
-    # the grader's checker only: cases no answer can have looked up, judged after the fixed ones so that
-    # an answer the student's own check fails gets the same message from the grader
-    rng = fresh_random(EXERCISE.grade_id)
-    if rng is not None:
-        _judge_bm25(fn, _fresh_bm25_cases(rng), fresh=True)
+    # in the grader's checker, cases no answer can have looked up follow the fixed ones
+    fixed = _bm25_cases()
+    judge_fixed_then_fresh(EXERCISE.grade_id, lambda cases: _judge_bm25(fn, cases, fresh=cases is not fixed),
+                           _fresh_bm25_cases, fixed)
 
 
-def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
+def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> int:
+    """How many cases `fn` got right, when it got every one right; else `CheckFailed` (with the tally
+    of right cases when the scores are well-formed but some are wrong)."""
     results: list[list[float]] = []
     for case in cases:
         docs = [list(d) for d in case.docs]
@@ -351,14 +352,15 @@ def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
                bilingual(f"scores equal rank_bm25.BM25Okapi on {len(cases) - 24} toy corpora and 24 queries "
                          f"over the course facts",
                          f"{len(cases) - 24} 个小语料，加上检索课程事实的 24 个查询，分数都与 rank_bm25.BM25Okapi 一致"))
-        return
+        return len(cases)
+    tally = Cases(len(cases) - len(wrong), len(cases))
     example = _bm25_example(cases, results, expected, wrong)
     for name, (options, what, hint) in BM25_MISTAKES.items():
         if all(_close(results[i], _bm25_variant(c.query, c.docs, c.k1, c.b, c.epsilon, **options))
                for i, c in enumerate(cases)):
             if language() == "zh":
                 what, hint = BM25_MISTAKES_ZH[name]
-            raise CheckFailed(bilingual(f"{what}: {example}", f"{what}：{example}"), hint)
+            raise CheckFailed(bilingual(f"{what}: {example}", f"{what}：{example}"), hint, cases=tally)
     ignores_params = all(
         _close(results[i], reference_bm25_scores(c.query, c.docs)) for i, c in enumerate(cases)
     )
@@ -366,7 +368,7 @@ def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
         raise CheckFailed(bilingual(f"k1, b or epsilon is ignored: {example}",
                                     f"k1、b 或 epsilon 被忽略了：{example}"),
                           bilingual("use the k1, b and epsilon arguments instead of the constants 1.5, 0.75, 0.25",
-                                    "用参数 k1、b 和 epsilon，而不是常数 1.5、0.75、0.25"))
+                                    "用参数 k1、b 和 epsilon，而不是常数 1.5、0.75、0.25"), cases=tally)
     raise CheckFailed(
         bilingual(f"{len(wrong)} of {len(cases)} cases differ from rank_bm25: {example}",
                   f"{len(cases)} 个用例里有 {len(wrong)} 个和 rank_bm25 不一致：{example}"),
@@ -374,4 +376,5 @@ def _judge_bm25(fn: Callable, cases: list[_BM25Case], *, fresh: bool) -> None:
                   "/ avgdl)); compare your idf and avgdl with the reference on the 3-document example",
                   "score(q, d) = 对查询里每个 token t 求和 idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| "
                   "/ avgdl))；在那个 3 篇文档的例子上，把你的 idf 和 avgdl 与参考实现对比一下"),
+        cases=tally,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 
@@ -19,6 +20,9 @@ from memlib.course.grading.quizzes import QuizItem
 from memlib.course.written import WrittenCell
 from memlib.course.grading.inert import _safe_filename  # noqa: F401 (the grader's stages import it from here)
 from memlib.course.grading.inert import csv_text as _csv_text
+
+if TYPE_CHECKING:
+    from memlib.course.checking import Cases
 
 CSV_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status", "reason")
 PASSED, FAILED, ERROR, MISSING = "passed", "failed", "error", "missing"
@@ -140,6 +144,7 @@ class _Outcome:
     traceback: str = ""
     stdout: str = ""
     references: tuple[str, ...] = ()  # reference code the answer called while the check ran
+    cases: Cases | None = None  # a failed check that counted its cases: how many were right (partial credit)
 
 
 # --------------------------------------------------------------------------- helpers

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import collections
 import csv
+import math
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memlib.course import shards
 from memlib.course.grading.inert import _feedback_stems, markdown_code, markdown_fence, markdown_text, terminal_line
@@ -22,6 +23,7 @@ from memlib.course.lang import MESSAGES, say
 from memlib.course.grading.model import (
     CSV_COLUMNS,
     ERROR,
+    FAILED,
     MISSING,
     PASSED,
     REASON_CHARS,
@@ -38,18 +40,41 @@ from memlib.course.release import GradedCell
 from memlib.course.grading.quizzes import quiz_row
 from memlib.course.written import MANUAL, answer_of, answer_row
 
+if TYPE_CHECKING:
+    from memlib.course.checking import Cases
+
 
 # --------------------------------------------------------------------------- gradebook rows
 
 
-def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dict[str, list[str]]) -> None:
+def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dict[str, list[str]],
+               all_or_nothing: frozenset[str] = frozenset()) -> None:
     for graded in result.assignment.graded:
         outcome = outcomes[graded.grade_id]
-        points = graded.points if outcome.status == PASSED else 0
+        points, reason, message = graded.points if outcome.status == PASSED else 0, outcome.reason, outcome.message
+        cases = outcome.cases if outcome.status == FAILED else None
+        if cases is not None and not {"all", graded.grade_id} & all_or_nothing:
+            points = partial_points(graded.points, cases)
+            drawn = f", {cases.fresh_passed}/{cases.fresh_run} drawn" if cases.fresh_run else ""
+            reason = f"partial credit: {cases.passed}/{cases.run} cases right{drawn}: {reason}"
+            message = f"{message}\n{partial_line(cases, result.language)}"
         row_notes = notes.get(graded.grade_id, []) + result.notes
-        result.rows.append(_row(result, graded, points, outcome.status, _join(outcome.reason, row_notes)))
-        result.details.append(CheckDetail(graded.grade_id, outcome.status, outcome.message, outcome.traceback,
+        result.rows.append(_row(result, graded, points, outcome.status, _join(reason, row_notes)))
+        result.details.append(CheckDetail(graded.grade_id, outcome.status, message, outcome.traceback,
                                           outcome.stdout))
+
+
+def partial_points(points: float, cases: Cases) -> float:
+    """The points a partly right answer earns: its cases' share of `points`, rounded down to a hundredth."""
+    return math.floor(points * cases.share() * 100 + 1e-9) / 100
+
+
+def partial_line(cases: Cases, language: str = "en") -> str:
+    """The feedback's line on partial credit, in the submission's language."""
+    fresh = (say("fb_partial_fresh", language, passed=cases.fresh_passed, run=cases.fresh_run)
+             if cases.fresh_run else "")
+    return say("fb_partial" if cases.share() else "fb_partial_none", language, passed=cases.passed, run=cases.run,
+               fresh=fresh, share=cases.share())
 
 
 def _row(result: NotebookResult, graded: GradedCell, points: float, status: str, reason: str) -> Row:

@@ -99,7 +99,7 @@ def _verdict(check: CheckOutcome, language: str = "en") -> _Outcome:
     what = _strip_ansi(check.what or check.message)
     # the gradebook gets what is wrong; the feedback file gets the hint too
     feedback = f"{what}\n{say('hint', language, hint=_strip_ansi(check.hint))}" if check.hint else what
-    return _Outcome(FAILED, _one_line(what), feedback, "", stdout, check.references)
+    return _Outcome(FAILED, _one_line(what), feedback, "", stdout, check.references, check.cases)
 
 
 def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: float,
@@ -167,6 +167,7 @@ class _Settings:
     cell_timeout: float
     timeout: float
     references: dict[str, list[Reference]] = field(default_factory=dict)  # grade_id -> the published solution
+    all_or_nothing: frozenset[str] = frozenset()  # grade ids (or "all") that get no partial credit
 
 
 def _is_grader_cell(cell: dict) -> bool:
@@ -216,7 +217,7 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         support_modules = {p.stem for p in settings.support if p.suffix == ".py"}
         for grade_id, flags in _source_flags(job.nb, assignment, support_modules, settings).items():
             notes.setdefault(grade_id, []).extend(flags)
-        _fill_rows(result, outcomes, notes)
+        _fill_rows(result, outcomes, notes, settings.all_or_nothing)
         _written_rows(result, job.nb)
         _quiz_row(result, job.nb)
         result.grader_error = failed

@@ -1,0 +1,217 @@
+"""Partial credit: a partly right answer earns the share of the points its check's cases give.
+
+The tally (`memlib.course.checking.Cases`) is counted by the real checks of 01 and 03, crosses from the
+checker process to the gradebook as data, and becomes points there; an instructor can grade any exercise
+all or nothing. One real grader run of notebook 01 with an off-by-one answer, three ways.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from memlib.course.checking import (FRESH_SEED_ENV, PARTIAL_FLOOR, Cases, CheckFailed, graded,
+                                    judge_fixed_then_fresh)
+from memlib.course.checks import check_bm25, check_token_budget, reference_bm25_scores
+from memlib.course.grading.report import partial_points
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The exact-fit mistake: a message that makes the prompt exactly `window` tokens is left out.
+OFF_BY_ONE = '''from memlib.context import MESSAGE_OVERHEAD
+from memlib.tokens import count
+
+
+def how_many_fit(messages, window, system_prompt="", reserve=0):
+    used = count(system_prompt) + reserve
+    kept = 0
+    for text in reversed(messages):
+        used += count(text) + MESSAGE_OVERHEAD
+        if used >= window:
+            break
+        kept += 1
+    return kept
+'''
+
+
+def _off_by_one():
+    namespace: dict = {}
+    exec(OFF_BY_ONE, namespace)
+    return namespace["how_many_fit"]
+
+
+# --------------------------------------------------------------------------- the tally and its share
+
+
+def test_the_share_is_the_lower_of_fixed_and_fresh_above_the_floor() -> None:
+    assert Cases(31, 32).share() == 31 / 32
+    assert Cases(9, 10, 5, 6).share() == 5 / 6  # the lower share counts
+    assert Cases(10, 10, 0, 6).share() == 0  # a table of the fixed cases: every fixed one right, no fresh one
+    assert Cases(10, 10, 3, 6).share() == 0  # half is not more than half
+    assert Cases(16, 32).share() == 0 and Cases(17, 32).share() == 17 / 32
+    assert PARTIAL_FLOOR == 0.5
+
+
+@pytest.mark.parametrize("values", [
+    None, "9,10", [9, 10], [9, 10, 0], [11, 10, 0, 0], [9, 10, 7, 6], [0, 0, 0, 0], [-1, 10, 0, 0],
+    [9.0, 10, 0, 0], [True, 10, 0, 0], {"passed": 9}, [9, 10, 0, 0, 0],
+])
+def test_a_tally_that_is_not_four_counts_in_order_is_no_tally(values) -> None:
+    assert Cases.from_list(values) is None
+
+
+def test_a_tally_crosses_as_four_counts() -> None:
+    assert Cases.from_list(Cases(9, 10, 5, 6).to_list()) == Cases(9, 10, 5, 6)
+
+
+@pytest.mark.parametrize("points, cases, expected", [
+    (4, Cases(31, 32), 3.87),  # 3.875, rounded down
+    (2, Cases(9, 10, 5, 6), 1.66),
+    (2, Cases(9, 10, 6, 6), 1.8),
+    (3, Cases(2, 3), 2.0),
+    (4, Cases(10, 10, 0, 4), 0.0),
+])
+def test_points_are_the_share_rounded_down_to_a_hundredth(points, cases, expected) -> None:
+    assert partial_points(points, cases) == expected
+
+
+# --------------------------------------------------------------------------- the checks count
+
+
+def test_01_counts_the_off_by_one_and_says_so_in_the_students_kernel(monkeypatch) -> None:
+    monkeypatch.delenv(FRESH_SEED_ENV, raising=False)
+    with pytest.raises(CheckFailed) as caught:
+        with redirect_stdout(io.StringIO()):
+            check_token_budget(_off_by_one())
+    assert caught.value.cases == Cases(9, 10)
+    assert caught.value.short_lines()[-1].startswith("9 of 10 cases right (graded with partial credit")
+    assert "cases right" not in str(caught.value), "the message the grader compares stays the check's own"
+
+
+def test_under_the_graders_seed_the_fresh_cases_join_the_tally(monkeypatch) -> None:
+    monkeypatch.setenv(FRESH_SEED_ENV, "41")
+    with pytest.raises(CheckFailed) as caught:
+        with redirect_stdout(io.StringIO()):
+            check_token_budget(_off_by_one())
+    tally = caught.value.cases
+    assert (tally.passed, tally.run, tally.fresh_run) == (9, 10, 6) and tally.fresh_passed >= 4
+
+
+def test_03_counts_a_bm25_that_ignores_k1_and_b(monkeypatch) -> None:
+    monkeypatch.delenv(FRESH_SEED_ENV, raising=False)
+
+    def constants(q, d, k1=1.5, b=0.75, epsilon=0.25):
+        return reference_bm25_scores(q, d)
+
+    with pytest.raises(CheckFailed, match="k1, b or epsilon is ignored") as caught:
+        with redirect_stdout(io.StringIO()):
+            check_bm25(constants)
+    assert caught.value.cases == Cases(31, 32)  # only the k1=1.2, b=0.5 case tells
+
+
+def test_a_malformed_answer_has_no_tally(monkeypatch) -> None:
+    monkeypatch.delenv(FRESH_SEED_ENV, raising=False)
+    with pytest.raises(CheckFailed) as caught:
+        with redirect_stdout(io.StringIO()):
+            check_bm25(lambda q, d, k1=1.5, b=0.75, epsilon=0.25: "high")
+    assert caught.value.cases is None
+
+
+def test_an_exercise_without_partial_credit_drops_the_tally() -> None:
+    @graded("test-all-or-nothing")
+    def check(answer):
+        raise CheckFailed("wrong", cases=Cases(9, 10))
+
+    with pytest.raises(CheckFailed) as caught:
+        check(1)
+    assert caught.value.cases is None
+    assert not any("cases right" in line for line in caught.value.short_lines())
+
+
+def test_fixed_then_fresh_reports_the_first_failure_and_counts_the_other_set_quietly(monkeypatch) -> None:
+    def judge(cases):
+        wrong = [c for c in cases if c < 0]
+        if wrong:
+            raise CheckFailed(f"{len(wrong)} wrong", cases=Cases(len(cases) - len(wrong), len(cases)))
+        print("PASS every case")
+        return len(cases)
+
+    monkeypatch.setenv(FRESH_SEED_ENV, "5")
+    out = io.StringIO()
+    with pytest.raises(CheckFailed, match="^1 wrong") as caught, redirect_stdout(out):
+        judge_fixed_then_fresh("test-fixed-fresh", judge, lambda rng: [1, 2, 3, -4], [1, -2, 3])
+    assert caught.value.cases == Cases(2, 3, 3, 4)
+    assert out.getvalue() == "", "the quiet count prints nothing"
+    with pytest.raises(CheckFailed) as caught, redirect_stdout(io.StringIO()):
+        judge_fixed_then_fresh("test-fixed-fresh", judge, lambda rng: [1, -2, 3, -4], [1, 2, 3])
+    assert caught.value.cases == Cases(3, 3, 2, 4)
+    monkeypatch.delenv(FRESH_SEED_ENV)
+    with pytest.raises(CheckFailed) as caught, redirect_stdout(io.StringIO()):
+        judge_fixed_then_fresh("test-fixed-fresh", judge, lambda rng: pytest.fail("no fresh cases at home"), [-1, 2])
+    assert caught.value.cases == Cases(1, 2)
+
+
+# --------------------------------------------------------------------------- the grader
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def off_by_one_class(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("partial")
+    nb = nbformat.read(str(ROOT / "notebooks" / "01_context_window.ipynb"), as_version=4)
+    next(c for c in nb.cells if "def how_many_fit" in c.source).source = OFF_BY_ONE
+    (root / "ada").mkdir()
+    nbformat.write(nb, str(root / "ada" / "01_context_window.ipynb"))
+    return root
+
+
+def _grade(root: Path, name: str, *extra: str) -> tuple[int, Path]:
+    from memlib.course import grade as grading
+
+    out = root / name
+    code = grading.main([str(root / "ada"), "--release", str(ROOT / "notebooks"), "--out", str(out / "grades.csv"),
+                         "--feedback", str(out / "feedback"), "--sandbox", "bwrap", "--quiet",
+                         "--assignment", "01", *extra])
+    return code, out
+
+
+@pytest.mark.grading
+@pytest.mark.slow
+def test_the_grader_gives_the_off_by_one_its_share_and_an_instructor_can_say_all_or_nothing(
+        off_by_one_class, capsys) -> None:
+    from memlib.course import export
+
+    code, out = _grade(off_by_one_class, "partial")
+    assert code == 0
+    row = next(r for r in _read(out / "grades.csv") if r["grade_id"] == "01-token-budget")
+    found = re.match(r"partial credit: (\d+)/(\d+) cases right, (\d+)/(\d+) drawn: ", row["reason"])
+    assert found, row["reason"]
+    tally = Cases(*map(int, found.groups()))
+    assert (tally.passed, tally.run, tally.fresh_run) == (9, 10, 6)
+    assert row["status"] == "failed" and float(row["points"]) == partial_points(2, tally) > 1
+    assert "not counted" in row["reason"], "the check's own message follows the tally"
+    feedback = (out / "feedback" / "ada.md").read_text(encoding="utf-8")
+    assert f"Partial credit: 9 of 10 cases right and {tally.fresh_passed} of 6 cases drawn" in feedback
+    assert export.main([str(out / "grades.csv"), "--format", "csv-wide", "--out", str(out / "wide.csv")]) == 0
+    assert row["points"] in (out / "wide.csv").read_text(encoding="utf-8")
+
+    code, strict = _grade(off_by_one_class, "strict", "--all-or-nothing", "01-token-budget")
+    assert code == 0
+    row = next(r for r in _read(strict / "grades.csv") if r["grade_id"] == "01-token-budget")
+    assert (row["points"], row["status"]) == ("0", "failed") and "partial" not in row["reason"]
+    assert "Partial credit" not in (strict / "feedback" / "ada.md").read_text(encoding="utf-8")
+
+    capsys.readouterr()
+    code, _ = _grade(off_by_one_class, "typo", "--all-or-nothing", "01-budget")
+    assert code == 2
+    assert "--all-or-nothing 01-budget: no graded exercise" in capsys.readouterr().err
