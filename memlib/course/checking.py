@@ -57,7 +57,8 @@ process of its own, which calls the answer in the kernel through plain data
 
 A failure that is raised renders short too: `CheckFailed._render_traceback_`
 gives IPython two lines (what, hint) instead of a traceback through
-memlib's internals. The full traceback, including the student's exception
+memlib's internals, and a third for an answer that earns partial credit (how
+many cases it got right). The full traceback, including the student's exception
 that caused the failure, is one flag away for instructors:
 ``MEMLIB_FULL_TRACEBACK=1`` or `show_full_tracebacks()`. Students are not
 told about the flag (the README's grading section and the instructor guide
@@ -343,10 +344,8 @@ class CheckFailed(AssertionError):
                  else say("check_failed", what=self.what)]
         if self.hint:
             lines.append(say("hint", hint=self.hint))
-        if self.cases is not None:
-            enough = self.cases.passed / self.cases.run > PARTIAL_FLOOR
-            lines.append(say("cases_right" if enough else "cases_right_few", passed=self.cases.passed,
-                             run=self.cases.run))
+        if self.cases is not None and self.cases.share():  # a partly right answer: how partly
+            lines.append(say("cases_right", passed=self.cases.passed, run=self.cases.run))
         return lines
 
     def full_lines(self) -> list[str]:

@@ -65,8 +65,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     # a partly right answer (memlib.course.checking.Cases): in the failure box, then in the grader's feedback
     "cases_right": {"en": "{passed} of {run} cases right (graded with partial credit, about that share of the points)",
                     "zh": "{run} 个用例里对了 {passed} 个（按部分分评分时，大约得这个比例的分）"},
-    "cases_right_few": {"en": "{passed} of {run} cases right (partial credit starts above half of them)",
-                        "zh": "{run} 个用例里对了 {passed} 个（对一半以上才有部分分）"},
     "fb_partial": {"en": "Partial credit: {passed} of {run} cases right{fresh}, {share:.0%} of the points.",
                    "zh": "部分分：{run} 个用例对了 {passed} 个{fresh}，得 {share:.0%} 的分。"},
     "fb_partial_none": {"en": "No partial credit: {passed} of {run} cases right{fresh}; it starts above half.",
