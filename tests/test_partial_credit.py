@@ -19,7 +19,6 @@ import pytest
 from memlib.course.checking import (FRESH_SEED_ENV, PARTIAL_FLOOR, Cases, CheckFailed, graded,
                                     judge_fixed_then_fresh)
 from memlib.course.checks import check_bm25, check_token_budget, reference_bm25_scores
-from memlib.course.grading.report import partial_points
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,7 +77,7 @@ def test_a_tally_crosses_as_four_counts() -> None:
     (4, Cases(10, 10, 0, 4), 0.0),
 ])
 def test_points_are_the_share_rounded_down_to_a_hundredth(points, cases, expected) -> None:
-    assert partial_points(points, cases) == expected
+    assert cases.points(points) == expected
 
 
 # --------------------------------------------------------------------------- the checks count
@@ -198,7 +197,7 @@ def test_the_grader_gives_the_off_by_one_its_share_and_an_instructor_can_say_all
     assert found, row["reason"]
     tally = Cases(*map(int, found.groups()))
     assert (tally.passed, tally.run, tally.fresh_run) == (9, 10, 6)
-    assert row["status"] == "failed" and float(row["points"]) == partial_points(2, tally) > 1
+    assert row["status"] == "failed" and float(row["points"]) == tally.points(2) > 1
     assert "not counted" in row["reason"], "the check's own message follows the tally"
     feedback = (out / "feedback" / "ada.md").read_text(encoding="utf-8")
     assert f"Partial credit: 9 of 10 cases right and {tally.fresh_passed} of 6 cases drawn" in feedback
@@ -215,3 +214,33 @@ def test_the_grader_gives_the_off_by_one_its_share_and_an_instructor_can_say_all
     code, _ = _grade(off_by_one_class, "typo", "--all-or-nothing", "01-budget")
     assert code == 2
     assert "--all-or-nothing 01-budget: no graded exercise" in capsys.readouterr().err
+
+
+@pytest.mark.grading
+@pytest.mark.slow
+def test_nbgrader_gives_the_off_by_one_the_share_of_the_fixed_cases(off_by_one_class, tmp_path) -> None:
+    import os
+    import shutil
+    import sys
+
+    from memlib.course import checking
+    from test_nbgrader import NBGRADER_CONFIG, _run
+    from test_runners import _require
+
+    Gradebook = _require("nbgrader.api").Gradebook
+    env = {k: v for k, v in os.environ.items() if k not in (checking.STRICT_ENV, *checking.RUNNER_ENVS)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    course = tmp_path / "course"
+    (course / "source" / "01").mkdir(parents=True)
+    shutil.copy(ROOT / "notebooks" / "01_context_window.ipynb", course / "source" / "01")
+    (course / "nbgrader_config.py").write_text(NBGRADER_CONFIG, encoding="utf-8")
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    _run([*nbgrader, "generate_assignment", "01", "--force"], course, env)
+    (course / "submitted" / "ada" / "01").mkdir(parents=True)
+    shutil.copy(off_by_one_class / "ada" / "01_context_window.ipynb", course / "submitted" / "ada" / "01")
+    _run([*nbgrader, "autograde", "01", "--force"], course, env)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        notebook = gradebook.find_submission_notebook("01_context_window", "01", "ada")
+        scores = {g.name: g.score for g in notebook.grades if g.auto_score is not None}
+    assert scores["01-token-budget"] == Cases(9, 10).points(2) == 1.8, scores

@@ -85,6 +85,7 @@ from __future__ import annotations
 
 import functools
 import html
+import math
 import os
 import re
 import traceback
@@ -205,6 +206,10 @@ class Cases:
         fixed = self.passed / self.run if self.run else 0.0
         share = min(fixed, self.fresh_passed / self.fresh_run) if self.fresh_run else fixed
         return share if share > PARTIAL_FLOOR else 0.0
+
+    def points(self, most: float) -> float:
+        """The points these cases earn of `most`: their share, rounded down to a hundredth."""
+        return math.floor(most * self.share() * 100 + 1e-9) / 100
 
     def to_list(self) -> list[int]:
         return [self.passed, self.run, self.fresh_passed, self.fresh_run]
@@ -509,7 +514,11 @@ def graded(exercise: Exercise | str, description: str = "", *,
                 passed(say("all_checks", grade_id=grade_id))
                 return result
             if failures_raise():
-                raise problem
+                earned = _nbgrader_partial_credit(record, problem)
+                if earned is None:
+                    raise problem
+                print("\n".join(problem.short_lines()))
+                return earned
             _display_failure(problem)
             return None
 
@@ -528,6 +537,19 @@ def graded(exercise: Exercise | str, description: str = "", *,
         return run
 
     return decorate
+
+
+def _nbgrader_partial_credit(record: Exercise | None, problem: CheckFailed) -> float | None:
+    """The points of a partly right answer when nbgrader autogrades, else None (the failure is raised).
+
+    nbgrader takes a graded cell's value as its points when the cell raises nothing and writes nothing
+    to stderr (`nbgrader.utils.determine_grade`), so the check prints the failure and returns the points.
+    Only the fixed cases count there: nbgrader's kernel has no drawn cases. Its ``validate`` (the
+    student's button) still sees the failure raised.
+    """
+    if os.environ.get("NBGRADER_EXECUTION") != "autograde" or record is None or problem.cases is None:
+        return None
+    return problem.cases.points(record.points) or None
 
 
 def _report_references(grade_id: str, used: list[str]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import csv
-import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -54,7 +53,7 @@ def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dic
         points, reason, message = graded.points if outcome.status == PASSED else 0, outcome.reason, outcome.message
         cases = outcome.cases if outcome.status == FAILED else None
         if cases is not None and not {"all", graded.grade_id} & all_or_nothing:
-            points = partial_points(graded.points, cases)
+            points = cases.points(graded.points)
             drawn = f", {cases.fresh_passed}/{cases.fresh_run} drawn" if cases.fresh_run else ""
             reason = f"partial credit: {cases.passed}/{cases.run} cases right{drawn}: {reason}"
             message = f"{message}\n{partial_line(cases, result.language)}"
@@ -62,11 +61,6 @@ def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dic
         result.rows.append(_row(result, graded, points, outcome.status, _join(reason, row_notes)))
         result.details.append(CheckDetail(graded.grade_id, outcome.status, message, outcome.traceback,
                                           outcome.stdout))
-
-
-def partial_points(points: float, cases: Cases) -> float:
-    """The points a partly right answer earns: its cases' share of `points`, rounded down to a hundredth."""
-    return math.floor(points * cases.share() * 100 + 1e-9) / 100
 
 
 def partial_line(cases: Cases, language: str = "en") -> str:
