@@ -119,12 +119,26 @@ def read_due_dates(path: str | Path) -> dict[str, datetime]:
     return dates
 
 
+def _zip_datetime(zip_time: tuple[int, ...], due: datetime) -> datetime | None:
+    """A zip entry's local time, read in the due date's offset; None when its fields make no date (a zip's
+    maker writes any bytes there: month 0 is common in zips made by hand)."""
+    try:
+        year, month, day, hour, minute, second = zip_time[:6]
+        return datetime(year, month, day, hour, minute, second, tzinfo=due.tzinfo)
+    except (ValueError, TypeError):
+        return None
+
+
 def assess(due: datetime, policy: LatePolicy, *, zip_time: tuple[int, ...] | None = None,
            lms_late: bool = False) -> Lateness:
     """The lateness of one notebook from what its submission holds (see the module docstring)."""
-    if zip_time is not None:
-        year, month, day, hour, minute, second = zip_time[:6]  # a zip's local time, read in the due date's offset
-        submitted = datetime(year, month, day, hour, minute, second, tzinfo=due.tzinfo)
+    submitted = _zip_datetime(zip_time, due) if zip_time is not None else None
+    if zip_time is not None and submitted is None:
+        reason = f"the zip's time for it is no date ({'-'.join(map(str, zip_time[:3]))}): time unknown"
+        if lms_late:
+            return Lateness(due, None, f"Canvas's _LATE_ in the download name; {reason}", 1, policy.penalty(1))
+        return Lateness(due, None, reason, 0, 0.0)
+    if submitted is not None:
         over = submitted - due - timedelta(minutes=policy.grace_minutes)
         days = math.ceil(over / DAY) if over > timedelta(0) else 0
         if lms_late and days == 0:

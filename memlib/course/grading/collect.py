@@ -18,6 +18,7 @@ import stat
 import sys
 import unicodedata
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -258,10 +259,12 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
                         continue
                     total += info.file_size
                     if info.file_size > MAX_NOTEBOOK_BYTES or total > MAX_ZIP_TOTAL_BYTES:
-                        found.append(_Found(info.filename, None, "file too large after unzipping"))
+                        found.append(_Found(info.filename, None, "file too large after unzipping",
+                                            zip_time=info.date_time))
                         continue
                     found.append(_Found(info.filename, archive.read(info), zip_time=info.date_time))
-        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
+        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError, RuntimeError,
+                NotImplementedError) as error:
             notes.append(f"{path.name} is not a readable zip file ({error})")
         else:
             if not found:
@@ -323,6 +326,9 @@ def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None,
         return None, "not valid JSON (nested too deeply)", notes
     if not isinstance(raw, dict) or not ("cells" in raw or "worksheets" in raw):
         return None, "not a Jupyter notebook (the JSON has no cells)", notes
+    if not isinstance(raw.get("metadata", {}), dict):
+        notes.append(f"the notebook's metadata is {type(raw['metadata']).__name__}, not an object: read as empty")
+        raw["metadata"] = {}
     major = raw.get("nbformat")
     try:
         if major == 3:
@@ -400,10 +406,14 @@ class _Job:
 
 
 def _flag_late(found: list[_Found], path: Path) -> None:
-    """Canvas marks a late submission in its download name; every notebook of that file or zip carries it."""
+    """Canvas marks a late submission in its download name; every notebook of that file or zip carries it.
+
+    The names inside a zip are the student's own, not Canvas's: only the zip's name says late (a file in
+    it named like a download must neither hide nor invent Canvas's mark)."""
+    outer = export.parse_download_name(path.name)
     for item in found:
-        named = export.parse_download_name(Path(item.display).name) or export.parse_download_name(path.name)
-        item.lms_late = bool(named and named.late)
+        named = None if item.zip_time is not None else export.parse_download_name(Path(item.display).name)
+        item.lms_late = bool((named or outer) and (named or outer).late)
 
 
 def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:

@@ -34,8 +34,9 @@ __all__ = ["terminal_text", "terminal_line", "csv_text", "markdown_text", "markd
            "FORMULA_STARTS"]
 
 # C0 controls but tab and newline, DEL, C1 controls; zero-width marks, bidirectional
-# overrides and isolates, the byte order mark: they hide text or show it reordered.
-_HIDDEN = "\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff"
+# overrides and isolates, the byte order mark: they hide text or show it reordered. Lone surrogates:
+# a file name's bytes that are not UTF-8 (Python keeps them as U+DC80-U+DCFF), which no UTF-8 file can hold.
+_HIDDEN = "\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff"
 #: The student code the grader parses on the host, per cell and per notebook (characters): parsing
 #: costs about half a gigabyte per megabyte of code, and the course's longest solution notebook has
 #: about a tenth of the notebook bound. A larger cell is not parsed (provenance flags it for a person).
