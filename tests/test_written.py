@@ -211,3 +211,28 @@ def test_bad_input_a_template_needs_a_gradebook_and_never_overwrites_it(graded, 
     before = book.read_bytes()
     assert written.main([str(book), "--template", str(book)]) == 2
     assert "is the gradebook" in capsys.readouterr().err and book.read_bytes() == before
+
+
+def test_a_name_that_starts_like_a_formula_can_be_scored_and_exported(graded, tmp_path) -> None:
+    # the gradebook quotes "=ada" as "'=ada"; the template, the scores file and the roster must still find her
+    with graded["out"].open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["student"] = "'=ada" if row["student"] == "ada" else row["student"]
+    book = tmp_path / "grades.csv"
+    with book.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    todo = tmp_path / "todo.csv"
+    assert written.main([str(book), "--template", str(todo)]) == 0
+    filled = todo.read_text(encoding="utf-8").replace(",fixture-why,,", ",fixture-why,2,", 1)
+    (tmp_path / "scores.csv").write_text(filled, encoding="utf-8")
+    assert written.main([str(book), "--from", str(tmp_path / "scores.csv"), "--by", "TA"]) == 0
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,name,id,email\n=ada,Ada,1,a@example.edu\nbea,Bea,2,b@example.edu\n", encoding="utf-8")
+    out = tmp_path / "moodle.csv"
+    assert export.main([str(book), "--format", "moodle", "--roster", str(roster), "--out", str(out)]) == 0
+    with out.open(newline="", encoding="utf-8") as handle:
+        table = list(csv.reader(handle))
+    assert ["Ada", "a@example.edu", "1", "7"] in table, table  # 2 + 3 + the written 2

@@ -94,7 +94,7 @@ CANVAS_RE = re.compile(r"^(?P<name>\w+?)(?P<late>_late)?_(?P<id>\d+)_\d+_(?P<ori
 MOODLE_RE = re.compile(r"^(?P<name>[^_/]+)_(?P<id>\d+)_assignsubmission_[a-z]+_(?P<original>.*)$")
 KEY_RE = re.compile(r"^(?P<name>.+) \((?P<lms>canvas|moodle) (?P<id>\d+)\)$")
 # What memlib.course.late.Lateness.note() writes into every row of a notebook graded with due dates.
-LATE_NOTE_RE = re.compile(r"\blate: due [^;]*; (?P<days>\d+) day\(s\) late, penalty (?P<percent>[0-9.]+) %")
+LATE_NOTE_RE = re.compile(r"\blate: due [^;]*; (?P<days>\d+) day\(s\) late, penalty (?P<percent>\d+(?:\.\d+)?) %")
 DATED_NOTE_RE = re.compile(r"\b(?:late: due |on time: due |due \S+; hand-in time unknown)")
 
 
@@ -226,7 +226,8 @@ def read_gradebook(path: str | Path) -> Gradebook:
                               "not a gradebook written by `python -m memlib grade`") from None
         if row["status"] not in STATUSES:
             raise ExportError(f"{path} row {line}: status {row['status']!r} is not one of {', '.join(STATUSES)}")
-        key = (row["student"], row["notebook"])
+        # the gradebook quotes a name that starts like a formula; the roster and the LMS know the name itself
+        key = (overrides.unquoted(row["student"]), row["notebook"])
         if row["notebook"] not in notebooks:
             notebooks.append(row["notebook"])
         total = totals.setdefault(key, [0.0, 0.0])
@@ -236,7 +237,9 @@ def read_gradebook(path: str | Path) -> Gradebook:
             handed_in.add(key)
         reason = row.get("reason") or ""
         dated = dated or row["status"] == "late" or bool(DATED_NOTE_RE.search(reason))
-        found = LATE_NOTE_RE.search(reason)
+        # the grader's notes close a reason; a student's text (an error message they raised) may come
+        # before them and may look like a note, so the last one counts
+        found = next(reversed(list(LATE_NOTE_RE.finditer(reason))), None)
         if found:
             late_days[key] = (int(found["days"]), float(found["percent"]))
         if row["status"] == "late":

@@ -184,7 +184,8 @@ def read_scores(path: str | Path, gradebook: str | Path) -> list[tuple[str, str,
         line = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if k is not None}
         if not line.get("points"):
             continue  # a row of the template nobody scored yet
-        key = (line["student"], line["grade_id"])
+        # the template names a student as the gradebook does: quoted when the name starts like a formula
+        key = (overrides.unquoted(line["student"]), overrides.unquoted(line["grade_id"]))
         if key not in written:
             raise ScoreError(f"scores {source} line {number}: {line['student']!r} has no written answer "
                              f"{line['grade_id']!r} in {book} (a check's row is changed with `grade override`)")
