@@ -35,6 +35,8 @@ def test_the_answers_are_read_from_the_quiz_cell_and_scored_per_question() -> No
     assert RIGHT[0] not in reason.split("question(s)")[1]  # the right letter is not given away
     points, status, reason = quiz_row(_nb(cell.replace(RIGHT, "-" + RIGHT[1:])), ITEM)  # the first left out
     assert (points, status) == (ITEM.points - 0.5, "failed")
+    # the second argument is the answers too, as show_quiz takes it (an honest student in attack 5 got 0)
+    assert quiz_row(_nb(f'show_quiz("01", "{RIGHT}")'), ITEM) == (ITEM.points, "passed", "")
 
 
 def test_the_host_parses_at_most_the_notebooks_read_limit_of_quiz_cells(monkeypatch) -> None:

@@ -4,8 +4,8 @@ Every notebook ends with a self-check quiz (`memlib.quiz`, ``data/quizzes/NN.jso
 default, it counts with ``--quiz-points P``: each released notebook that has a quiz gets one
 more gradebook row per student, grade id ``quiz-NN``, worth P points per question; a right
 answer earns P. The answers are read from the student's notebook as handed in, before anything
-runs: the keyword ``answers`` of its ``show_quiz("NN", answers="cab")`` call (a string literal,
-one letter per question, ``-`` for one left out). Nothing the kernel does and no network is
+runs: the ``answers`` of its ``show_quiz("NN", answers="cab")`` call, by keyword or as the second
+argument as the function takes it (a string literal, one letter per question, ``-`` for one left out). Nothing the kernel does and no network is
 involved, and a quiz cell left as released (no ``answers``) earns 0 with a reason saying how to
 answer. Every question right is ``passed``; otherwise ``failed`` with the points earned and the
 numbers of the questions missed (never the right letters: the student's feedback shows the
@@ -70,11 +70,11 @@ def quiz_answers(nb: dict, item: QuizItem) -> tuple[str | None, str]:
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) ==
                     "show_quiz"):
                 continue
-            for keyword in node.keywords:
-                if keyword.arg != "answers":
-                    continue
-                if isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str):
-                    found = keyword.value.value  # the last call in the notebook counts
+            # show_quiz(notebook, answers=None): the answers by keyword or as the second argument
+            given = [k.value for k in node.keywords if k.arg == "answers"] + node.args[1:2]
+            for value in given:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found = value.value  # the last call in the notebook counts
                 else:
                     why = "answers must be written as a string literal, e.g. answers=\"cab\""
     return (found, "") if found is not None else (None, why)
