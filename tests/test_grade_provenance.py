@@ -156,6 +156,17 @@ CHEATS = {
         "06", "import cProfile\ncProfile.Profile().enable()\nfrom memlib import citations\n"
               "def answer_with_citations(question, store):\n    return citations.answer_from_store(question, store)",
         "import cProfile"),
+    # attack 5: a reference fetched by getattr with a constant name, called through functools' wrappers
+    "the library's loop through getattr with a constant name and partialmethod (04)": (
+        "04", "import functools\nfrom memlib.agent import Agent\nclass MyAgent(Agent):\n"
+              "    step = functools.partialmethod(getattr(Agent, 'step'))", "memlib.agent.Agent.step"),
+    "the guard through getattr with a constant name and singledispatch (07)": (
+        "07", "import functools\nimport memlib.guard\n"
+              "def my_scan(text):\n    return functools.singledispatch(getattr(memlib.guard, 'scan'))(text)",
+        "memlib.guard.scan"),
+    "an input transformer that hides a cell from the reading (03)": (
+        "03", "get_ipython().input_transformers_cleanup.append(lambda lines: [l.lstrip('§') for l in lines])",
+        ".input_transformers_cleanup"),
 }
 
 

@@ -26,7 +26,9 @@ And, for every graded row of the notebook, code that hides what it does from
 a reading like this one: ``exec``/``eval``/``compile``, ``__import__`` and
 ``importlib``, profile and trace hooks, frame and code-object surgery,
 ``sys.modules``, ``sys.path``, run-time IPython (``run_cell``, ``%run``),
-``vars()``/``locals()``, ``getattr`` with a name computed at run time, a
+``vars()``/``locals()``, ``getattr`` with a name computed at run time (with a
+constant name it is read as the dotted name it spells), IPython's input and AST
+transformers (they make the kernel run other code than this reading sees), a
 Python file named in the code, a held-out split's name, and imports of a
 module that is neither installed nor released (one the notebook wrote itself).
 
@@ -83,6 +85,9 @@ _DYNAMIC_ATTRIBUTES = {
     "run_cell", "run_code", "ex", "ev", "system", "getoutput",
     "modules",  # sys.modules
     "__dict__", "__getattribute__",  # a name looked up by a key the reading cannot follow
+    # IPython hooks that rewrite a cell before it runs: the reading would see other code than the kernel
+    "input_transformers_cleanup", "input_transformers_post", "input_transformer_manager", "ast_transformers",
+    "register_magic_function", "register_magics",
     "FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType",  # types.*: code built at run time
 }
 #: Modules that run hidden code, reach around the watcher (profilers put aside, threads it does not see
@@ -253,6 +258,12 @@ def _reads(node: ast.AST, hidden: frozenset[str] = frozenset()) -> tuple[set[str
         dotted = _dotted(node)
         if dotted and dotted.split(".")[0] not in hidden:
             reads.add(dotted)
+    elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+          and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        # getattr(Agent, "step") reads Agent.step, as the dotted name would
+        owner = _dotted(node.args[0])
+        if owner and owner.split(".")[0] not in hidden:
+            reads.add(f"{owner}.{node.args[1].value}")
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
         strings.add(node.value)
     for child in ast.iter_child_nodes(node):
