@@ -53,6 +53,9 @@ def test_the_share_is_the_lower_of_fixed_and_fresh_above_the_floor() -> None:
     assert Cases(9, 10, 5, 6).share() == 5 / 6  # the lower share counts
     assert Cases(10, 10, 0, 6).share() == 0  # a table of the fixed cases: every fixed one right, no fresh one
     assert Cases(10, 10, 3, 6).share() == 0  # half is not more than half
+    # every shown case right and a drawn one wrong: a table with a rough answer for the rest looks so
+    assert Cases(10, 10, 5, 6).share() == 0 and Cases(10, 10, 5, 6).right_only_where_shown
+    assert Cases(9, 10, 6, 6).share() == 0.9 and not Cases(10, 10, 6, 6).right_only_where_shown
     assert Cases(16, 32).share() == 0 and Cases(17, 32).share() == 17 / 32
     assert PARTIAL_FLOOR == 0.5
 

@@ -201,11 +201,21 @@ class Cases:
         case right and no fresh one, and must earn nothing; an answer that is wrong in one corner loses
         about as much of each. The floor: a table that answers 0 (or any constant) to what it does not
         know still gets the few fresh cases right whose answer is that constant (one or two of 01's six
-        in most runs), and a mostly wrong answer is not partly right.
+        in most runs), and a mostly wrong answer is not partly right. And nothing when every fixed case
+        is right and a drawn one is not (`right_only_where_shown`): a table of the fixed results with a
+        rough answer for the rest looks exactly so, and a real answer that is right on every fixed
+        case (they cover the contract's corners) is rarely wrong on a drawn one.
         """
+        if self.right_only_where_shown:
+            return 0.0
         fixed = self.passed / self.run if self.run else 0.0
         share = min(fixed, self.fresh_passed / self.fresh_run) if self.fresh_run else fixed
         return share if share > PARTIAL_FLOOR else 0.0
+
+    @property
+    def right_only_where_shown(self) -> bool:
+        """Every fixed case right, some drawn case wrong."""
+        return bool(self.fresh_run) and self.passed == self.run and self.fresh_passed < self.fresh_run
 
     def points(self, most: float) -> float:
         """The points these cases earn of `most`: their share, rounded down to a hundredth."""

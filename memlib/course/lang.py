@@ -69,6 +69,11 @@ MESSAGES: dict[str, dict[str, str]] = {
                    "zh": "部分分：{run} 个用例对了 {passed} 个{fresh}，得 {share:.0%} 的分。"},
     "fb_partial_none": {"en": "No partial credit: {passed} of {run} cases right{fresh}; it starts above half.",
                         "zh": "没有部分分：{run} 个用例对了 {passed} 个{fresh}；对一半以上才有。"},
+    "fb_partial_shown": {"en": "No partial credit: every case your own check runs is right, and {fresh_passed} of "
+                               "{fresh_run} cases drawn for this grading run are not; an answer right only where "
+                               "it was shown earns nothing.",
+                         "zh": "没有部分分：你自己运行检查时的用例全对，但本次评分另抽的 {fresh_run} 个用例只对了 "
+                               "{fresh_passed} 个；只在见过的用例上对，不给分。"},
     "fb_partial_fresh": {"en": " and {passed} of {run} cases drawn for this grading run (the lower share counts)",
                          "zh": "，本次评分另抽的 {run} 个用例对了 {passed} 个（按两者中较低的比例算）"},
     "is_expected": {"en": "{what} is {actual}, expected {expected}", "zh": "{what} 是 {actual}，应为 {expected}"},

@@ -175,18 +175,24 @@ def _budget_cases() -> list[tuple[str, list[str], int, str, int]]:
 
 
 def _fresh_budget_cases(rng) -> list[tuple[str, list[str], int, str, int]]:
-    """Six cases drawn for one grading run: runs of the course chat, windows, reserves, with or without a prompt."""
+    """Six cases drawn for one grading run: runs of the course chat, a system prompt, a reserve, and a window
+    that ends a few tokens short of the next older message, so that every term of the count decides the
+    answer (a count that leaves out the prompt, the reserve or the overheads keeps one message too many)."""
     from memlib import datasets
-    from memlib.context import DEFAULT_SYSTEM_PROMPT
+    from memlib.context import DEFAULT_SYSTEM_PROMPT, MESSAGE_OVERHEAD
+    from memlib.tokens import count
 
     texts = [t.content for t in datasets.load("conversation")]
     cases = []
     for n in range(6):
         start = rng.randrange(0, len(texts) - 40)
-        messages = texts[start:start + rng.randrange(1, 40)]
-        system = rng.choice([DEFAULT_SYSTEM_PROMPT, "", "You are a terse assistant."])
-        cases.append((f"a case drawn for this grading run ({n + 1} of 6)", messages, rng.randrange(40, 900), system,
-                      rng.choice([0, 0, 16, 64, 128])))
+        messages = texts[start:start + rng.randrange(5, 40)]
+        system = rng.choice([DEFAULT_SYSTEM_PROMPT, DEFAULT_SYSTEM_PROMPT, "You are a terse assistant."])
+        reserve = rng.choice([0, 16, 64, 128])
+        kept = rng.randrange(1, len(messages))
+        window = (count(system) + reserve + sum(count(t) + MESSAGE_OVERHEAD for t in messages[-kept:])
+                  + rng.randrange(1, 4))  # never an exact fit: the fixed cases test that one
+        cases.append((f"a case drawn for this grading run ({n + 1} of 6)", messages, window, system, reserve))
     return cases
 
 

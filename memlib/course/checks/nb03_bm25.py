@@ -213,7 +213,8 @@ def _bm25_cases() -> list[_BM25Case]:
 
 
 def _fresh_bm25_cases(rng) -> list[_BM25Case]:
-    """Four cases drawn for one grading run: a sample of the course facts, a query of their words, k1 and b."""
+    """Four cases drawn for one grading run: a sample of the course facts, a query of their words, k1 and b,
+    and one query word said twice more in one document (term frequency counts: the facts rarely repeat one)."""
     from memlib import datasets
     from memlib.retrieval import tokenize
 
@@ -221,11 +222,14 @@ def _fresh_bm25_cases(rng) -> list[_BM25Case]:
     cases = []
     for n in range(4):
         chosen = rng.sample(facts, rng.randrange(3, min(40, len(facts))))
-        docs = tuple(tuple(tokenize(f.text)) for f in chosen)
+        docs = [tuple(tokenize(f.text)) for f in chosen]
         words = sorted({t for d in docs for t in d})
         query = tuple(rng.choice(words) for _ in range(rng.randrange(1, 5)))
+        repeated = rng.choice(query)
+        holder = rng.choice([i for i, d in enumerate(docs) if repeated in d])
+        docs[holder] = docs[holder] + (repeated, repeated)
         cases.append(_BM25Case(f"a case drawn for this grading run ({n + 1} of 4): {len(docs)} course facts",
-                               query, docs, tuple(f.id for f in chosen),
+                               query, tuple(docs), tuple(f.id for f in chosen),
                                k1=round(rng.uniform(0.8, 2.0), 2), b=round(rng.uniform(0.3, 0.9), 2)))
     return cases
 

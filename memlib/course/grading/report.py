@@ -55,7 +55,8 @@ def _fill_rows(result: NotebookResult, outcomes: dict[str, _Outcome], notes: dic
         if cases is not None and not {"all", graded.grade_id} & all_or_nothing:
             points = cases.points(graded.points)
             drawn = f", {cases.fresh_passed}/{cases.fresh_run} drawn" if cases.fresh_run else ""
-            reason = f"partial credit: {cases.passed}/{cases.run} cases right{drawn}: {reason}"
+            label = "partial credit" if points else "no partial credit"
+            reason = f"{label}: {cases.passed}/{cases.run} cases right{drawn}: {reason}"
             message = f"{message}\n{partial_line(cases, result.language)}"
         row_notes = notes.get(graded.grade_id, []) + result.notes
         result.rows.append(_row(result, graded, points, outcome.status, _join(reason, row_notes)))
@@ -67,8 +68,9 @@ def partial_line(cases: Cases, language: str = "en") -> str:
     """The feedback's line on partial credit, in the submission's language."""
     fresh = (say("fb_partial_fresh", language, passed=cases.fresh_passed, run=cases.fresh_run)
              if cases.fresh_run else "")
-    return say("fb_partial" if cases.share() else "fb_partial_none", language, passed=cases.passed, run=cases.run,
-               fresh=fresh, share=cases.share())
+    key = "fb_partial" if cases.share() else "fb_partial_shown" if cases.right_only_where_shown else "fb_partial_none"
+    return say(key, language, passed=cases.passed, run=cases.run, fresh=fresh, share=cases.share(),
+               fresh_passed=cases.fresh_passed, fresh_run=cases.fresh_run)
 
 
 def _row(result: NotebookResult, graded: GradedCell, points: float, status: str, reason: str) -> Row:
