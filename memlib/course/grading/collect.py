@@ -412,8 +412,8 @@ def _flag_late(found: list[_Found], path: Path) -> None:
     it named like a download must neither hide nor invent Canvas's mark)."""
     outer = export.parse_download_name(path.name)
     for item in found:
-        named = None if item.zip_time is not None else export.parse_download_name(Path(item.display).name)
-        item.lms_late = bool((named or outer) and (named or outer).late)
+        named = (None if item.zip_time is not None else export.parse_download_name(Path(item.display).name)) or outer
+        item.lms_late = named is not None and named.late
 
 
 def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
