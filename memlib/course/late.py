@@ -121,7 +121,7 @@ def read_due_dates(path: str | Path) -> dict[str, datetime]:
 
 def _zip_datetime(zip_time: tuple[int, ...], due: datetime) -> datetime | None:
     """A zip entry's local time, read in the due date's offset; None when its fields make no date (a zip's
-    maker writes any bytes there: month 0 is common in zips made by hand)."""
+    maker can write any bytes there, month 0 and day 0 among them)."""
     try:
         year, month, day, hour, minute, second = zip_time[:6]
         return datetime(year, month, day, hour, minute, second, tzinfo=due.tzinfo)
