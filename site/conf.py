@@ -80,7 +80,22 @@ def _page_language(app, pagename, templatename, context, doctree) -> None:
             context["language"] = code
 
 
+def _alternates(app, pagename, templatename, context, doctree) -> None:
+    """A page with a counterpart in the other language names both in its head (<link rel="alternate"
+    hreflang>), so a search engine shows each reader the page in their language."""
+    english = pagename.removeprefix("zh/")
+    pair = {"en": english, "zh-CN": f"zh/{english}"}
+    if not all(doc in app.env.found_docs for doc in pair.values()):
+        return
+    # pathto gives "#" for the page itself; the head needs its file name
+    href = {doc: (context["pathto"](doc) if doc != pagename else f"{pagename.rpartition('/')[2]}.html")
+            for doc in pair.values()}
+    links = "".join(f'<link rel="alternate" hreflang="{code}" href="{href[doc]}" />\n' for code, doc in pair.items())
+    context["metatags"] = context.get("metatags", "") + links
+
+
 def setup(app):
     app.connect("html-page-context", _page_language)
+    app.connect("html-page-context", _alternates)
     app.add_html_math_renderer("mathml", (lambda self, node: _math(self, node, False), None),
                                (lambda self, node: _math(self, node, True), None))

@@ -474,6 +474,8 @@ _JS_PAGE = """() => ({
   text: document.body.innerText,
   lang: document.documentElement.lang,
   switches: [...document.querySelectorAll('a.memlib-lang-switch')].map(a => a.href),
+  alternates: Object.fromEntries([...document.querySelectorAll('link[rel=alternate][hreflang]')]
+                                 .map(l => [l.hreflang, l.href])),
   // the page's own prose: its article without code cells (code, outputs), literals and links' targets
   prose: (() => {
     const article = document.querySelector('article').cloneNode(true);
@@ -672,9 +674,12 @@ def test_the_switch_leads_from_each_chinese_page_to_its_english_page_and_back(se
     for chinese, english in pairs:
         assert crawl[served + chinese]["switches"] == [served + english], chinese
         assert crawl[served + english]["switches"] == [served + chinese], english
+        both = {"en": served + english, "zh-CN": served + chinese}  # and each head names both (hreflang)
+        assert crawl[served + chinese]["alternates"] == both == crawl[served + english]["alternates"], chinese
     # the English pages without a Chinese counterpart (deep dives, the instructor guide) have no switch
-    alone = {url: found["switches"] for url, found in crawl.items()
-             if url[len(served):] not in {page for pair in pairs for page in pair} and found["switches"]}
+    alone = {url: found["switches"] or found["alternates"] for url, found in crawl.items()
+             if url[len(served):] not in {page for pair in pairs for page in pair}
+             and (found["switches"] or found["alternates"])}
     assert not alone, f"a switch on a page without a counterpart: {alone}"
     page = browser.new_page()
     try:
