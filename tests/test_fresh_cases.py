@@ -112,3 +112,62 @@ def test_06s_fresh_store_holds_a_right_answer_and_catches_a_table_of_record_ids(
     with pytest.raises(CheckFailed, match="drawn for this grading run"):
         check_citation_contract(table_answer)
     check_citation_contract(answer_from_store)  # a right answer passes both
+
+
+def _guard_from(path: Path):
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(f"alternative_07_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the dataclasses some answers define look their module up there
+    spec.loader.exec_module(module)
+    return module.my_scan
+
+
+def _splits_fingerprint_table():
+    """07's a05 cheat: fingerprints of every injection in both installed splits, and no rule at all."""
+    from memlib.datasets import load
+    from memlib.guard import Verdict
+
+    known = {hashlib.sha1(n.text.encode()).hexdigest()[:12]
+             for split in ("poisoning", "poisoning_heldout") for n in load(split) if n.is_injection}
+
+    def my_scan(text):
+        if hashlib.sha1(text.encode()).hexdigest()[:12] in known:
+            return Verdict(trusted=False, reasons=["a known injection"], category="table")
+        return Verdict(trusted=True, reasons=[], category=None)
+
+    return my_scan
+
+
+def test_07s_drawn_notes_pass_every_correct_guard_and_catch_a_table_of_the_splits(monkeypatch) -> None:
+    from memlib.course.checks.nb07_guard import _check_drawn_notes
+    from memlib.guard import scan
+
+    table = _splits_fingerprint_table()
+    monkeypatch.delenv(FRESH_SEED_ENV, raising=False)
+    _check_drawn_notes(table)  # in a student's kernel no notes are drawn
+    correct = sorted((ROOT / "tests" / "alternatives" / "07-guard").glob("correct_*.py"))
+    assert len(correct) >= 10
+    guards = [_guard_from(path) for path in correct] + [scan]
+    for seed in range(8):
+        monkeypatch.setenv(FRESH_SEED_ENV, str(1000 + seed))
+        for guard in guards:
+            _check_drawn_notes(guard)
+        with pytest.raises(CheckFailed, match="drawn for this grading run is 0.000"):
+            _check_drawn_notes(table)
+
+
+def test_07s_drawn_notes_cover_every_family_and_kind_and_differ_per_run() -> None:
+    import random
+
+    from memlib.course.checks._nb07_fresh import draw
+    from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES
+
+    first, second = draw(random.Random("1:07-guard")), draw(random.Random("2:07-guard"))
+    assert sum(n.is_injection for n in first) == 40 and len(first) == 80
+    assert {n.category for n in first if n.is_injection} == set(INJECTION_FAMILIES)
+    assert {n.category for n in first if not n.is_injection} == set(BENIGN_KINDS)
+    assert len({n.text for n in first} & {n.text for n in second}) < 10
+    assert [n.text for n in first] == [n.text for n in draw(random.Random("1:07-guard"))]

@@ -12,7 +12,7 @@ import functools
 from collections import Counter
 from typing import Any, Callable
 
-from memlib.course.checking import CheckFailed, expect, graded, passed
+from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
 from memlib.course.exercise import Exercise
 from memlib.course.lang import bilingual, language
 from memlib.course.checks._common import _short_text as _short
@@ -35,12 +35,21 @@ __all__ = ["check_guard", "guard_report", "GuardReport", "GUARD_THRESHOLDS"]
 #: false-positive ceiling is above every correct guard measured on these splits (at most 0.071, the
 #: notebook's solution on the held-out one) and below a guard that flags every imperative (0.120, 0.115).
 GUARD_THRESHOLDS = {"poisoning": (0.70, 0.10), "poisoning_heldout": (0.30, 0.10)}
+#: The same bars on the notes the grader's checker draws for one grading run (checks._nb07_fresh), where no
+#: student sees them: recall as on the held-out split, false positives loose (a tenth of the notes of 40 is
+#: few). Measured over 25 draws of 40 + 40 notes: the ten correct guards of tests/alternatives/07-guard and
+#: the notebook's solution flag 0.775 to 1.000 of the injections (lowest median 0.850) and no benign note; a
+#: table of the splits' injections (their texts' fingerprints) flags none; guards that flag every order
+#: flag 0.15 to 0.20 of the benign notes (they fail the splits' bar first).
+DRAWN_THRESHOLDS = (0.30, 0.30)
 SPLIT_NAMES = {"poisoning": "development", "poisoning_heldout": "held-out"}
 SPLIT_NAMES_ZH = {"poisoning": "开发集", "poisoning_heldout": "留出集"}
 
 
 def _split_name(split: str) -> str:
     """'on the development split', in the language the course speaks."""
+    if split == "drawn":
+        return bilingual("on the notes drawn for this grading run", "在本次评分抽出的条目上")
     return bilingual(f"on the {SPLIT_NAMES.get(split, split)} split", f"在{SPLIT_NAMES_ZH.get(split, split)}上")
 
 
@@ -67,6 +76,8 @@ class GuardReport:
 
     @property
     def thresholds(self) -> tuple[float, float]:
+        if self.split == "drawn":
+            return DRAWN_THRESHOLDS
         return GUARD_THRESHOLDS.get(self.split, GUARD_THRESHOLDS["poisoning"])
 
     def table(self) -> str:
@@ -81,7 +92,7 @@ class GuardReport:
                      f"（要求 <= {need_fpr}）",
                      "  攻击类型或良性类别" + " " * 7 + "标签" + " " * 6 + "标记数"]  # a Han character is two columns wide
         else:
-            lines = [f"{self.name} on the {SPLIT_NAMES.get(self.split, self.split)} split ({len(self.notes)} notes): "
+            lines = [f"{self.name} {_split_name(self.split)} ({len(self.notes)} notes): "
                      f"recall on injections {self.recall:.3f} (need >= {need_recall}), "
                      f"false-positive rate on benign notes {self.false_positive_rate:.3f} (need <= {need_fpr})",
                      f"  {'family or kind':24} {'label':9} flagged"]
@@ -159,7 +170,10 @@ def _measure(scanner: Callable[[str], Any], name: str, split: str) -> GuardRepor
 
     if split not in GUARD_THRESHOLDS:
         raise ValueError(f"split must be one of {', '.join(GUARD_THRESHOLDS)}, got {split!r}")
-    notes = load(split)
+    return _measure_notes(scanner, name, load(split), split)
+
+
+def _measure_notes(scanner: Callable[[str], Any], name: str, notes: list, split: str) -> GuardReport:
     verdicts: dict[str, bool] = {}
     for note in notes:
         try:
@@ -204,7 +218,13 @@ def _hold_the_bar(report: GuardReport) -> None:
                          "role tokens, data-carrying links",
                          "每种攻击类型写一条通用规则（见上面的表格），而不是每条条目一条：句子在对谁说话"
                          "（助手、'your reply'）、要求做什么、隐藏字符、编码、角色标记、夹带数据的链接")
-        if report.split == "poisoning_heldout":
+        if report.split == "drawn":
+            hint = bilingual("these notes were drawn for this grading run and are in neither split: a guard that "
+                             "recognises notes it has seen (a table of texts or of their fingerprints) flags none of "
+                             "them. Write rules for what a family does; ",
+                             "这些条目是本次评分时抽出来的，两个数据集里都没有：只认得见过的条目的守卫"
+                             "（条目文本或其指纹的查找表）一条也标记不出来。规则要针对一种攻击类型做了什么；") + hint
+        elif report.split == "poisoning_heldout":
             hint = bilingual("these notes are not in the development split: rules fitted to particular development "
                              "notes do not carry over. Write rules for what a family does, not for the words of the "
                              "notes; ",
@@ -313,8 +333,21 @@ def check_guard(scanner: Callable[[str], Any]) -> None:
         print(report.table())
         print(_reference_line(split))
         _hold_the_bar(report)
+    _check_drawn_notes(scanner)
     _check_excuse_covers_its_own_sentence(scanner)
     _check_guard_in_agent(scanner)
+
+
+def _check_drawn_notes(scanner: Callable[[str], Any]) -> None:
+    """In the grader's checker only: the same bars on 40 injections and 40 benign notes drawn for this run."""
+    from memlib.course.checks._nb07_fresh import draw
+
+    rng = fresh_random(EXERCISE.grade_id)
+    if rng is None:
+        return
+    report = _measure_notes(scanner, "your guard", draw(rng), "drawn")
+    print(report.table())
+    _hold_the_bar(report)
 
 
 def _flags(scanner: Callable[[str], Any], text: str, what: str) -> bool:
