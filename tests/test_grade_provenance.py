@@ -167,6 +167,31 @@ CHEATS = {
     "an input transformer that hides a cell from the reading (03)": (
         "03", "get_ipython().input_transformers_cleanup.append(lambda lines: [l.lstrip('§') for l in lines])",
         ".input_transformers_cleanup"),
+    # attack 6 (tests/attack6): a reference by a dotted name in a string, or through a second name for its module
+    "a reference located by pydoc, called through singledispatch (01)": (
+        "01", "import functools\nimport pydoc\n_helper = functools.singledispatch(pydoc.locate("
+              "'memlib.course.checks.nb01_token_budget.reference_how_many_fit'))\n"
+              "def how_many_fit(messages, window, system_prompt='', reserve=0):\n"
+              "    return _helper(messages, window, system_prompt, reserve)", "import pydoc"),
+    "a reference fetched by operator.attrgetter with a dotted name (01)": (
+        "01", "import functools\nimport operator\nimport memlib.course\n_f = functools.singledispatch(operator.attrgetter("
+              "'checks.nb01_token_budget.reference_how_many_fit')(memlib.course))\n"
+              "def how_many_fit(*args):\n    return _f(*args)", "memlib.course.checks.nb01_token_budget"),
+    "the guard through a second name for its module (07)": (
+        "07", "import functools\nimport memlib.guard\n_G = memlib.guard\n_judge = functools.singledispatch(_G.scan)\n"
+              "def my_scan(text):\n    return _judge(text)", "memlib.guard.scan"),
+    "the library's loop through a second name for its class (04)": (
+        "04", "import functools\nimport memlib.agent\nfrom memlib.agent import Agent\n_Base = memlib.agent.Agent\n"
+              "_loop = functools.singledispatch(_Base.step)\nclass MyAgent(Agent):\n"
+              "    def step(self, user_text):\n        return _loop(self, user_text)", "memlib.agent.Agent.step"),
+    "a reference's class through a second name for its module (02)": (
+        "02", "import memlib.summarize\n_S = memlib.summarize\n_fold = _S.ExtractiveSummarizer().summarize\n"
+              "class MySummarizer:\n    def summarize(self, previous, evicted, max_tokens):\n"
+              "        return _fold(previous, evicted, max_tokens)", "ExtractiveSummarizer"),
+    "a reference through a chain of second names (06)": (
+        "06", "import memlib.citations\n_C = memlib.citations\n_D = _C\n"
+              "def answer_with_citations(question, store):\n    return _D.answer_from_store(question, store)",
+        "memlib.citations.answer_from_store"),
 }
 
 
@@ -264,6 +289,16 @@ def test_a_harmless_name_from_types_raises_no_flag_and_a_code_builder_does() -> 
               "def how_many_fit(messages, window, system_prompt='', reserve=0):\n    return SimpleNamespace(n=0).n")
     assert _flags("01", honest) == ""
     assert "from types import FunctionType" in _flags("01", "from types import FunctionType\nhow_many_fit = None")
+
+
+def test_attrgetter_by_a_plain_name_raises_no_flag_and_a_dotted_one_does() -> None:
+    sort_key = ("import operator\n"
+                "def how_many_fit(messages, window, system_prompt='', reserve=0):\n"
+                "    ranked = sorted(messages, key=operator.attrgetter('real'))\n"
+                "    return len(ranked) and 0")
+    assert "attrgetter" not in _flags("01", sort_key)
+    assert "attrgetter() with a dotted or computed name" in _flags(
+        "01", "import operator\nget = operator.attrgetter('a.' + 'b')\ndef how_many_fit(*a):\n    return 0")
 
 
 def test_the_usual_magics_raise_no_flag() -> None:

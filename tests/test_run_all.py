@@ -138,6 +138,23 @@ def test_a_reference_call_from_the_answer_is_noted(capsys):
     assert checking.REFERENCE_CALLS["01-token-budget"] == ()
 
 
+def test_a_reference_call_through_a_standard_library_wrapper_is_noted(capsys):
+    """functools.singledispatch calls the reference from functools.py: the watch looks past it to the answer."""
+    import functools
+
+    from memlib.course.checks import nb01_token_budget as nb01
+
+    wrapped = functools.singledispatch(nb01.reference_how_many_fit)
+
+    def how_many_fit(messages, window, system_prompt="", reserve=0):
+        return wrapped(messages, window, system_prompt, reserve)
+
+    check_token_budget(how_many_fit)
+    assert checking.REFERENCE_CALLS["01-token-budget"] == ("memlib.course.checks.nb01_token_budget.reference_how_many_fit",)
+    check_token_budget(fit_by_hand)
+    assert checking.REFERENCE_CALLS["01-token-budget"] == ()
+
+
 # -- in a real kernel ------------------------------------------------------------------
 
 

@@ -34,6 +34,13 @@ def is_library_file(filename: str) -> bool:
     return any(path == d or path.startswith(d + os.sep) for d in (_MEMLIB_DIR, *_LIBRARY_DIRS))
 
 
+def _is_memlib_file(filename: str) -> bool:
+    if filename.startswith("<"):
+        return False
+    path = str(Path(filename).resolve())
+    return path == _MEMLIB_DIR or path.startswith(_MEMLIB_DIR + os.sep)
+
+
 class ReferenceWatch:
     """Notice, while a check runs, calls from the student's code into a reference implementation."""
 
@@ -84,6 +91,12 @@ class ReferenceWatch:
         ``__init__`` (file ``<string>``) calls its ``__post_init__`` whoever built it.
         """
         caller = frame.f_back
+        # Past the standard library's and other packages' wrappers (functools.singledispatch, decorators,
+        # operator and pydoc lookups) to the code that made the call. memlib's own code stops the walk: its
+        # functions may call a reference for the student (the grader's handler, the course's helpers).
+        while (caller is not None and caller.f_code not in self.codes
+               and is_library_file(caller.f_code.co_filename) and not _is_memlib_file(caller.f_code.co_filename)):
+            caller = caller.f_back
         return (caller is not None and caller.f_code not in self.codes
                 and not is_library_file(caller.f_code.co_filename))
 

@@ -79,6 +79,8 @@ ALWAYS_REFERENCES = ("rank_bm25",)
 _DYNAMIC_CALLS = {"exec", "eval", "compile", "__import__", "globals", "breakpoint", "vars", "locals"}
 #: Calls that look a name up: with a name computed at run time, the reading cannot follow them.
 _LOOKUP_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
+#: operator's lookups by name: attrgetter("score") as a sort key is common; a dotted or computed name is not.
+_GETTER_FACTORIES = {"attrgetter", "methodcaller"}
 _DYNAMIC_ATTRIBUTES = {
     "setprofile", "settrace", "setprofile_all_threads", "settrace_all_threads", "_getframe", "f_back", "f_globals",
     "f_locals", "__code__", "__globals__", "__closure__", "__builtins__", "__wrapped__", "__subclasses__",
@@ -91,9 +93,9 @@ _DYNAMIC_ATTRIBUTES = {
     "FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType",  # types.*: code built at run time
 }
 #: Modules that run hidden code, reach around the watcher (profilers put aside, threads it does not see
-#: start), or load code by a name in a string (pkgutil.resolve_name).
+#: start), or load code by a name in a string (pkgutil.resolve_name, pydoc.locate).
 _DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", "imp", "pickle", "dill", "cloudpickle",
-                    "code", "codeop", "builtins", "pkgutil", "cProfile", "profile", "_lsprof", "trace", "threading",
+                    "code", "codeop", "builtins", "pkgutil", "pydoc", "cProfile", "profile", "_lsprof", "trace", "threading",
                     "_thread", "concurrent", "multiprocessing"}
 #: Names of an otherwise harmless module that build code at run time (``from types import SimpleNamespace``
 #: is fine; ``from types import FunctionType`` is not).
@@ -122,6 +124,7 @@ class _Binding:
     reads: set[str] = field(default_factory=set)  # dotted names: "scan", "memlib.guard.scan", "_ref"
     strings: set[str] = field(default_factory=set)
     imports: dict[str, str] = field(default_factory=dict)  # bound name -> module path it imports
+    aliases: dict[str, str] = field(default_factory=dict)  # name -> the dotted name it was set to (x = a.b)
     cell: str = ""
     student: bool = True
 
@@ -264,6 +267,11 @@ def _reads(node: ast.AST, hidden: frozenset[str] = frozenset()) -> tuple[set[str
         owner = _dotted(node.args[0])
         if owner and owner.split(".")[0] not in hidden:
             reads.add(f"{owner}.{node.args[1].value}")
+    elif isinstance(node, ast.Call) and _attrgetter_path(node.func) and len(node.args) == 1:
+        # operator.attrgetter("checks.nb01.f")(memlib.course) reads memlib.course.checks.nb01.f
+        owner = _dotted(node.args[0])
+        if owner and owner.split(".")[0] not in hidden:
+            reads.add(f"{owner}.{_attrgetter_path(node.func)}")
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
         strings.add(node.value)
     for child in ast.iter_child_nodes(node):
@@ -271,6 +279,22 @@ def _reads(node: ast.AST, hidden: frozenset[str] = frozenset()) -> tuple[set[str
         reads |= more
         strings |= texts
     return reads, strings
+
+
+def _attrgetter_path(node: ast.AST) -> str:
+    """"a.b" for ``attrgetter("a.b")`` or ``operator.attrgetter("a.b")``; "" for anything else."""
+    if (isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] == "attrgetter"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return node.args[0].value
+    return ""
+
+
+def _alias(statement: ast.stmt) -> tuple[str, str] | None:
+    """(name, dotted) for ``name = dotted.name``: a second name for a module, class or function."""
+    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and _dotted(statement.value)):
+        return statement.targets[0].id, str(_dotted(statement.value))
+    return None
 
 
 def _bound(node: ast.AST) -> tuple[set[str], dict[str, str]]:
@@ -370,7 +394,9 @@ def _bindings(cells: list[dict], release_sources: set[str]
         for statement in tree.body:
             names, imports = _bound(statement)
             reads, strings = _reads(statement)
-            found.append(_Binding(names, reads, strings, imports, _first_line(source), student))
+            alias = _alias(statement)
+            found.append(_Binding(names, reads, strings, imports, dict([alias]) if alias else {},
+                                  _first_line(source), student))
     return found, trees, unread
 
 
@@ -417,9 +443,11 @@ def _answer_findings(names: set[str], bindings: list[_Binding], references: set[
                      heldout: set[str]) -> list[Finding]:
     """What the closure of `names` over `bindings` reaches that is not the student's own work."""
     imports: dict[str, str] = {}
+    aliases: dict[str, str] = {}
     binding_of: dict[str, list[_Binding]] = {}
     for binding in bindings:
         imports.update(binding.imports)
+        aliases.update(binding.aliases)
         for name in binding.names:
             binding_of.setdefault(name, []).append(binding)
     findings: list[Finding] = []
@@ -441,7 +469,9 @@ def _answer_findings(names: set[str], bindings: list[_Binding], references: set[
                 qualified = _qualified(dotted, binding.imports) or _qualified(dotted, imports)
                 if qualified is None:
                     todo.append(dotted.split(".")[0])
-                    continue
+                    qualified = _through_aliases(dotted, aliases, imports)
+                    if qualified is None:
+                        continue
                 what = _judge(qualified, references)
                 if what:
                     findings.append(Finding(what, binding.cell))
@@ -449,6 +479,21 @@ def _answer_findings(names: set[str], bindings: list[_Binding], references: set[
                 for split in sorted(s for s in heldout if any(s in text for text in binding.strings)):
                     findings.append(Finding(f"the answer reads the held-out split {split!r}", binding.cell))
     return _unique(findings)
+
+
+def _through_aliases(dotted: str, aliases: dict[str, str], imports: dict[str, str]) -> str | None:
+    """`dotted` with its first name replaced by what it was set to, until an import qualifies it:
+    ``_G.scan`` after ``_G = memlib.guard`` is memlib.guard.scan."""
+    seen: set[str] = set()
+    while True:
+        head, _, rest = dotted.partition(".")
+        if head in seen or head not in aliases:
+            return None
+        seen.add(head)
+        dotted = aliases[head] + (f".{rest}" if rest else "")
+        qualified = _qualified(dotted, imports)
+        if qualified is not None:
+            return qualified
 
 
 def _judge(qualified: str, references: set[str]) -> str:
@@ -537,6 +582,9 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict]) -> list
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _LOOKUP_CALLS
                   and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)):
                 what = f"{node.func.id}() with a name computed at run time"
+            elif (isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] in _GETTER_FACTORIES
+                  and any(not isinstance(a, ast.Constant) or "." in str(a.value) for a in node.args[:1])):
+                what = f"{(_dotted(node.func) or '').split('.')[-1]}() with a dotted or computed name"
             elif isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_ATTRIBUTES:
                 what = f".{node.attr}"
             elif isinstance(node, ast.Attribute) and node.attr == "path" and _dotted(node.value) == "sys":
