@@ -191,6 +191,22 @@ def test_a_chinese_answer_is_told_apart_from_the_chinese_question_and_stub() -> 
     assert status == "manual" and reason.endswith("因为窗口有限。")
 
 
+def test_a_chinese_notebooks_untouched_question_is_a_blank_answer_to_the_grader() -> None:
+    """The grader grades against the English release; the Chinese question comes from the release's zh/ twin."""
+    from memlib.course.grade import load_release
+
+    root = Path(__file__).resolve().parents[1]
+    (assignment,) = load_release(root / "notebooks", ["01"])
+    (cell,) = assignment.written
+    chinese = nbformat.read(str(root / "notebooks" / "zh" / assignment.name), as_version=4)
+    question = chinese.cells[cell.index].source
+    released = "\n".join((assignment.nb.cells[cell.index].source, *cell.translations))
+    assert written.answer_row(question, released) == (
+        "failed", "written answer: left blank (the cell still says 'Your answer here')")
+    status, reason = written.answer_row(question.replace("*在这里写下你的答案。*", "因为稀释。"), released)
+    assert status == "manual" and reason.endswith("因为稀释。")
+
+
 def test_the_class_summary_counts_the_answers_to_score(written_course, tmp_path, capsys) -> None:
     released = written_course["release"]
     nb = solved(released)

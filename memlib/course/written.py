@@ -61,6 +61,7 @@ class WrittenCell:
     points: float
     index: int
     cell_id: str
+    translations: tuple[str, ...] = ()  # the same cell in the release's translations (its question, its stub)
 
 
 def _text(source: object) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import dataclasses
 import json
 import os
 import re
@@ -30,7 +31,7 @@ from memlib.course.checker import graded_call
 from memlib.course.late import Lateness
 from memlib.course.grading.model import ERROR, MISSING, Assignment, GradeSetupError, _cell_grade_id
 from memlib.course.release import graded_cells, source_checksum
-from memlib.course.written import written_cells
+from memlib.course.written import WrittenCell, written_cells
 
 MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
@@ -85,11 +86,26 @@ def load_release(path: str | Path, only: Iterable[str] = ()) -> list[Assignment]
                 raise GradeSetupError(f"grade_id {answer.grade_id!r} appears in {owners[answer.grade_id]} and "
                                       f"{file.name}")
             owners[answer.grade_id] = file.name
-        assignments.append(Assignment(file.name, nb, graded, written))
+        assignments.append(Assignment(file.name, nb, graded, _with_translations(written, file)))
     if not assignments:
         what = f" matching {', '.join(only)}" if wanted else ""
         raise GradeSetupError(f"no released notebook with graded cells{what} in {root}")
     return assignments
+
+
+def _with_translations(written: list[WrittenCell], file: Path) -> list[WrittenCell]:
+    """`written` with each cell's text in the translated releases beside `file` (notebooks/zh/<name>), so
+    that a translated notebook's untouched question is not read as the student's answer."""
+    texts: dict[str, list[str]] = {}
+    for translated in sorted(file.parent.glob(f"*/{file.name}")):
+        try:
+            nb = nbformat.read(str(translated), as_version=4)
+        except Exception:  # a damaged translation: its students' blank answers go to a person, nothing worse
+            continue
+        for cell in written_cells(nb):
+            source = nb.cells[cell.index].get("source", "")
+            texts.setdefault(cell.grade_id, []).append("".join(source) if isinstance(source, list) else str(source))
+    return [dataclasses.replace(w, translations=tuple(texts.get(w.grade_id, ()))) for w in written]
 
 
 # --------------------------------------------------------------------------- reading submissions

@@ -113,8 +113,8 @@ def _written_rows(result: NotebookResult, nb: dict) -> None:
     """One row per written answer of the notebook: to be scored by a person (`memlib.course.written`)."""
     for written in result.assignment.written:
         released = result.assignment.nb.cells[written.index].get("source", "")
-        status, reason = answer_row(answer_of(nb, written), "".join(released) if isinstance(released, list)
-                                    else str(released))
+        released = "".join(released) if isinstance(released, list) else str(released)
+        status, reason = answer_row(answer_of(nb, written), "\n".join((released, *written.translations)))
         result.rows.append(Row(result.student, result.assignment.name, written.grade_id, 0, written.points, status,
                                _join(reason, result.notes)))
         result.details.append(CheckDetail(written.grade_id, status, reason))
