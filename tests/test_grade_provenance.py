@@ -291,6 +291,22 @@ def test_a_harmless_name_from_types_raises_no_flag_and_a_code_builder_does() -> 
     assert "from types import FunctionType" in _flags("01", "from types import FunctionType\nhow_many_fit = None")
 
 
+def test_a_helper_named_like_a_release_binding_after_the_check_is_not_flagged() -> None:
+    """Attack 6's false flags: 03's and 07's release cells after the check bind `score_fn` and `scanner` to
+    use_or_reference(..., reference); an honest helper of the same name before the check is the student's."""
+    bm25 = ("import math\n\ndef score_fn(query_tokens, docs_tokens, k1, b, epsilon):\n"
+            "    n = len(docs_tokens)\n    return [0.0 * n for _ in docs_tokens]\n\n"
+            "def bm25_scores(query_tokens, docs_tokens, k1=1.5, b=0.75, epsilon=0.25):\n"
+            "    return score_fn(query_tokens, docs_tokens, k1, b, epsilon)")
+    assert _flags("03", bm25) == ""
+    guard = ("from memlib.guard import Verdict\n\ndef scanner(text):\n    return Verdict(True, [], None)\n\n"
+             "def my_scan(text):\n    return scanner(text)")
+    assert _flags("07", guard) == ""
+    # the same helper name bound to the reference before the check is read
+    assert "reference_bm25_scores" in _flags(
+        "03", "from memlib.course.checks import reference_bm25_scores as score_fn\n" + bm25.split("\n\n", 2)[2])
+
+
 def test_attrgetter_by_a_plain_name_raises_no_flag_and_a_dotted_one_does() -> None:
     sort_key = ("import operator\n"
                 "def how_many_fit(messages, window, system_prompt='', reserve=0):\n"

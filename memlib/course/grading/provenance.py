@@ -127,6 +127,7 @@ class _Binding:
     aliases: dict[str, str] = field(default_factory=dict)  # name -> the dotted name it was set to (x = a.b)
     cell: str = ""
     student: bool = True
+    position: int = 0  # the index of its cell in the notebook
 
 
 #: Cell magics that run their body as Python in the notebook: the body is read as the cell.
@@ -366,7 +367,7 @@ def _source(cell: dict) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _bindings(cells: list[dict], release_sources: set[str]
+def _bindings(cells: list[dict], release_sources: set[str], positions: list[int]
               ) -> tuple[list[_Binding], list[ast.Module | None], list[Finding]]:
     """The top-level bindings of `cells`, each student cell's tree (None for the release's own cells and
     for what cannot be parsed), and what was too large to read."""
@@ -374,7 +375,7 @@ def _bindings(cells: list[dict], release_sources: set[str]
     trees: list[ast.Module | None] = []
     unread: list[Finding] = []
     budget = READ_LIMIT_CHARS
-    for cell in cells:
+    for cell, position in zip(cells, positions):
         source = _source(cell)
         student = source.strip() not in release_sources
         if student and (len(source) > CELL_READ_LIMIT_CHARS or len(source) > budget):
@@ -396,7 +397,7 @@ def _bindings(cells: list[dict], release_sources: set[str]
             reads, strings = _reads(statement)
             alias = _alias(statement)
             found.append(_Binding(names, reads, strings, imports, dict([alias]) if alias else {},
-                                  _first_line(source), student))
+                                  _first_line(source), student, position))
     return found, trees, unread
 
 
@@ -664,7 +665,8 @@ def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterabl
     for module in support_modules:
         _INSTALLED[module] = True
     cells = _code_cells(nb, {graded.grade_id for graded in assignment.graded})
-    bindings, trees, unread = _bindings(cells, release_sources)
+    index_of = {id(cell): i for i, cell in enumerate(nb.get("cells", []))}
+    bindings, trees, unread = _bindings(cells, release_sources, [index_of[id(cell)] for cell in cells])
     references_of = _library_references(assignment)
     heldout = _heldout_splits()
     everywhere = unread + _dynamic_findings(trees, cells)
@@ -676,7 +678,12 @@ def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterabl
         except (ValueError, SyntaxError):
             continue
         names = {node.id for node in ast.walk(expression) if isinstance(node, ast.Name)}
-        own = _answer_findings(names, bindings, references_of.get(graded.grade_id, set()), heldout)
+        # In Run All order only what runs before the check makes its answer: a cell after it (the
+        # release's next demo binding a name the student's helper also has) is not read for this check.
+        check_at = next((i for i, cell in enumerate(nb.get("cells", []))
+                         if cell.get("cell_type") == "code" and _cell_grade_id(cell) == graded.grade_id), None)
+        before = [b for b in bindings if check_at is None or b.position < check_at]
+        own = _answer_findings(names, before, references_of.get(graded.grade_id, set()), heldout)
         seen = _unique(own + imported.get(graded.grade_id, []) + everywhere)
         if seen:
             found[graded.grade_id] = seen
