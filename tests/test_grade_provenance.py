@@ -307,6 +307,20 @@ def test_a_helper_named_like_a_release_binding_after_the_check_is_not_flagged() 
         "03", "from memlib.course.checks import reference_bm25_scores as score_fn\n" + bm25.split("\n\n", 2)[2])
 
 
+def test_a_table_of_fingerprints_is_flagged_and_a_few_hex_strings_are_not() -> None:
+    import hashlib
+
+    from memlib.datasets import load
+
+    prints = sorted(hashlib.sha1(n.text.encode()).hexdigest()[:12] for n in load("poisoning") if n.is_injection)
+    table = (f"import hashlib\nfrom memlib.guard import Verdict\n_SEEN = frozenset({prints[:40]!r})\n"
+             "def my_scan(text):\n    if hashlib.sha1(text.encode()).hexdigest()[:12] in _SEEN:\n"
+             "        return Verdict(False, ['seen'], 'known')\n    return Verdict(True, [], None)")
+    assert "40 hexadecimal fingerprints" in _flags("07", table)
+    few = table.replace(repr(prints[:40]), repr(prints[:3]) + " | {'deadbeef00', 'cafe'}")
+    assert "fingerprints" not in _flags("07", few)
+
+
 def test_attrgetter_by_a_plain_name_raises_no_flag_and_a_dotted_one_does() -> None:
     sort_key = ("import operator\n"
                 "def how_many_fit(messages, window, system_prompt='', reserve=0):\n"

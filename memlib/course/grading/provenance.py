@@ -55,6 +55,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -569,9 +570,32 @@ def _import_findings(trees: list[ast.Module | None], cells: list[dict], referenc
     return found
 
 
+#: Hexadecimal runs as long as a short hash: fingerprints of texts, the form a table of answers takes.
+_FINGERPRINT = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{10,64}(?![0-9A-Za-z])")
+#: This many fingerprints written out in a notebook's code read as a lookup table of answers (attacks 5 and 6:
+#: 07's guard as the sha1 of every injection of the installed splits). Honest answers hold none.
+FINGERPRINT_TABLE = 20
+
+
+def _fingerprint_findings(trees: list[ast.Module | None], cells: list[dict]) -> list[Finding]:
+    counted, head = 0, ""
+    for cell, tree in zip(cells, trees):
+        if tree is None:
+            continue
+        strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        found = sum(len(_FINGERPRINT.findall(text)) for text in strings)
+        if found and not head:
+            head = _first_line(_source(cell))
+        counted += found
+    if counted < FINGERPRINT_TABLE:
+        return []
+    return [Finding(f"the notebook writes out {counted} hexadecimal fingerprints, the form a lookup table of "
+                    "answers takes", head)]
+
+
 def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict]) -> list[Finding]:
     """Code in the student's own cells that hides what it runs or reaches around a watcher."""
-    findings: list[Finding] = []
+    findings: list[Finding] = _fingerprint_findings(trees, cells)
     for cell, tree in zip(cells, trees):
         if tree is None:
             continue
