@@ -96,8 +96,8 @@ _DYNAMIC_ATTRIBUTES = {
 #: Modules that run hidden code, reach around the watcher (profilers put aside, threads it does not see
 #: start), or load code by a name in a string (pkgutil.resolve_name, pydoc.locate).
 _DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", "imp", "pickle", "dill", "cloudpickle",
-                    "code", "codeop", "builtins", "pkgutil", "pydoc", "cProfile", "profile", "_lsprof", "trace", "threading",
-                    "_thread", "concurrent", "multiprocessing"}
+                    "code", "codeop", "builtins", "pkgutil", "pydoc", "cProfile", "profile", "_lsprof", "trace",
+                    "threading", "_thread", "concurrent", "multiprocessing"}
 #: Names of an otherwise harmless module that build code at run time (``from types import SimpleNamespace``
 #: is fine; ``from types import FunctionType`` is not).
 _DYNAMIC_NAMES = {"types": {"FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType"}}
