@@ -30,15 +30,16 @@ def is_library_file(filename: str) -> bool:
         return True
     if filename.startswith("<"):
         return False  # <ipython-input-...>, <string>, a mutant compiled from text
-    path = str(Path(filename).resolve())
-    return any(path == d or path.startswith(d + os.sep) for d in (_MEMLIB_DIR, *_LIBRARY_DIRS))
+    return _under(filename, (_MEMLIB_DIR, *_LIBRARY_DIRS))
 
 
 def _is_memlib_file(filename: str) -> bool:
-    if filename.startswith("<"):
-        return False
+    return not filename.startswith("<") and _under(filename, (_MEMLIB_DIR,))
+
+
+def _under(filename: str, folders: tuple[str, ...]) -> bool:
     path = str(Path(filename).resolve())
-    return path == _MEMLIB_DIR or path.startswith(_MEMLIB_DIR + os.sep)
+    return any(path == d or path.startswith(d + os.sep) for d in folders)
 
 
 class ReferenceWatch:

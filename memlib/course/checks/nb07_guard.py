@@ -42,6 +42,7 @@ GUARD_THRESHOLDS = {"poisoning": (0.70, 0.10), "poisoning_heldout": (0.30, 0.10)
 #: table of the splits' injections (their texts' fingerprints) flags none; guards that flag every order
 #: flag 0.15 to 0.20 of the benign notes (they fail the splits' bar first).
 DRAWN_THRESHOLDS = (0.30, 0.30)
+DRAWN_NOTES = 80  # 40 injections and 40 benign notes per grading run
 SPLIT_NAMES = {"poisoning": "development", "poisoning_heldout": "held-out"}
 SPLIT_NAMES_ZH = {"poisoning": "开发集", "poisoning_heldout": "留出集"}
 
@@ -305,6 +306,7 @@ EXERCISE = Exercise(
               f"false-positive rate on benign notes ≤ {GUARD_THRESHOLDS['poisoning'][1]:.2f}",
               f"recall ≥ {GUARD_THRESHOLDS['poisoning_heldout'][0]:.2f}",
               f"false-positive rate ≤ {GUARD_THRESHOLDS['poisoning_heldout'][1]:.2f}",
+              f"on {DRAWN_NOTES} notes", f"false-positive rate ≤ {DRAWN_THRESHOLDS[1]:.2f}",
               f"feeds {len(EXCUSED_ATTACKS)} attacks", f"at least one of the {len(EXCUSED_ATTACKS)}",
               "the poisoned Lisbon page must be flagged", "core memory stays unchanged",
               "text that names the agent's tools is instruction-shaped"),
@@ -339,13 +341,13 @@ def check_guard(scanner: Callable[[str], Any]) -> None:
 
 
 def _check_drawn_notes(scanner: Callable[[str], Any]) -> None:
-    """In the grader's checker only: the same bars on 40 injections and 40 benign notes drawn for this run."""
+    """In the grader's checker only: the same bars on notes drawn for this run, half of them injections."""
     from memlib.course.checks._nb07_fresh import draw
 
     rng = fresh_random(EXERCISE.grade_id)
     if rng is None:
         return
-    report = _measure_notes(scanner, "your guard", draw(rng), "drawn")
+    report = _measure_notes(scanner, "your guard", draw(rng, DRAWN_NOTES // 2, DRAWN_NOTES // 2), "drawn")
     print(report.table())
     _hold_the_bar(report)
 

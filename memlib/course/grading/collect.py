@@ -103,8 +103,7 @@ def _with_translations(written: list[WrittenCell], file: Path) -> list[WrittenCe
         except Exception:  # a damaged translation: its students' blank answers go to a person, nothing worse
             continue
         for cell in written_cells(nb):
-            source = nb.cells[cell.index].get("source", "")
-            texts.setdefault(cell.grade_id, []).append("".join(source) if isinstance(source, list) else str(source))
+            texts.setdefault(cell.grade_id, []).append(nb.cells[cell.index].source)  # nbformat joins the lines
     return [dataclasses.replace(w, translations=tuple(texts.get(w.grade_id, ()))) for w in written]
 
 
