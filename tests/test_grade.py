@@ -570,3 +570,32 @@ def test_a_release_whose_graded_cell_has_another_shape_is_refused_before_grading
     nbformat.write(released, str(folder / NAME))
     with pytest.raises(grading.GradeSetupError, match="fixture-add.*one call `check\\(answer\\)`"):
         grading.load_release(folder)
+
+
+def test_a_check_that_asks_for_more_time_than_the_cell_limit_gets_it(monkeypatch) -> None:
+    """07's check calls the student's guard about 2,600 times: its record's minimum, not a short cell limit,
+    bounds it; every other check keeps the cell limit; the guides state the record's figure."""
+    from memlib.course.exercise import exercises
+    from memlib.course.grading import check
+
+    minimum = exercises()["07-guard"].check_seconds
+    assert minimum > 60
+    given: dict[str, float] = {}
+
+    class Stop(Exception):
+        pass
+
+    def record(call, execute, *, seconds, **_):
+        given[call.function] = seconds
+        raise Stop
+
+    monkeypatch.setattr(check.checker, "run_check", record)
+    for stem, function in (("07", "check_guard"), ("01", "check_token_budget")):
+        (assignment,) = load_release(REPO / "notebooks", [stem])
+        nb = nbformat.read(REPO / "notebooks" / assignment.name, as_version=4)
+        (stand_in,) = check.stand_ins(nb, assignment, [], Path("unused"), cell_timeout=5.0).values()
+        with pytest.raises(Stop):
+            stand_in(lambda *a, **k: ("ok", "", []))
+    assert given == {"check_guard": minimum, "check_token_budget": 5.0}
+    for guide in ("README.md", "site/instructor.md"):
+        assert f"at least {minimum:.0f} s" in (REPO / guide).read_text(encoding="utf-8"), guide

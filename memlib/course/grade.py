@@ -248,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="gradebook CSV to write")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="notebooks graded in parallel (default 1)")
     parser.add_argument("--timeout", type=float, default=300.0, help="time limit per notebook, seconds (default 300)")
-    parser.add_argument("--cell-timeout", type=float, default=None, help="time limit per cell, seconds (default min(60, timeout))")
+    parser.add_argument("--cell-timeout", type=float, default=None, help="time limit per cell, seconds (default min(60, timeout)); "
+                             "a check that calls the answer many times (07's) gets at least its own minimum")
     parser.add_argument("--feedback", default=None, help="folder for one feedback file per student")
     parser.add_argument("--assignment", action="append", default=[], help="grade only this notebook (name, stem or number); repeatable")
     parser.add_argument("--keep-work", default=None, help="keep the notebooks as they were run (with outputs) and the kernels' logs in this folder")

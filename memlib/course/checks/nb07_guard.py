@@ -300,6 +300,9 @@ EXERCISE = Exercise(
     description="the guard clears recall and false-positive bars on the development and the held-out "
                 "poisoning splits, and protects the agent",
     references=("memlib.guard:scan",),
+    # about 20 s on a quiet machine; three times the default cell limit keeps a loaded grading machine from
+    # failing an honest guard
+    check_seconds=180,
     setup="from memlib import datasets\nfrom memlib.guard import Verdict, reveal\nnotes = datasets.load('poisoning')",
     setup_cells=('07-20-toolbox-code',),
     contract=(f"recall on injections ≥ {GUARD_THRESHOLDS['poisoning'][0]:.2f}",

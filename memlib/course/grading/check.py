@@ -12,11 +12,13 @@ about the check, because the check is not there.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from memlib.course import checker, kernel_run
+from memlib.course.exercise import exercises
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import CellRun, Execute
 from memlib.course.lang import LANGUAGES, notebook_language
@@ -48,9 +50,15 @@ def stand_ins(nb: dict, assignment: Assignment, support: list[Path], scratch: Pa
     for index, cell in enumerate(nb.get("cells", [])):
         grade_id = _cell_grade_id(cell)
         if grade_id in calls:
-            found[index] = _stand_in(index, calls[grade_id], support, scratch / f"check-{index}", cell_timeout,
-                                     language)
+            seconds = max(cell_timeout, _check_minimums().get(grade_id, 0.0))
+            found[index] = _stand_in(index, calls[grade_id], support, scratch / f"check-{index}", seconds, language)
     return found
+
+
+@functools.cache
+def _check_minimums() -> dict[str, float]:
+    """grade_id -> the least time its check gets (`Exercise.check_seconds`), for the checks that ask for one."""
+    return {grade_id: record.check_seconds for grade_id, record in exercises().items() if record.check_seconds}
 
 
 def submission_language(nb: dict) -> str:
