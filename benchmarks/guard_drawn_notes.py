@@ -1,11 +1,13 @@
 """What share of 07's drawn notes each known guard flags: the figures behind DRAWN_THRESHOLDS.
 
-``python benchmarks/guard_drawn_notes.py [DRAWS]`` draws DRAWS sets of 40 injections and 40 benign notes
+``python benchmarks/guard_drawn_notes.py [DRAWS] [--templates FILE]`` draws DRAWS sets of 40 injections and 40 benign notes
 (memlib/course/checks/_nb07_fresh.py, seeded as a grading run seeds them) and prints, per guard, the lowest
 and the median recall on the injections and the highest false-positive rate on the benign notes. The guards:
 every answer under tests/alternatives/07-guard (correct and wrong, by authors who saw only the notebook),
-the notebook's solution, memlib.guard.scan, and a table of fingerprints of the installed splits' injections
-(the cheat the drawn notes are for).
+the notebook's solution, memlib.guard.scan, a table of fingerprints of the installed splits' injections
+(the cheat the drawn notes are for), and a table of the phrases of the public templates (the cheat an
+instructor's private templates are for). With ``--templates FILE`` the notes come from an instructor's
+templates (the grader's ``--private-cases``; tests/fixtures/private_cases/07-guard.json is one).
 """
 
 from __future__ import annotations
@@ -60,20 +62,40 @@ def _fingerprint_table() -> Callable[[str], Any]:
     return my_scan
 
 
-def main(draws: int = 25) -> None:
-    from memlib.course.checks._nb07_fresh import draw
+def _template_phrase_table() -> Callable[[str], Any]:
+    import re
+
+    from memlib.course.checks._nb07_fresh import INJECTIONS
+    from memlib.guard import Verdict
+
+    phrases = {part.strip() for _, template in INJECTIONS for part in re.split(r"\{[^{}]*\}", template)
+               if len(part.strip()) >= 12}
+
+    def my_scan(text: str) -> Any:
+        hit = any(phrase in text for phrase in phrases)
+        return Verdict(not hit, ["a phrase of the public templates"] if hit else [], "table" if hit else None)
+
+    return my_scan
+
+
+def main(draws: int = 25, templates_file: str | None = None) -> None:
+    from memlib.course.checks._nb07_fresh import BENIGN, INJECTIONS, draw, read_templates
     from memlib.guard import scan
+
+    templates = read_templates(templates_file) if templates_file else (INJECTIONS, BENIGN)
 
     guards = {p.stem: _alternative(p) for p in sorted((ROOT / "tests" / "alternatives" / "07-guard").glob("*.py"))}
     guards.update({"notebook solution": _solution(), "memlib.guard.scan": scan,
-                   "table of the splits' fingerprints": _fingerprint_table()})
-    print(f"{draws} draws of 40 injections + 40 benign notes")
+                   "table of the splits' fingerprints": _fingerprint_table(),
+                   "table of the public templates' phrases": _template_phrase_table()})
+    print(f"{draws} draws of 40 injections + 40 benign notes, from "
+          f"{templates_file or 'the public templates (memlib/course/checks/_nb07_fresh.py)'}")
     print(f"{'guard':36} {'recall min':>10} {'median':>7} {'false pos. max':>15}")
     for name, guard in guards.items():
         recalls, false_positives = [], []
         try:
             for seed in range(draws):
-                notes = draw(random.Random(f"{seed}:07-guard"))
+                notes = draw(random.Random(f"{seed}:07-guard"), templates=templates)
                 flagged = {n.id: not guard(n.text).trusted for n in notes}
                 recalls.append(sum(flagged[n.id] for n in notes if n.is_injection) / 40)
                 false_positives.append(sum(flagged[n.id] for n in notes if not n.is_injection) / 40)
@@ -84,4 +106,10 @@ def main(draws: int = 25) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 25)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("draws", nargs="?", type=int, default=25)
+    parser.add_argument("--templates", default=None, help="an instructor's templates (07-guard.json)")
+    args = parser.parse_args()
+    main(args.draws, args.templates)

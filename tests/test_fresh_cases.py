@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -171,3 +172,97 @@ def test_07s_drawn_notes_cover_every_family_and_kind_and_differ_per_run() -> Non
     assert {n.category for n in first if not n.is_injection} == set(BENIGN_KINDS)
     assert len({n.text for n in first} & {n.text for n in second}) < 10
     assert [n.text for n in first] == [n.text for n in draw(random.Random("1:07-guard"))]
+
+
+# --------------------------------------------------------------------------- 07: the instructor's private templates
+
+PRIVATE = ROOT / "tests" / "fixtures" / "private_cases"  # written by someone who never read the public templates
+
+
+def _template_phrase_table():
+    """The cheat the public templates allow: flag a note that holds a literal phrase lifted from them."""
+    import re
+
+    from memlib.course.checks._nb07_fresh import INJECTIONS
+    from memlib.guard import Verdict
+
+    phrases = {part.strip() for _, template in INJECTIONS for part in re.split(r"\{[^{}]*\}", template)
+               if len(part.strip()) >= 12}
+
+    def my_scan(text):
+        hit = next((p for p in phrases if p in text), None)
+        return Verdict(trusted=hit is None, reasons=[hit] if hit else [], category="table" if hit else None)
+
+    return my_scan
+
+
+def test_07_the_instructors_private_templates_replace_the_public_ones_in_the_grader(monkeypatch) -> None:
+    from memlib.course.checking import PRIVATE_CASES_ENV, private_cases
+    from memlib.course.checks.nb07_guard import _check_drawn_notes
+
+    table = _template_phrase_table()
+    monkeypatch.setenv(FRESH_SEED_ENV, "4242")
+    monkeypatch.delenv(PRIVATE_CASES_ENV, raising=False)
+    _check_drawn_notes(table)  # the public templates: a table of their phrases clears the bar
+    monkeypatch.setenv(PRIVATE_CASES_ENV, str(PRIVATE))
+    assert private_cases("07-guard") == PRIVATE / "07-guard.json"
+    correct = sorted((ROOT / "tests" / "alternatives" / "07-guard").glob("correct_*.py"))
+    for seed in range(4):
+        monkeypatch.setenv(FRESH_SEED_ENV, str(4242 + seed))
+        for path in correct:
+            _check_drawn_notes(_guard_from(path))  # a guard with rules for the families still clears it
+        with pytest.raises(CheckFailed, match="drawn for this grading run"):
+            _check_drawn_notes(table)
+    monkeypatch.delenv(FRESH_SEED_ENV)
+    assert private_cases("07-guard") is None  # a student's kernel: no seed, no private file, nothing drawn
+
+
+@pytest.mark.parametrize("change, complaint", [
+    (lambda d: d.pop("benign"), 'exactly the keys "injections" and "benign"'),
+    (lambda d: d["injections"].__setitem__(0, {"family": "jailbreak", "text": "x"}), "family 'jailbreak' is not one"),
+    (lambda d: d["benign"].__setitem__(1, {"kind": "ordinary", "text": "Hi {nmae}"}), "unknown placeholder {nmae}"),
+    (lambda d: d["benign"].__setitem__(2, {"kind": "ordinary", "text": "a { b"}), "literal brace"),
+    (lambda d: d["benign"].__setitem__(3, {"kind": "ordinary", "text": "{name:d}"}), "does not fill in"),
+    (lambda d: d["benign"].__setitem__(4, {"kind": "ordinary"}), 'the keys "kind" and "text"'),
+    (lambda d: d.__setitem__("injections", d["injections"][:3]), "at least 10 templates"),
+])
+def test_bad_private_templates_say_what_and_where(tmp_path: Path, change, complaint) -> None:
+    from memlib.course.checks._nb07_fresh import read_templates
+
+    data = json.loads((PRIVATE / "07-guard.json").read_text(encoding="utf-8"))
+    change(data)
+    path = tmp_path / "07-guard.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(complaint)):
+        read_templates(path)
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a readable JSON file"):
+        read_templates(path)
+
+
+def test_the_grader_refuses_a_private_folder_it_cannot_use_before_grading(tmp_path: Path, capsys) -> None:
+    import shutil
+
+    from memlib.course import grade as grading
+
+    def grade(folder) -> tuple[int, str]:
+        code = grading.main([str(tmp_path), "--release", str(ROOT / "notebooks"), "--out", str(tmp_path / "g.csv"),
+                             "--private-cases", str(folder), "--quiet"])
+        return code, capsys.readouterr().err
+
+    assert grade(tmp_path / "none") == (2, f"grading could not run: --private-cases {str(tmp_path / 'none')!r} "
+                                           "is not a folder\n")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "07-guards.json").write_text("{}", encoding="utf-8")
+    code, said = grade(mine)
+    assert code == 2 and "07-guards.json is not <grade_id>.json of an exercise that takes private cases " \
+                         "(07-guard.json)" in said
+    (mine / "07-guards.json").unlink()
+    (mine / "07-guard.json").write_text('{"injections": []}', encoding="utf-8")
+    code, said = grade(mine)
+    assert code == 2 and 'exactly the keys "injections" and "benign"' in said
+    code, said = grade(ROOT / "notebooks")  # the release: every kernel gets its files
+    assert code == 2 and "where student kernels can read it" in said
+    assert not (tmp_path / "g.csv").exists() or (tmp_path / "g.csv").stat().st_size == 0
+    shutil.rmtree(mine)

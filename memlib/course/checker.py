@@ -118,14 +118,15 @@ _SERVE = "import memlib.course.serve as _memlib_serve\n_memlib_serve.{}"
 
 
 def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratch: Path,
-              seconds: float, language: str = "en") -> CheckOutcome:
+              seconds: float, language: str = "en", private_cases: Path | None = None) -> CheckOutcome:
     """Run `call`'s check in a checker process against the answer in the kernel `execute` reaches.
 
     Two executions in the kernel: one evaluates the answer, one loops over the
     checker's requests (each reply comes back in the prompt of the kernel's
     next ``input()``). `support` are the release's Python files (a check module
     may be one of them); `seconds` bounds the whole check; the check speaks `language`
-    (the submission's, `memlib.course.lang`).
+    (the submission's, `memlib.course.lang`); `private_cases` is the instructor's folder of private case
+    files (`memlib.course.checking.private_cases`), which only the checker process is told of.
     """
     deadline = time.monotonic() + seconds
     nonce = "\x1eMEMLIB-" + secrets.token_hex(12) + ":"
@@ -138,7 +139,7 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
     first = _parsed(stdout[at + len(nonce):].split("\n", 1)[0]) if at >= 0 else {"fatal": "no-reply"}
     if "fatal" in first:
         return _lost(first["fatal"])
-    checker = _start_checker(support, scratch)
+    checker = _start_checker(support, scratch, private_cases)
     lines: Queue = Queue()
     threading.Thread(target=_pump, args=(checker.stdout, lines), daemon=True).start()
     errors: list[str] = []
@@ -200,7 +201,7 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
         checker.wait()
 
 
-def _start_checker(support: list[Path], scratch: Path) -> subprocess.Popen:
+def _start_checker(support: list[Path], scratch: Path, private_cases: Path | None = None) -> subprocess.Popen:
     """The checker process: the grader's Python and environment, the release's Python files importable."""
     scratch.mkdir(parents=True, exist_ok=True)
     for file in support:
@@ -210,6 +211,8 @@ def _start_checker(support: list[Path], scratch: Path) -> subprocess.Popen:
     env["PYTHONPATH"] = os.pathsep.join([str(scratch), *[p for p in sys.path if p and Path(p).is_dir()]])
     env["MEMLIB_STRICT_CHECKS"] = "1"
     env["MEMLIB_FRESH_SEED"] = str(FRESH_SEED)  # the checker's alone: the kernel never sees it
+    if private_cases is not None:
+        env["MEMLIB_PRIVATE_CASES"] = str(private_cases)  # so is this folder: no kernel can read it
     return subprocess.Popen([sys.executable, "-m", "memlib.course.checker", "--memory", str(CHECKER_MEMORY)],
                             cwd=str(scratch), env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

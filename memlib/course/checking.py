@@ -90,6 +90,7 @@ import os
 import re
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from memlib.course.exercise import EXERCISE_NAME, Exercise
@@ -117,6 +118,7 @@ __all__ = [
     "is_exercise_stub",
     "FRESH_SEED_ENV",
     "fresh_random",
+    "private_cases",
     "Cases",
     "PARTIAL_FLOOR",
     "judge_fixed_then_fresh",
@@ -129,6 +131,9 @@ RUNNER_ENVS = ("NBGRADER_EXECUTION",)
 #: Set by the grader in its checker processes only (never in a kernel): the seed of this grading run's
 #: fresh cases, which a check draws next to the fixed ones a student's own check shows.
 FRESH_SEED_ENV = "MEMLIB_FRESH_SEED"
+#: Set by the grader in its checker processes only, when the instructor gives ``--private-cases DIR``: the
+#: folder of the instructor's own case files (``DIR/<grade_id>.json``), which no kernel can read.
+PRIVATE_CASES_ENV = "MEMLIB_PRIVATE_CASES"
 #: Set to 1 to see the full traceback of a failed check (for instructors).
 FULL_TRACEBACK_ENV = "MEMLIB_FULL_TRACEBACK"
 #: grade_id -> the reference implementations the last run of its check saw the answer call.
@@ -174,6 +179,15 @@ def fresh_random(grade_id: str) -> Any:
     if not seed.isdigit():
         return None
     return random.Random(f"{seed}:{grade_id}")
+
+
+def private_cases(grade_id: str) -> Path | None:
+    """The instructor's private case file for `grade_id` in this grading run, or None (also outside the grader)."""
+    folder = os.environ.get(PRIVATE_CASES_ENV, "")
+    if not folder or fresh_random(grade_id) is None:
+        return None
+    path = Path(folder) / f"{grade_id}.json"
+    return path if path.is_file() else None
 
 
 #: Partial credit starts above this share of cases right (in each set: fixed, and fresh when drawn).

@@ -54,6 +54,9 @@ class Exercise:
     #: the least time in seconds the grader gives this check (more than its cell limit when the check calls
     #: the answer many times: 07's makes about 2,600 calls to the student's guard); 0: the cell limit
     check_seconds: float = 0.0
+    #: "module:function" that reads an instructor's private case file for this check (``--private-cases DIR``
+    #: gives ``DIR/<grade_id>.json``) and raises ValueError saying what is wrong; "": the check takes none
+    private_cases: str = ""
     #: mutant description -> why it computes the same thing as the reference (read and judged by hand)
     equivalent: Mapping[str, str] = field(default_factory=dict)
     module: str = ""  # the check module (filled in by `exercises`)

@@ -57,6 +57,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import os
+import importlib
 import shutil
 import sys
 import tempfile
@@ -118,6 +119,7 @@ def grade(
     solutions: str | Path | None = None,
     quiz_points: float = 0.0,
     all_or_nothing: Iterable[str] = (),
+    private_cases: str | Path | None = None,
 ) -> GradeReport:
     """Grade every submission against the release; see the module docstring.
 
@@ -144,7 +146,9 @@ def grade(
     per question (`memlib.course.grading.quizzes`). An exercise whose record allows partial credit
     (`memlib.course.exercise.Exercise.partial_credit`) gives a partly right answer the share of its points
     that its cases earn (`memlib.course.checking.Cases`), unless its grade id is in `all_or_nothing`
-    (``"all"`` names every exercise).
+    (``"all"`` names every exercise). `private_cases` is a folder of the instructor's own case files,
+    ``<grade_id>.json`` for the exercises whose record reads one (07's drawn notes: `read_private_cases`);
+    only the checker processes are told of it.
     """
     started = time.monotonic()
     released = load_release(release, assignments)
@@ -181,7 +185,8 @@ def grade(
     if strict - known:
         raise GradeSetupError(f"--all-or-nothing {', '.join(sorted(strict - known))}: no graded exercise of this "
                               f"release has that grade id (they are {', '.join(sorted(known - {'all'}))}, or all)")
-    settings = _Settings(confinement, current.support, cell_limit, float(timeout), references, strict)
+    private = read_private_cases(private_cases, released, release) if private_cases is not None else None
+    settings = _Settings(confinement, current.support, cell_limit, float(timeout), references, strict, private)
 
     planned = [job for submission in students for job in _plan(submission, released)]
     for job in planned:
@@ -235,6 +240,38 @@ def grade(
     )
 
 
+def read_private_cases(folder: str | Path, released: list[Assignment], release: str | Path) -> Path:
+    """`folder` checked as the instructor's private cases: each file is ``<grade_id>.json`` of a released exercise
+    whose record reads one (`memlib.course.exercise.Exercise.private_cases`) and reads without error, and no
+    kernel can see the folder; GradeSetupError says what is wrong."""
+    from memlib.course.exercise import exercises
+    from memlib.course.sandbox import bound_for_kernels
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise GradeSetupError(f"--private-cases {str(root)!r} is not a folder")
+    release_root = Path(release).resolve()
+    release_root = release_root if release_root.is_dir() else release_root.parent
+    resolved = root.resolve()
+    if bound_for_kernels(resolved) or resolved == release_root or release_root in resolved.parents:
+        raise GradeSetupError(f"--private-cases {str(root)!r} is where student kernels can read it (inside the "
+                              "release, Python or the system): keep it in a folder of its own")
+    readers = {grade_id: record.private_cases for grade_id, record in exercises().items() if record.private_cases}
+    graded = {g.grade_id for a in released for g in a.graded}
+    takers = sorted(readers.keys() & graded) or sorted(readers)
+    for path in sorted(root.iterdir()):
+        grade_id = path.stem if path.suffix == ".json" else ""
+        if grade_id not in readers:
+            raise GradeSetupError(f"--private-cases: {path.name} is not <grade_id>.json of an exercise that takes "
+                                  f"private cases ({', '.join(f'{t}.json' for t in takers)})")
+        module, function = readers[grade_id].split(":")
+        try:
+            getattr(importlib.import_module(module), function)(path)
+        except ValueError as error:
+            raise GradeSetupError(f"--private-cases: {error}") from None
+    return resolved
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m memlib grade``: exit 0 when grading ran (whatever the grades), 2 when it could not."""
     parser = argparse.ArgumentParser(
@@ -259,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", type=int, default=Limits.memory // 2**20, metavar="MB",
                         help="address space of each sandboxed kernel, MB (default %(default)s)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--private-cases", default=None, metavar="DIR",
+                        help="your own cases that no student has seen, read by the checks only (never by a kernel): "
+                             "07-guard.json, templates of 07's drawn notes (see the instructor guide)")
     parser.add_argument("--shard", default=None, metavar="K/N",
                         help="grade only shard K of N (K from 1), chosen by a hash of each student's name; "
                              "join the shards with `python -m memlib grade merge`")
@@ -325,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
             solutions=args.solutions,
             quiz_points=args.quiz_points,
             all_or_nothing=args.all_or_nothing,
+            private_cases=args.private_cases,
         )
         if existing is not None:
             rows = update.updated_rows(existing, report)

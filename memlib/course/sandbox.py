@@ -422,6 +422,13 @@ def _uids_running() -> set[int]:
     return uids
 
 
+def bound_for_kernels(path: str | Path) -> bool:
+    """Whether `path` lies in a folder the bubblewrap sandbox shows its kernels (the system, Python, memlib)."""
+    real = os.path.realpath(path)
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+               for root in map(os.path.realpath, [*_system_paths(), *_python_paths()]))
+
+
 def _unshare() -> list[str]:
     # As root, no user namespace: the kernel then drops to a real uid of its
     # own (which a user namespace mapping only root could not name).

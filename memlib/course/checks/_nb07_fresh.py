@@ -6,13 +6,22 @@ notes (or of fingerprints of them) and clear both bars with no rule at all. Thes
 run that draws them: a table knows none of them, and a guard with rules for what each family does flags
 them as it flags the splits' notes. They were written from the families' descriptions
 (memlib.datasets.INJECTION_FAMILIES, BENIGN_KINDS), before any guard was measured on them.
+
+These templates ship with memlib, so a student can read them too; an instructor who grades for marks
+gives the grader templates of their own that no student has seen (`read_templates`, the grader's
+``--private-cases DIR`` with ``DIR/07-guard.json``), and the drawn notes come from those alone.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import string
+from pathlib import Path
 
-from memlib.datasets import PoisonNote
+from memlib.datasets import BENIGN_KINDS, INJECTION_FAMILIES, PoisonNote
+
+Templates = tuple[tuple[str, str], ...]  # (family or kind, template)
 
 NAMES = ("Ana", "Bruno", "Chidi", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivo", "Jia", "Kofi", "Lena",
          "Mateo", "Nia", "Omar", "Pia", "Ravi", "Sofia", "Tomas", "Yuki")
@@ -112,10 +121,64 @@ def _values(rng: random.Random) -> dict:
     }
 
 
-def draw(rng: random.Random, injections: int = 40, benign: int = 40) -> list[PoisonNote]:
+#: what a private template may name in braces (`_values`' keys)
+PLACEHOLDERS = ("addressee", "language", "site", "n", "few", "botname", "secret", "name", "name_lower", "place",
+                "hour", "minute", "day", "hidden_order")
+#: each list of a private file holds at least this many templates (fewer repeat too often in 40 draws)
+MIN_PRIVATE_TEMPLATES = 10
+
+
+def read_templates(path: str | Path) -> tuple[Templates, Templates]:
+    """(injections, benign) templates from an instructor's JSON file; ValueError says what is wrong and where.
+
+    The file: ``{"injections": [{"family": ..., "text": ...}, ...], "benign": [{"kind": ..., "text": ...}, ...]}``,
+    families from `memlib.datasets.INJECTION_FAMILIES`, kinds from `BENIGN_KINDS`, each text a template that
+    names only `PLACEHOLDERS` in braces (``{{`` for a literal brace), each list at least
+    `MIN_PRIVATE_TEMPLATES` long.
+    """
+    where = str(path)
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{where}: not a readable JSON file ({error})") from None
+    if not isinstance(data, dict) or set(data) != {"injections", "benign"}:
+        raise ValueError(f'{where}: expected an object with exactly the keys "injections" and "benign"')
+    tables = []
+    for key, field, allowed in (("injections", "family", INJECTION_FAMILIES), ("benign", "kind", BENIGN_KINDS)):
+        entries = data[key]
+        if not isinstance(entries, list) or len(entries) < MIN_PRIVATE_TEMPLATES:
+            raise ValueError(f'{where}: "{key}" must be a list of at least {MIN_PRIVATE_TEMPLATES} templates')
+        table = []
+        for i, entry in enumerate(entries):
+            at = f'{where}: "{key}"[{i}]'
+            if not isinstance(entry, dict) or set(entry) != {field, "text"}:
+                raise ValueError(f'{at}: expected an object with the keys "{field}" and "text"')
+            kind, text = entry[field], entry["text"]
+            if kind not in allowed:
+                raise ValueError(f"{at}: {field} {kind!r} is not one of {', '.join(allowed)}")
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError(f'{at}: "text" must be a non-empty string')
+            try:
+                names = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+            except ValueError as error:
+                raise ValueError(f"{at}: {error} (write {{{{ and }}}} for a literal brace)") from None
+            unknown = sorted(names - set(PLACEHOLDERS))
+            if unknown:
+                raise ValueError(f"{at}: unknown placeholder {{{unknown[0]}}} (known: {', '.join(PLACEHOLDERS)})")
+            try:
+                text.format(**_values(random.Random(i)))
+            except (ValueError, TypeError, IndexError) as error:
+                raise ValueError(f"{at}: the template does not fill in ({error})") from None
+            table.append((kind, text))
+        tables.append(tuple(table))
+    return tables[0], tables[1]
+
+
+def draw(rng: random.Random, injections: int = 40, benign: int = 40,
+         templates: tuple[Templates, Templates] = (INJECTIONS, BENIGN)) -> list[PoisonNote]:
     """`injections` + `benign` notes for one grading run, each family and kind drawn in turn, each in a carrier."""
     notes = []
-    for label, table, count in (("injection", INJECTIONS, injections), ("benign", BENIGN, benign)):
+    for label, table, count in (("injection", templates[0], injections), ("benign", templates[1], benign)):
         order = list(table)
         rng.shuffle(order)
         for i in range(count):

@@ -12,7 +12,7 @@ import functools
 from collections import Counter
 from typing import Any, Callable
 
-from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
+from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed, private_cases
 from memlib.course.exercise import Exercise
 from memlib.course.lang import bilingual, language
 from memlib.course.checks._common import _short_text as _short
@@ -303,6 +303,8 @@ EXERCISE = Exercise(
     # about 20 s on a quiet machine; three times the default cell limit keeps a loaded grading machine from
     # failing an honest guard
     check_seconds=180,
+    # the drawn notes' templates ship with memlib: for marks, the instructor's own replace them
+    private_cases="memlib.course.checks._nb07_fresh:read_templates",
     setup="from memlib import datasets\nfrom memlib.guard import Verdict, reveal\nnotes = datasets.load('poisoning')",
     setup_cells=('07-20-toolbox-code',),
     contract=(f"recall on injections ≥ {GUARD_THRESHOLDS['poisoning'][0]:.2f}",
@@ -345,12 +347,15 @@ def check_guard(scanner: Callable[[str], Any]) -> None:
 
 def _check_drawn_notes(scanner: Callable[[str], Any]) -> None:
     """In the grader's checker only: the same bars on notes drawn for this run, half of them injections."""
-    from memlib.course.checks._nb07_fresh import draw
+    from memlib.course.checks._nb07_fresh import BENIGN, INJECTIONS, draw, read_templates
 
     rng = fresh_random(EXERCISE.grade_id)
     if rng is None:
         return
-    report = _measure_notes(scanner, "your guard", draw(rng, DRAWN_NOTES // 2, DRAWN_NOTES // 2), "drawn")
+    private = private_cases(EXERCISE.grade_id)  # the instructor's templates, which no student has read
+    templates = read_templates(private) if private is not None else (INJECTIONS, BENIGN)
+    notes = draw(rng, DRAWN_NOTES // 2, DRAWN_NOTES // 2, templates)
+    report = _measure_notes(scanner, "your guard", notes, "drawn")
     print(report.table())
     _hold_the_bar(report)
 

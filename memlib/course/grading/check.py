@@ -42,7 +42,7 @@ def graded_calls(assignment: Assignment) -> dict[str, checker.GradedCall]:
 
 
 def stand_ins(nb: dict, assignment: Assignment, support: list[Path], scratch: Path,
-              cell_timeout: float) -> dict[int, Callable[[Execute], CellRun]]:
+              cell_timeout: float, private_cases: Path | None = None) -> dict[int, Callable[[Execute], CellRun]]:
     """cell index -> what the grader does in place of that graded cell of `nb` (for `kernel_run.run_notebook`)."""
     calls = graded_calls(assignment)
     language = submission_language(nb)
@@ -51,7 +51,8 @@ def stand_ins(nb: dict, assignment: Assignment, support: list[Path], scratch: Pa
         grade_id = _cell_grade_id(cell)
         if grade_id in calls:
             seconds = max(cell_timeout, _check_minimums().get(grade_id, 0.0))
-            found[index] = _stand_in(index, calls[grade_id], support, scratch / f"check-{index}", seconds, language)
+            found[index] = _stand_in(index, calls[grade_id], support, scratch / f"check-{index}", seconds, language,
+                                     private_cases)
     return found
 
 
@@ -74,10 +75,10 @@ def submission_language(nb: dict) -> str:
 
 
 def _stand_in(index: int, call: checker.GradedCall, support: list[Path], scratch: Path,
-              seconds: float, language: str) -> Callable[[Execute], CellRun]:
+              seconds: float, language: str, private_cases: Path | None) -> Callable[[Execute], CellRun]:
     def check(execute: Execute) -> CellRun:
         outcome = checker.run_check(call, execute, support=support, scratch=scratch, seconds=seconds,
-                                    language=language)
+                                    language=language, private_cases=private_cases)
         return cell_run(index, outcome)
 
     return check

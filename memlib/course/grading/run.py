@@ -168,6 +168,7 @@ class _Settings:
     timeout: float
     references: dict[str, list[Reference]] = field(default_factory=dict)  # grade_id -> the published solution
     all_or_nothing: frozenset[str] = frozenset()  # grade ids (or "all") that get no partial credit
+    private_cases: Path | None = None  # the instructor's folder of private case files (only checkers read it)
 
 
 def _is_grader_cell(cell: dict) -> bool:
@@ -178,7 +179,8 @@ def _is_grader_cell(cell: dict) -> bool:
 def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings, assignment: Assignment | None = None
          ) -> NotebookRun:
     """Run `nb`; with `assignment`, its graded cells are checked by the checker (`check.stand_ins`)."""
-    instead = (stand_ins(nb, assignment, settings.support, folder / "checker", settings.cell_timeout)
+    instead = (stand_ins(nb, assignment, settings.support, folder / "checker", settings.cell_timeout,
+                         settings.private_cases)
                if assignment is not None else None)
     run = kernel_run.run_notebook(nb, settings.sandbox, folder, settings.support,
                                   cell_timeout=settings.cell_timeout, timeout=settings.timeout, instead=instead)
