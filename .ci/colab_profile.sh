@@ -180,7 +180,8 @@ else
     # one notebook per worker (its cells run in order in one kernel)
     nb_log="$work/nbval.log"
     run_notebooks() {
-        "$VENV/bin/python" -m pytest --nbval-lax --nbval-current-env "$work/solutions" -q -p no:cacheprovider \
+        "$VENV/bin/python" -m pytest --nbval-lax --nbval-current-env --nbval-kernel-startup-timeout 240 \
+            "$work/solutions" -q -p no:cacheprovider \
             -n "${COLAB_WORKERS:-2}" --dist loadfile --rootdir "$work" 2>&1 | tee "$nb_log"
         return "${PIPESTATUS[0]}"
     }

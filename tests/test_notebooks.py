@@ -34,6 +34,9 @@ ZH_FILES = sorted(p for p in NOTEBOOKS_ZH.glob(NOTEBOOK_GLOB)) if NOTEBOOKS_ZH.i
 NBVAL_RUNS = os.environ.get("MEMLIB_NBVAL_RUNS", "solutions,notebooks,notebooks_zh,solutions_zh").split(",")
 #: Time limit for one cell, and for one whole nbval run over a folder.
 CELL_TIMEOUT = 120
+# four nbval runs start their kernels at once beside the other tests: nbval's 60 s is too short on a busy
+# 2-core machine (seen: every cell of one notebook 'Kernel didn't respond in 60 seconds')
+KERNEL_START_TIMEOUT = 240
 RUN_TIMEOUT = 1200
 
 pytestmark = [pytest.mark.notebooks, pytest.mark.slow]
@@ -84,7 +87,8 @@ def _nbval_command(folder: Path, names: list[str]) -> list[str]:
     return [
         sys.executable, "-m", "pytest", "--nbval-lax", *files,
         "-p", "no:cacheprovider", "-p", "memlib_nbval_recorder", "--nbval-current-env",
-        f"--nbval-cell-timeout={CELL_TIMEOUT}", "-q", "--tb=no", "--color=no",
+        f"--nbval-cell-timeout={CELL_TIMEOUT}", f"--nbval-kernel-startup-timeout={KERNEL_START_TIMEOUT}",
+        "-q", "--tb=no", "--color=no",
         "-o", "addopts=", "--rootdir", str(ROOT),
     ]
 
