@@ -143,7 +143,8 @@ def check_gradebook(rows: list[dict[str, str]], roster: dict[str, str]) -> colle
         points, reason = float(graded["points"]), graded["reason"]
         expected = {"unsolved": points == 0 and "not solved yet" in reason,
                     "partly right": 0 < points < float(graded["max_points"]) and reason.startswith("partial credit"),
-                    "late": graded["status"] == "passed" and by_student[student].get("late-penalty", {}).get("status") == "late",
+                    "late": graded["status"] == "passed"
+                    and by_student[student].get("late-penalty", {}).get("status") == "late",
                     "older release": graded["status"] == "passed" and "comes from" in reason,
                     "copied": graded["status"] == "passed" and "matches the published reference" in reason,
                     "solved": graded["status"] == "passed" and "review:" not in reason}[kind]

@@ -11,6 +11,7 @@ import copy
 import json
 from pathlib import Path
 
+import nbformat
 import pytest
 from conftest import honest_alternatives
 
@@ -192,6 +193,33 @@ CHEATS = {
         "06", "import memlib.citations\n_C = memlib.citations\n_D = _C\n"
               "def answer_with_citations(question, store):\n    return _D.answer_from_store(question, store)",
         "memlib.citations.answer_from_store"),
+    # attack 7 (tests/attack7): getattr handed around as a value, memlib's internals as a trampoline, a function's
+    # defaults, the exercises' records, a cell nested too deeply to read
+    "getattr bound to another name (02)": (
+        "02", "import memlib.summarize\nfetch = getattr\n_Base = fetch(memlib.summarize, 'Extractive' + 'Summarizer')\n"
+              "class MySummarizer(_Base):\n    pass", "getattr passed or bound as a value"),
+    "a reference resolved by reduce(getattr, ...) (01)": (
+        "01", "import functools\nimport memlib\n"
+              "_path = ['cour' + 'se', 'checks', 'nb01_token_budget', 'reference_how_many_fit']\n"
+              "_ref = functools.reduce(getattr, _path, memlib)\n"
+              "def how_many_fit(*args):\n    return _ref(*args)", "getattr passed or bound as a value"),
+    "the records of the exercises (01)": (
+        "01", "from memlib.course.exercise import exercises\nREFS = exercises()['01-token-budget'].references",
+        "import memlib.course.exercise"),
+    "memlib's internals as a trampoline (06)": (
+        "06", "import functools\nimport memlib.saves\nimport memlib.citations\n"
+              "def answer_with_citations(question, store):\n"
+              "    return memlib.saves._parse('x', functools.partial(memlib.citations.answer_from_store, question, store))",
+        "memlib's internals (memlib.saves._parse)"),
+    "memlib's internals imported by name (09)": (
+        "09", "from memlib.saves import _parse\ndef consolidation_pass(store):\n    return _parse(store)",
+        "from memlib.saves import _parse"),
+    "a reference found among another function's defaults (07)": (
+        "07", "from memlib.scanner import label_record, verdict_of\n"
+              "def my_scan(text):\n    return verdict_of(label_record.__defaults__[0], text)", ".__defaults__"),
+    "a cell nested too deeply to read (01)": (
+        "01", "from memlib.course.checks import reference_how_many_fit as how_many_fit\n_pad = "
+              + " + ".join(["1"] * 3000), "nested too deeply for the grader to read"),
 }
 
 
@@ -228,6 +256,27 @@ def test_the_reading_grows_with_the_code_not_its_square() -> None:
     seconds(200)  # imports and caches
     small, large = seconds(2_000), seconds(8_000)
     assert large < 12 * small + 0.5, (small, large)  # 4x the code: about 4x the time (16x if quadratic)
+
+
+def test_a_statement_binding_thousands_of_names_costs_the_reading_its_size_not_a_product() -> None:
+    """Attack 7's host bomb: 8 cells each binding 11,000 names to 40 reads of the checks' code, and an answer that
+    reads every name; the reading judges each statement's reads once (it held gigabytes of findings before)."""
+    import tracemalloc
+
+    names = [chr(0x4E00 + i) for i in range(11_000)]  # one-character names: every cell stays under the read limits
+    reads = ", ".join(f"C.a{i}" for i in range(40))
+    bomb = [f"import memlib.course.checks as C\nif False:\n    {' = '.join(names)} = ({reads})" for _ in range(8)]
+    answer = "def how_many_fit(*a):\n    return len(_all)"
+    nb, assignment = _submission("01", answer)
+    index = next(i for i, c in enumerate(nb.cells) if c.get("source") == answer)
+    nb.cells[index:index] = [nbformat.v4.new_code_cell(cell) for cell in bomb]
+    nb.cells.insert(index + 8, nbformat.v4.new_code_cell("if False:\n    _all = (" + ", ".join(names) + ")"))
+    tracemalloc.start()
+    notes = review_flags(notebook_findings(nb, assignment))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert "memlib.course.checks" in " ".join(notes["01-token-budget"])
+    assert peak < 300 * 2**20, f"{peak / 2**20:.0f} MB"  # a few times the notebook's own size, not gigabytes
 
 
 @pytest.mark.parametrize("name", sorted(CHEATS))

@@ -155,6 +155,37 @@ def test_a_reference_call_through_a_standard_library_wrapper_is_noted(capsys):
     assert checking.REFERENCE_CALLS["01-token-budget"] == ()
 
 
+def test_a_reference_inside_a_partial_or_a_partialmethod_of_the_students_class_is_noted():
+    """Attack 7: the answer is the reference in a wrapper the check calls from its own frame (functools.partial,
+    a partialmethod of the student's class): the answer itself is unwrapped, and a class that only inherits
+    the reference class's methods (an honest subclass of Agent) is not read for them."""
+    import functools
+
+    from memlib.agent import Agent
+    from memlib.course.checks import nb01_token_budget as nb01
+    from memlib.course.watch import ReferenceWatch
+
+    class MyAgent(Agent):
+        step = functools.partialmethod(Agent.step)
+
+    class HonestAgent(Agent):
+        def step(self, user_text):
+            return None
+
+    def seen(answer, references):
+        watch = ReferenceWatch(references)
+        with watch:
+            watch.inspect_answer([answer])
+        return watch.used
+
+    assert seen(functools.partial(nb01.reference_how_many_fit, reserve=0), ("memlib.course.checks."
+                "nb01_token_budget:reference_how_many_fit",)) == ["memlib.course.checks.nb01_token_budget."
+                                                                  "reference_how_many_fit"]
+    assert seen(MyAgent, ("memlib.agent:Agent.step",)) == ["memlib.agent.Agent.step"]
+    assert seen(HonestAgent, ("memlib.agent:Agent.step",)) == []
+    assert seen(fit_by_hand, ("memlib.course.checks.nb01_token_budget:reference_how_many_fit",)) == []
+
+
 # -- in a real kernel ------------------------------------------------------------------
 
 

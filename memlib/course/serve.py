@@ -78,15 +78,15 @@ def _reply(nonce: str, message: dict) -> None:
     sys.stdout.flush()
 
 
-_WATCHED: dict[tuple[str, ...], dict] = {}
+_WATCHED: dict[tuple[str, ...], tuple[dict, dict]] = {}  # references -> (their codes, their classes)
 
 
 class _Watch(ReferenceWatch):
     """Notices calls from the student's code into listed references or into any code of `modules`."""
 
-    def __init__(self, codes: dict, modules: list[str]) -> None:
+    def __init__(self, codes: dict, classes: dict, modules: list[str]) -> None:
         super().__init__(())
-        self.codes, self.modules = codes, modules
+        self.codes, self.classes, self.modules = codes, classes, modules
 
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
         if event != "call":
@@ -112,8 +112,8 @@ def _watch(references: list[str], modules: list[str]) -> _Watch:
     if key not in _WATCHED:
         found = ReferenceWatch(references)
         found._resolve()
-        _WATCHED[key] = found.codes
-    return _Watch(_WATCHED[key], modules)
+        _WATCHED[key] = found.codes, found.classes
+    return _Watch(*_WATCHED[key], modules)
 
 
 def answer(nonce: str, expression: str) -> None:
@@ -163,6 +163,8 @@ def handle(request: str) -> dict:
             kwargs = wire.decode(data.get("kwargs", {}), _object)
             function = target if data.get("method") is None else getattr(target, str(data["method"]))
             watch = _watch(references, modules)
+            # an answer that is a reference (its class, a wrapper around it) runs with no student frame to see
+            watch.inspect_answer([target, function])
             with watch:
                 value = function(*args, **kwargs)
             used = watch.used

@@ -59,13 +59,32 @@ class ReferenceWatch:
     def inspect_answer(self, args: Iterable[Any]) -> None:
         """Note an answer that *is* a reference: its function, its class, a subclass or an instance."""
         for answer in args:
-            function = getattr(answer, "__func__", answer)
-            if getattr(function, "__code__", None) in self.codes:
-                self._note(self.codes[function.__code__])
+            self._inspect_function(answer)
             cls = answer if isinstance(answer, type) else type(answer)
             for base in getattr(cls, "__mro__", ()):
                 if base in self.classes:
                     self._note(self.classes[base])
+                elif base.__module__ != "builtins" and not is_library_file(
+                        getattr(sys.modules.get(base.__module__), "__file__", None) or ""):
+                    # the student's own class: a method that is a reference in a wrapper (partialmethod, ...)
+                    for value in list(vars(base).values()):
+                        self._inspect_function(value)
+
+    def _inspect_function(self, value: Any) -> None:
+        """Note `value` when it is a reference, also inside wrappers (bound method, partial, staticmethod)."""
+        for _ in range(8):
+            code = getattr(value, "__code__", None)
+            if code is not None and code in self.codes:
+                self._note(self.codes[code])
+                return
+            try:  # a student's object may answer any attribute, or raise anything
+                inner = next((getattr(value, name) for name in ("__func__", "func", "__wrapped__", "__partialmethod__")
+                              if getattr(value, name, None) is not None), None)
+            except Exception:
+                return
+            if inner is None or inner is value:
+                return
+            value = inner
 
     def _resolve(self) -> None:
         for spec in self.references:

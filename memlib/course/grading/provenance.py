@@ -72,7 +72,8 @@ __all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CH
 CHECK_PACKAGE = "memlib.course.checks"
 #: The grader's own modules: no answer has business reaching them.
 GRADER_MODULES = ("memlib.course.serve", "memlib.course.checker", "memlib.course.wire", "memlib.course.grading",
-                  "memlib.course.grade", "memlib.course.kernel_run", "memlib.course.sandbox", "memlib.course.watch")
+                  "memlib.course.grade", "memlib.course.kernel_run", "memlib.course.sandbox", "memlib.course.watch",
+                  "memlib.course.exercise", "memlib.course.mutation")  # (the exercises' records name the references)
 #: Library code that is an exercise's answer, beyond what the checks list as references.
 ALWAYS_REFERENCES = ("rank_bm25",)
 
@@ -92,6 +93,7 @@ _DYNAMIC_ATTRIBUTES = {
     "input_transformers_cleanup", "input_transformers_post", "input_transformer_manager", "ast_transformers",
     "register_magic_function", "register_magics",
     "FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType",  # types.*: code built at run time
+    "__defaults__", "__kwdefaults__",  # a function's default arguments: another function reached by position
 }
 #: Modules that run hidden code, reach around the watcher (profilers put aside, threads it does not see
 #: start), or load code by a name in a string (pkgutil.resolve_name, pydoc.locate).
@@ -389,14 +391,18 @@ def _bindings(cells: list[dict], release_sources: set[str], positions: list[int]
             budget -= len(source)
         try:
             tree = _parse(source)
-        except (SyntaxError, ValueError, RecursionError, SystemError, MemoryError):  # too deep: not read
+            read = [(_bound(statement), _reads(statement), _alias(statement)) for statement in tree.body]
+        except (SyntaxError, ValueError):  # not Python: it fails in the kernel too
+            trees.append(None)
+            continue
+        except (RecursionError, SystemError, MemoryError):  # nested deeper than the reading goes
+            if student:
+                unread.append(Finding("a code cell nested too deeply for the grader to read (the kernel runs it): "
+                                      "read it yourself", _first_line(source[:2000])))
             trees.append(None)
             continue
         trees.append(tree if student else None)
-        for statement in tree.body:
-            names, imports = _bound(statement)
-            reads, strings = _reads(statement)
-            alias = _alias(statement)
+        for (names, imports), (reads, strings), alias in read:
             found.append(_Binding(names, reads, strings, imports, dict([alias]) if alias else {},
                                   _first_line(source), student, position))
     return found, trees, unread
@@ -462,11 +468,13 @@ def _answer_findings(names: set[str], bindings: list[_Binding], references: set[
             continue
         seen_names.add(name)
         for binding in binding_of.get(name, ()):
-            reached = set(binding.reads)
-            if name in binding.imports:
-                reached.add(name)
+            # a binding's reads are the same whichever of its names leads to it: judged on the first visit only
+            # (a statement binding thousands of names must not multiply the work)
             first_visit = id(binding) not in seen_bindings
             seen_bindings.add(id(binding))
+            reached = set(binding.reads) if first_visit else set()
+            if name in binding.imports:
+                reached.add(name)
             for dotted in reached:
                 qualified = _qualified(dotted, binding.imports) or _qualified(dotted, imports)
                 if qualified is None:
@@ -593,17 +601,25 @@ def _fingerprint_findings(trees: list[ast.Module | None], cells: list[dict]) -> 
                     "answers takes", head)]
 
 
-def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict]) -> list[Finding]:
-    """Code in the student's own cells that hides what it runs or reaches around a watcher."""
+def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], memlib_names: set[str]) -> list[Finding]:
+    """Code in the student's own cells that hides what it runs or reaches around a watcher; `memlib_names` are
+    the notebook's names for memlib's modules and objects."""
     findings: list[Finding] = _fingerprint_findings(trees, cells)
     for cell, tree in zip(cells, trees):
         if tree is None:
             continue
         head = _first_line(_source(cell))
+        called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
         for node in ast.walk(tree):
             what = ""
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_CALLS:
                 what = f"{node.func.id}()"
+            elif (isinstance(node, ast.Name) and node.id in _DYNAMIC_CALLS | _LOOKUP_CALLS
+                  and isinstance(node.ctx, ast.Load) and id(node) not in called):
+                what = f"{node.id} passed or bound as a value (what it looks up is not in the source)"
+            elif (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                  and node.attr not in _NAMEDTUPLE_API and (_dotted(node.value) or "").split(".")[0] in memlib_names):
+                what = f"memlib's internals ({_dotted(node) or node.attr}), which no exercise asks for"
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _LOOKUP_CALLS
                   and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)):
                 what = f"{node.func.id}() with a name computed at run time"
@@ -630,8 +646,11 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict]) -> list
                 for module in modules:
                     top = module.split(".")[0]
                     names = {a.name for a in node.names} if isinstance(node, ast.ImportFrom) else set()
+                    private = sorted(n for n in names if n.startswith("_") and not n.startswith("__"))
                     if top in _DYNAMIC_MODULES or any(_under(module, m) for m in GRADER_MODULES):
                         what = f"import {module}"
+                    elif top == "memlib" and private:
+                        what = f"memlib's internals (from {module} import {', '.join(private)})"
                     elif names & _DYNAMIC_NAMES.get(module, set()):
                         what = f"from {module} import {', '.join(sorted(names & _DYNAMIC_NAMES[module]))}"
                     elif module and not module.startswith("(") and _not_installed(top):
@@ -643,6 +662,19 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict]) -> list
             if what:
                 findings.append(Finding(f"the notebook uses {what}", head))
     return _unique(findings)
+
+
+#: A named tuple's public methods start with an underscore (Verdict._replace is no internal).
+_NAMEDTUPLE_API = {"_make", "_replace", "_asdict", "_fields", "_field_defaults"}
+
+
+def _memlib_names(bindings: list[_Binding]) -> set[str]:
+    """The notebook's names for memlib's modules and objects: bound by an import (``import memlib.saves as s``:
+    s), in the student's cells or the release's, or by a second name for one (``_S = s``)."""
+    names = {"memlib"} | {name for b in bindings for name, path in b.imports.items() if _under(path, "memlib")}
+    for _ in range(3):  # chains of second names: _T = _S = s
+        names |= {name for b in bindings for name, dotted in b.aliases.items() if dotted.split(".")[0] in names}
+    return names
 
 
 def _magic(node: ast.Call) -> str:
@@ -671,11 +703,7 @@ def _not_installed(top: str) -> bool:
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
-    kept: list[Finding] = []
-    for finding in findings:
-        if finding not in kept:
-            kept.append(finding)
-    return kept
+    return list(dict.fromkeys(findings))  # in order, once each
 
 
 def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterable[str] = ()
@@ -693,7 +721,7 @@ def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterabl
     bindings, trees, unread = _bindings(cells, release_sources, [index_of[id(cell)] for cell in cells])
     references_of = _library_references(assignment)
     heldout = _heldout_splits()
-    everywhere = unread + _dynamic_findings(trees, cells)
+    everywhere = unread + _dynamic_findings(trees, cells, _memlib_names(bindings))
     imported = _import_findings(trees, cells, references_of)
     found: dict[str, list[Finding]] = {}
     for graded in assignment.graded:
