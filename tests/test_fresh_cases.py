@@ -254,6 +254,8 @@ def test_the_grader_refuses_a_private_folder_it_cannot_use_before_grading(tmp_pa
                                            "is not a folder\n")
     mine = tmp_path / "mine"
     mine.mkdir()
+    code, said = grade(mine)
+    assert code == 2 and "holds no case file (07-guard.json)" in said
     (mine / "07-guards.json").write_text("{}", encoding="utf-8")
     code, said = grade(mine)
     assert code == 2 and "07-guards.json is not <grade_id>.json of an exercise that takes private cases " \

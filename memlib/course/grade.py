@@ -56,8 +56,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import os
 import importlib
+import os
 import shutil
 import sys
 import tempfile
@@ -259,7 +259,11 @@ def read_private_cases(folder: str | Path, released: list[Assignment], release: 
     readers = {grade_id: record.private_cases for grade_id, record in exercises().items() if record.private_cases}
     graded = {g.grade_id for a in released for g in a.graded}
     takers = sorted(readers.keys() & graded) or sorted(readers)
-    for path in sorted(root.iterdir()):
+    files = sorted(root.iterdir())
+    if not files:
+        raise GradeSetupError(f"--private-cases {str(root)!r} holds no case file "
+                              f"({', '.join(f'{t}.json' for t in takers)})")
+    for path in files:
         grade_id = path.stem if path.suffix == ".json" else ""
         if grade_id not in readers:
             raise GradeSetupError(f"--private-cases: {path.name} is not <grade_id>.json of an exercise that takes "
@@ -285,8 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="gradebook CSV to write")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="notebooks graded in parallel (default 1)")
     parser.add_argument("--timeout", type=float, default=300.0, help="time limit per notebook, seconds (default 300)")
-    parser.add_argument("--cell-timeout", type=float, default=None, help="time limit per cell, seconds (default min(60, timeout)); "
-                             "a check that calls the answer many times (07's) gets at least its own minimum")
+    parser.add_argument("--cell-timeout", type=float, default=None,
+                        help="time limit per cell, seconds (default min(60, timeout)); a check that calls the answer "
+                             "many times (07's) gets at least its own minimum")
     parser.add_argument("--feedback", default=None, help="folder for one feedback file per student")
     parser.add_argument("--assignment", action="append", default=[], help="grade only this notebook (name, stem or number); repeatable")
     parser.add_argument("--keep-work", default=None, help="keep the notebooks as they were run (with outputs) and the kernels' logs in this folder")
