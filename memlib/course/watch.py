@@ -72,19 +72,19 @@ class ReferenceWatch:
 
     def _inspect_function(self, value: Any) -> None:
         """Note `value` when it is a reference, also inside wrappers (bound method, partial, staticmethod)."""
-        for _ in range(8):
-            code = getattr(value, "__code__", None)
-            if code is not None and code in self.codes:
-                self._note(self.codes[code])
-                return
-            try:  # a student's object may answer any attribute, or raise anything
+        try:  # a student's object may answer any attribute, or raise anything when asked
+            for _ in range(8):
+                code = getattr(value, "__code__", None)
+                if code is not None and code in self.codes:
+                    self._note(self.codes[code])
+                    return
                 inner = next((getattr(value, name) for name in ("__func__", "func", "__wrapped__", "__partialmethod__")
                               if getattr(value, name, None) is not None), None)
-            except Exception:
-                return
-            if inner is None or inner is value:
-                return
-            value = inner
+                if inner is None or inner is value:
+                    return
+                value = inner
+        except Exception:
+            return
 
     def _resolve(self) -> None:
         for spec in self.references:
