@@ -6,7 +6,7 @@ The class is what a week of a large course looks like in an LMS's "download all 
 
 - solved with answers written by other people (tests/alternatives/01-token-budget/correct_*);
 - the blank release (unsolved);
-- partly right (the exact-fit mistake: a prompt of exactly `window` tokens is refused);
+- partly right (tests/alternatives' exact-fit mistake: a prompt of exactly `window` tokens is refused);
 - late (solved; Canvas's `_LATE_` gives no time, so one day late; Moodle's zip a day and a half);
 - from the older release (solved, the notebook unstamped as release 0.2.0's were);
 - copied from the published solution.
@@ -49,20 +49,6 @@ LATE_ZIP_TIME = (2026, 10, 7, 12, 0, 0)  # a day and a half after DUE, in its ti
 # kind -> share of the class (the rest of the class, after rounding, is solved)
 SHARES = {"unsolved": 0.15, "partly right": 0.15, "late": 0.10, "older release": 0.10, "copied": 0.10}
 
-EXACT_FIT_MISTAKE = '''from memlib.context import MESSAGE_OVERHEAD
-from memlib.tokens import count
-
-
-def how_many_fit(messages, window, system_prompt="", reserve=0):
-    used = count(system_prompt) + reserve
-    kept = 0
-    for text in reversed(messages):
-        used += count(text) + MESSAGE_OVERHEAD
-        if used >= window:
-            break
-        kept += 1
-    return kept
-'''
 
 
 def _letters(i: int) -> str:
@@ -82,6 +68,7 @@ def build_class(folder: Path, students: int, lms: str) -> dict[str, str]:
     release = nbformat.read(str(ROOT / "notebooks" / NOTEBOOK), as_version=4)
     solution = nbformat.read(str(ROOT / "solutions" / NOTEBOOK), as_version=4)
     answers = sorted((ROOT / "tests" / "alternatives" / GRADE_ID).glob("correct_*.py"))
+    mistake = (ROOT / "tests" / "alternatives" / GRADE_ID / "wrong_strict_less.py").read_text(encoding="utf-8")
     solved_cell = next(c.source for c in solution.cells if "def how_many_fit" in c.source)
     folder.mkdir(parents=True)
     roster = {}
@@ -89,7 +76,7 @@ def build_class(folder: Path, students: int, lms: str) -> dict[str, str]:
         nb = nbformat.reads(nbformat.writes(release), as_version=4)
         cell = next(c for c in nb.cells if "def how_many_fit" in c.source)
         if kind == "partly right":
-            cell.source = EXACT_FIT_MISTAKE
+            cell.source = mistake
         elif kind == "copied":
             cell.source = solved_cell
         elif kind != "unsolved":
