@@ -217,6 +217,36 @@ CHEATS = {
     "a reference found among another function's defaults (07)": (
         "07", "from memlib.scanner import label_record, verdict_of\n"
               "def my_scan(text):\n    return verdict_of(label_record.__defaults__[0], text)", ".__defaults__"),
+    # attack 8 (tests/attack8): another process, a stand-in object, local second names, memlib's public code that
+    # runs a reference for the caller, 05's steps
+    "a child process that imports the reference (01)": (
+        "01", "import json, subprocess, sys\ndef how_many_fit(*args):\n    code = 'from memlib.course.checks import "
+              "reference_how_many_fit as r; import json, sys; print(r(*json.load(sys.stdin)))'\n"
+              "    done = subprocess.run([sys.executable, '-c', code], input=json.dumps(args), capture_output=True, "
+              "text=True)\n    return int(done.stdout)", "import subprocess"),
+    "os.popen (03)": ("03", "import os\ndef bm25_scores(*args, **kwargs):\n    return eval(os.popen('true').read())",
+                      ".popen"),
+    "a mock wrapping the reference (06)": (
+        "06", "from unittest import mock\nimport memlib.citations\ndef _f():\n    module = memlib.citations\n"
+              "    return module.answer_from_store\nanswer_with_citations = mock.Mock(wraps=_f())", "import unittest"),
+    "a module held in a local name (06)": (
+        "06", "import memlib.citations\ndef answer_with_citations(question, store):\n    module = memlib.citations\n"
+              "    return module.answer_from_store(question, store)", "memlib.citations handled as a value"),
+    "the reference's class held in a local name (04)": (
+        "04", "from memlib.agent import Agent\nclass MyAgent(Agent):\n    def step(self, user_text):\n"
+              "        base = Agent\n        return base.step(self, user_text)", "memlib.agent.Agent handled as a value"),
+    "memlib's public code that runs the guard (07)": (
+        "07", "from memlib.evaluation import RulesGuard\n_rules = RulesGuard()\n"
+              "def my_scan(text):\n    return _rules.flags(text)", "memlib.evaluation.RulesGuard"),
+    "memlib's public code that runs the consolidation (09)": (
+        "09", "from memlib.sleeptime import text_merges\ndef consolidation_pass(store):\n    return text_merges(store)",
+        "memlib.sleeptime.text_merges"),
+    "a step of 05 that is the course's decider (05)": (
+        "05", "from memlib.policies import ReferenceDecider\nclass MyDecider(ReferenceDecider):\n    pass",
+        "memlib.policies.ReferenceDecider"),
+    "a magic beside a line too long to transform (01)": (
+        "01", "%time 1\nfrom memlib.course.checks import reference_how_many_fit as how_many_fit  # " + "x" * 5000,
+        "a code cell with IPython syntax and a line over"),
     "a cell nested too deeply to read (01)": (
         "01", "from memlib.course.checks import reference_how_many_fit as how_many_fit\n_pad = "
               + " + ".join(["1"] * 3000), "nested too deeply for the grader to read"),
@@ -277,6 +307,30 @@ def test_a_statement_binding_thousands_of_names_costs_the_reading_its_size_not_a
     tracemalloc.stop()
     assert "memlib.course.checks" in " ".join(notes["01-token-budget"])
     assert peak < 300 * 2**20, f"{peak / 2**20:.0f} MB"  # a few times the notebook's own size, not gigabytes
+
+
+def test_an_honest_subclass_with_annotations_and_a_call_of_its_base_raises_no_flag() -> None:
+    code = ("from memlib.agent import Agent\nclass MyAgent(Agent):\n    def step(self, user_text: str) -> str:\n"
+            "        helper: Agent = self\n        return str(helper)\n\nprobe = MyAgent(None) if False else None")
+    assert "handled as a value" not in _flags("04", code)
+
+
+def test_megabytes_of_nested_cell_metadata_are_cut_to_the_tags_when_read() -> None:
+    """Attack 8's metadata bomb: 3.4 GB of grader and a 340 MB work file before; the grader keeps a cell's tags."""
+    from memlib.course.grading.collect import read_submission_notebook
+
+    nb, assignment = _submission("01", "x = 1")
+    nested: list = []
+    for _ in range(40):
+        nested = [nested, []]
+    nb.cells[0]["metadata"] = {"tags": ["keep", 3], "bomb": [nested] * 20_000}
+    nb.metadata["bulk"] = [nested] * 20_000
+    data = json.dumps(nb).encode()
+    assert len(data) > 5_000_000
+    read, error, _ = read_submission_notebook(data)
+    assert error == "" and read is not None
+    assert read.cells[0]["metadata"] == {"tags": ["keep"]}
+    assert "bulk" not in read.metadata and read.metadata["memlib"] == nb.metadata["memlib"]
 
 
 @pytest.mark.parametrize("name", sorted(CHEATS))

@@ -60,15 +60,27 @@ class ReferenceWatch:
         """Note an answer that *is* a reference: its function, its class, a subclass or an instance."""
         for answer in args:
             self._inspect_function(answer)
-            cls = answer if isinstance(answer, type) else type(answer)
-            for base in getattr(cls, "__mro__", ()):
-                if base in self.classes:
-                    self._note(self.classes[base])
-                elif base.__module__ != "builtins" and not is_library_file(
-                        getattr(sys.modules.get(base.__module__), "__file__", None) or ""):
-                    # the student's own class: a method that is a reference in a wrapper (partialmethod, ...)
-                    for value in list(vars(base).values()):
-                        self._inspect_function(value)
+            self._inspect_class(answer if isinstance(answer, type) else type(answer))
+            if not isinstance(answer, type):
+                # what the answer holds: a reference object built when its cell ran, a wrapped reference in __init__
+                try:
+                    held = list(vars(answer).values()) if hasattr(answer, "__dict__") else []
+                except Exception:
+                    held = []
+                for value in held[:200]:
+                    self._inspect_function(value)
+                    self._inspect_class(type(value))
+
+    def _inspect_class(self, cls: Any) -> None:
+        """Note a class that is, or derives from, a reference; and a reference among its own attributes."""
+        for base in getattr(cls, "__mro__", ()):
+            if base in self.classes:
+                self._note(self.classes[base])
+            elif getattr(base, "__module__", "builtins") != "builtins" and not is_library_file(
+                    getattr(sys.modules.get(base.__module__), "__file__", None) or ""):
+                # the student's own class: a method that is a reference in a wrapper (partialmethod, ...)
+                for value in list(vars(base).values()):
+                    self._inspect_function(value)
 
     def _inspect_function(self, value: Any) -> None:
         """Note `value` when it is a reference, also inside wrappers (bound method, partial, staticmethod)."""
@@ -78,7 +90,8 @@ class ReferenceWatch:
                 if code is not None and code in self.codes:
                     self._note(self.codes[code])
                     return
-                inner = next((getattr(value, name) for name in ("__func__", "func", "__wrapped__", "__partialmethod__")
+                inner = next((getattr(value, name) for name in ("_mock_wraps", "__func__", "func", "__wrapped__",
+                                                            "__partialmethod__")
                               if getattr(value, name, None) is not None), None)
                 if inner is None or inner is value:
                     return

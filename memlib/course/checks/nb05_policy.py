@@ -619,22 +619,26 @@ _TOOLKIT = ("05-24-solution-helpers",)  # the notebook's toolkit: reply, memory_
 _STEPS = ("05-24-store", "05-24-pressure", "05-24-answer")
 
 
+#: The course's own decider: each step's answer and the whole decider are the student's, not it.
+REFERENCES = ("memlib.policies:ReferenceDecider",)
+
 #: One record per step; each step's mutants are mutants of its own cell, run after the toolkit
 #: (and, for step 4, after the reference of steps 1 to 3).
 STORE = Exercise(grade_id="05-policy-store", notebook="05_who_decides", answer="MyDecider", points=1,
                  description="step 1: identity facts to core memory, 'remember that' to archival, nothing else",
-                 setup_cells=_TOOLKIT, cell="05-24-store", equivalent=_STORE_EQUIVALENT)
+                 references=REFERENCES, setup_cells=_TOOLKIT, cell="05-24-store", equivalent=_STORE_EQUIVALENT)
 PRESSURE = Exercise(grade_id="05-policy-pressure", notebook="05_who_decides", answer="MyDecider", points=1,
                     description="step 2: under memory pressure it archives what only the context holds",
-                    setup_cells=_TOOLKIT, cell="05-24-pressure", equivalent=_PRESSURE_EQUIVALENT)
+                    references=REFERENCES, setup_cells=_TOOLKIT, cell="05-24-pressure",
+                    equivalent=_PRESSURE_EQUIVALENT)
 ANSWER = Exercise(grade_id="05-policy-answer", notebook="05_who_decides", answer="MyDecider", points=1,
                   description="step 3: it answers from view or searches, turns pages, cites, says when nothing "
                               "is found",
-                  setup_cells=_TOOLKIT, cell="05-24-answer", equivalent=_ANSWER_EQUIVALENT)
+                  references=REFERENCES, setup_cells=_TOOLKIT, cell="05-24-answer", equivalent=_ANSWER_EQUIVALENT)
 POLICY = Exercise(
     grade_id="05-policy", notebook="05_who_decides", answer="MyDecider", points=1,
     description="the student's decider stores, saves under pressure, searches, pages, cites and stays cheap",
-    references=("memlib.policies:ReferenceDecider",),
+    references=REFERENCES,
     setup_cells=_TOOLKIT + _STEPS, cell="05-25-exercise",
     equivalent={
    'compare: view.calls_left >= 4 -> view.calls_left > 4':

@@ -280,7 +280,8 @@ EXERCISE = Exercise(
     points=4,
     description="a consolidation pass over an ArchivalStore: dedupe, supersede and expire with the "
                 "store's transitions, nothing lost, graded on the development and the held-out links",
-    references=("memlib.consolidate:consolidate", "memlib.governance:consolidate_in_store"),
+    references=("memlib.consolidate:consolidate", "memlib.governance:consolidate_in_store",
+                "memlib.sleeptime:text_merges"),
     equivalent={
         'swap-args: overlap(record.id, best.id) -> overlap(best.id, record.id)':
             'overlap is symmetric: shared words and union of two sets',

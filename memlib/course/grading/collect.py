@@ -29,6 +29,7 @@ import nbformat
 from memlib.course import export
 from memlib.course.checker import graded_call
 from memlib.course.late import Lateness
+from memlib.course.grading.inert import small_metadata
 from memlib.course.grading.model import ERROR, MISSING, Assignment, GradeSetupError, _cell_grade_id
 from memlib.course.release import graded_cells, source_checksum
 from memlib.course.written import WrittenCell, written_cells
@@ -344,6 +345,11 @@ def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None,
     if not isinstance(raw.get("metadata", {}), dict):
         notes.append(f"the notebook's metadata is {type(raw['metadata']).__name__}, not an object: read as empty")
         raw["metadata"] = {}
+    # before any conversion or copy: metadata the grader does not read is no cost of the student's to multiply
+    raw["metadata"] = small_metadata(raw.get("metadata", {}), keep=("memlib", "kernelspec", "language_info"))
+    for cell in raw.get("cells", []) if isinstance(raw.get("cells"), list) else []:
+        if isinstance(cell, dict) and "metadata" in cell:
+            cell["metadata"] = small_metadata(cell["metadata"], keep=("tags", "memlib", "nbgrader"))
     major = raw.get("nbformat")
     try:
         if major == 3:

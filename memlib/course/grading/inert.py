@@ -28,6 +28,7 @@ and needs nothing beyond the standard library (``grade merge`` uses it).
 from __future__ import annotations
 
 import html
+import json
 import re
 
 __all__ = ["terminal_text", "terminal_line", "csv_text", "markdown_text", "markdown_code", "markdown_fence",
@@ -136,3 +137,32 @@ def _feedback_stems(students: set[str]) -> dict[str, str]:
         used.add(stem.lower())
         stems[student] = stem
     return stems
+
+
+#: Metadata (a student cell's, a notebook's) past this many characters of JSON is cut to the keys grading reads.
+METADATA_CHARS = 65_536
+
+
+def small_metadata(metadata: object, keep: tuple[str, ...] = ("tags",)) -> dict:
+    """A copy of `metadata` when it is a small dict; else only its `keep` keys that are small themselves
+    (a cell's tags, a notebook's memlib stamp): a student's metadata can be megabytes of nesting."""
+    if not isinstance(metadata, dict):
+        return {}
+    text = _json_or_empty(metadata)
+    if 0 < len(text) <= METADATA_CHARS:
+        return json.loads(text)
+    kept = {}
+    for key in keep:
+        part = _json_or_empty(metadata.get(key)) if key in metadata else ""
+        if 0 < len(part) <= METADATA_CHARS:
+            kept[key] = json.loads(part)
+    if isinstance(kept.get("tags"), list):
+        kept["tags"] = [tag for tag in kept["tags"] if isinstance(tag, str)]
+    return kept
+
+
+def _json_or_empty(value: object) -> str:
+    try:
+        return json.dumps(value, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return ""

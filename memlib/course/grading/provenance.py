@@ -94,12 +94,16 @@ _DYNAMIC_ATTRIBUTES = {
     "register_magic_function", "register_magics",
     "FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType",  # types.*: code built at run time
     "__defaults__", "__kwdefaults__",  # a function's default arguments: another function reached by position
+    "popen", "spawnl", "spawnlp", "spawnv", "spawnvp", "execv", "execl", "execvp", "execlp", "posix_spawn",
+    "create_subprocess_exec", "create_subprocess_shell",  # os.* and asyncio.*: another process runs a string
 }
 #: Modules that run hidden code, reach around the watcher (profilers put aside, threads it does not see
 #: start), or load code by a name in a string (pkgutil.resolve_name, pydoc.locate).
 _DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", "imp", "pickle", "dill", "cloudpickle",
                     "code", "codeop", "builtins", "pkgutil", "pydoc", "cProfile", "profile", "_lsprof", "trace",
-                    "threading", "_thread", "concurrent", "multiprocessing"}
+                    "threading", "_thread", "concurrent", "multiprocessing",
+                    # another process runs what a string says; a stand-in object answers for a function
+                    "subprocess", "pty", "unittest", "mock"}
 #: Names of an otherwise harmless module that build code at run time (``from types import SimpleNamespace``
 #: is fine; ``from types import FunctionType`` is not).
 _DYNAMIC_NAMES = {"types": {"FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType"}}
@@ -137,11 +141,27 @@ class _Binding:
 _PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
 
 
+#: IPython's transformer tokenizes the cell, and on Python 3.12 each token keeps its whole line: a cell that needs
+#: it and has a line longer than this is not transformed but flagged (its memory grows with the line's square).
+TRANSFORM_LINE_CHARS = 4_000
+
+
+class _NotTransformed(Exception):
+    """A cell with IPython syntax that the reading does not turn into Python (see TRANSFORM_LINE_CHARS)."""
+
+
 def _python(source: str) -> str:
     """The cell as the kernel runs it: IPython's magics turned into calls."""
     first, _, body = source.lstrip().partition("\n")
     if first.split(" ")[0] in _PYTHON_CELL_MAGICS:
         source = body
+    try:
+        parse_python(source)
+        return source  # plain Python: IPython leaves it as it is
+    except (SyntaxError, ValueError):
+        pass  # (too deep: RecursionError goes to the caller, which says so)
+    if max(map(len, source.splitlines()), default=0) > TRANSFORM_LINE_CHARS:
+        raise _NotTransformed
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
@@ -401,6 +421,13 @@ def _bindings(cells: list[dict], release_sources: set[str], positions: list[int]
                                       "read it yourself", _first_line(source[:2000])))
             trees.append(None)
             continue
+        except _NotTransformed:
+            if student:
+                unread.append(Finding(f"a code cell with IPython syntax and a line over {TRANSFORM_LINE_CHARS:,} "
+                                      "characters that the grader did not read: read it yourself",
+                                      _first_line(source[:2000])))
+            trees.append(None)
+            continue
         trees.append(tree if student else None)
         for (names, imports), (reads, strings), alias in read:
             found.append(_Binding(names, reads, strings, imports, dict([alias]) if alias else {},
@@ -601,15 +628,23 @@ def _fingerprint_findings(trees: list[ast.Module | None], cells: list[dict]) -> 
                     "answers takes", head)]
 
 
-def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], memlib_names: set[str]) -> list[Finding]:
-    """Code in the student's own cells that hides what it runs or reaches around a watcher; `memlib_names` are
-    the notebook's names for memlib's modules and objects."""
+def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], bindings: list[_Binding],
+                      holders: set[str]) -> list[Finding]:
+    """Code in the student's own cells that hides what it runs or reaches around a watcher; `bindings` give the
+    notebook's imports, `holders` the modules, packages and classes that hold a reference implementation."""
+    memlib_names = _memlib_names(bindings)
+    imports = {name: path for b in bindings for name, path in b.imports.items()}
     findings: list[Finding] = _fingerprint_findings(trees, cells)
     for cell, tree in zip(cells, trees):
         if tree is None:
             continue
         head = _first_line(_source(cell))
         called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+        # a holder is used by name where it is an attribute's owner, called, a base class or an annotation
+        used = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)} | called
+        used |= {id(base) for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for base in node.bases}
+        used |= {id(sub) for node in ast.walk(tree) for annotation in _annotations(node)
+                 for sub in ast.walk(annotation)}
         for node in ast.walk(tree):
             what = ""
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_CALLS:
@@ -620,6 +655,11 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], memlib_
             elif (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
                   and node.attr not in _NAMEDTUPLE_API and (_dotted(node.value) or "").split(".")[0] in memlib_names):
                 what = f"memlib's internals ({_dotted(node) or node.attr}), which no exercise asks for"
+            elif (isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load)
+                  and id(node) not in used and _qualified(_dotted(node) or "", imports) in holders):
+                # ``module = memlib.summarize`` or ``base = Agent`` in a helper: what is later taken from it by the
+                # local name is not in the source
+                what = f"{_qualified(_dotted(node) or '', imports)} handled as a value (it holds a reference)"
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _LOOKUP_CALLS
                   and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)):
                 what = f"{node.func.id}() with a name computed at run time"
@@ -690,6 +730,18 @@ def _magic(node: ast.Call) -> str:
     return f"%{name}"
 
 
+def _annotations(node: ast.AST) -> list[ast.expr]:
+    """The type annotations `node` carries itself (a function's arguments and return, an annotated name)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        arguments = node.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                 *([arguments.vararg] if arguments.vararg else []), *([arguments.kwarg] if arguments.kwarg else [])]
+        return [a.annotation for a in every if a.annotation is not None] + ([node.returns] if node.returns else [])
+    if isinstance(node, ast.AnnAssign):
+        return [node.annotation]
+    return []
+
+
 _INSTALLED: dict[str, bool] = {}
 
 
@@ -721,7 +773,10 @@ def notebook_findings(nb: dict, assignment: Assignment, support_modules: Iterabl
     bindings, trees, unread = _bindings(cells, release_sources, [index_of[id(cell)] for cell in cells])
     references_of = _library_references(assignment)
     heldout = _heldout_splits()
-    everywhere = unread + _dynamic_findings(trees, cells, _memlib_names(bindings))
+    # the modules and classes that hold a reference (memlib.summarize, memlib.agent.Agent for Agent.step)
+    holders = {".".join(ref.split(".")[:cut]) for refs in references_of.values() for ref in refs
+               if _under(ref, "memlib") for cut in range(1, ref.count(".") + 1)}
+    everywhere = unread + _dynamic_findings(trees, cells, bindings, holders)
     imported = _import_findings(trees, cells, references_of)
     found: dict[str, list[Finding]] = {}
     for graded in assignment.graded:

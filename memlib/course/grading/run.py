@@ -190,7 +190,8 @@ def _run(nb: nbformat.NotebookNode, folder: Path, settings: _Settings, assignmen
         cell = kept.cells[cell_run.index]
         cell.outputs = [nbformat.from_dict(o) for o in cell_run.outputs]
         cell.metadata["grader_run"] = {"status": cell_run.status, "seconds": round(cell_run.seconds, 3)}
-    (folder / "executed.ipynb").write_text(json.dumps(kept, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    # no indentation: nested student metadata would otherwise grow by its depth in spaces on every line
+    (folder / "executed.ipynb").write_text(json.dumps(kept, ensure_ascii=False) + "\n", encoding="utf-8")
     (folder / "kernel.log").write_text(run.log_tail, encoding="utf-8")
     return run
 
