@@ -34,9 +34,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from memlib.course.grading.cellcode import NotTransformed, _python
 from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
 from memlib.course.grading.model import Assignment, GradeSetupError
-from memlib.course.grading.provenance import _SCOPES, _code_cells, _first_line, _locals, _python
+from memlib.course.grading.provenance import _SCOPES, _code_cells, _first_line, _locals
 from memlib.course.release import BEGIN_RE, END_RE, _grade_meta
 from memlib._util import parse_python
 
@@ -257,8 +258,8 @@ def _student_forms(nb: dict, graded_ids: set[str]) -> dict[str, str]:
             continue
         try:
             tree = parse_python(_python(source))
-        except (SyntaxError, ValueError):
-            continue
+        except (SyntaxError, ValueError, RecursionError, SystemError, MemoryError, NotTransformed):
+            continue  # not read here: the provenance reading flags what it cannot read
         for statement in tree.body:
             try:
                 forms.setdefault(normal_form(statement), _first_line(source))

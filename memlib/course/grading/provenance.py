@@ -61,6 +61,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from memlib.course.checker import graded_call
+from memlib.course.grading.cellcode import TRANSFORM_LINE_CHARS, NotTransformed, parse_cell as _parse
 from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import is_skipped
@@ -108,8 +109,6 @@ _DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", 
 #: is fine; ``from types import FunctionType`` is not).
 _DYNAMIC_NAMES = {"types": {"FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType"}}
 _HARMLESS_MAGICS = {"matplotlib", "pip", "config", "load_ext autoreload", "autoreload"}
-#: Line magics whose argument is Python that runs in the notebook: read as code.
-_CODE_MAGICS = {"time", "timeit", "prun"}
 
 
 @dataclass(frozen=True)
@@ -135,83 +134,6 @@ class _Binding:
     cell: str = ""
     student: bool = True
     position: int = 0  # the index of its cell in the notebook
-
-
-#: Cell magics that run their body as Python in the notebook: the body is read as the cell.
-_PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
-
-
-#: IPython's transformer tokenizes the cell, and on Python 3.12 each token keeps its whole line: a cell that needs
-#: it and has a line longer than this is not transformed but flagged (its memory grows with the line's square).
-TRANSFORM_LINE_CHARS = 4_000
-
-
-class _NotTransformed(Exception):
-    """A cell with IPython syntax that the reading does not turn into Python (see TRANSFORM_LINE_CHARS)."""
-
-
-def _python(source: str) -> str:
-    """The cell as the kernel runs it: IPython's magics turned into calls."""
-    first, _, body = source.lstrip().partition("\n")
-    if first.split(" ")[0] in _PYTHON_CELL_MAGICS:
-        source = body
-    try:
-        parse_python(source)
-        return source  # plain Python: IPython leaves it as it is
-    except (SyntaxError, ValueError):
-        pass  # (too deep: RecursionError goes to the caller, which says so)
-    if max(map(len, source.splitlines()), default=0) > TRANSFORM_LINE_CHARS:
-        raise _NotTransformed
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        return TransformerManager().transform_cell(source)
-    except Exception:  # IPython missing or a cell it cannot transform: read it as plain Python
-        return source
-
-
-class _ReadMagics(ast.NodeTransformer):
-    """Put the code of ``%time CODE`` (IPython's ``run_line_magic('time', 'CODE')``) where the call is."""
-
-    @staticmethod
-    def _code(node: ast.AST) -> str | None:
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "run_line_magic" and len(node.args) >= 2):
-            return None
-        name, argument = node.args[0], node.args[1]
-        if (isinstance(name, ast.Constant) and name.value in _CODE_MAGICS
-                and isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
-            # %timeit's options come first: -n1 -r1 CODE
-            words = argument.value.split()
-            while words and words[0].startswith("-"):
-                words.pop(0)
-                if words and words[0].isdigit():
-                    words.pop(0)
-            return " ".join(words) if words else None
-        return None
-
-    def visit_Expr(self, node: ast.Expr) -> ast.AST | list[ast.stmt]:
-        code = self._code(node.value)
-        if code is not None:
-            try:
-                return [self.visit(statement) for statement in parse_python(code).body]
-            except (SyntaxError, ValueError):
-                return node
-        return self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        code = self._code(node)
-        if code is not None:
-            try:
-                return self.visit(parse_python(code, mode="eval").body)
-            except (SyntaxError, ValueError):
-                return node
-        return self.generic_visit(node)
-
-
-def _parse(source: str) -> ast.Module:
-    """The cell's code as the kernel runs it, with the code of magics that run Python read in place."""
-    return ast.fix_missing_locations(_ReadMagics().visit(parse_python(_python(source))))
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -421,7 +343,7 @@ def _bindings(cells: list[dict], release_sources: set[str], positions: list[int]
                                       "read it yourself", _first_line(source[:2000])))
             trees.append(None)
             continue
-        except _NotTransformed:
+        except NotTransformed:
             if student:
                 unread.append(Finding(f"a code cell with IPython syntax and a line over {TRANSFORM_LINE_CHARS:,} "
                                       "characters that the grader did not read: read it yourself",

@@ -1,0 +1,92 @@
+"""A notebook cell's code as the kernel runs it, for the grader's reading (`memlib.course.grading.provenance`).
+
+IPython turns magics into calls (``%time f()`` into ``get_ipython().run_line_magic('time', 'f()')``); the
+reading parses what the kernel runs, with the code of the magics that run Python read in place.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from memlib._util import parse_python
+
+__all__ = ["parse_cell", "NotTransformed", "TRANSFORM_LINE_CHARS"]
+
+#: Line magics whose argument is Python that runs in the notebook: read as code.
+_CODE_MAGICS = {"time", "timeit", "prun"}
+
+#: Cell magics that run their body as Python in the notebook: the body is read as the cell.
+_PYTHON_CELL_MAGICS = ("%%time", "%%timeit", "%%capture", "%%prun")
+
+
+#: IPython's transformer tokenizes the cell, and on Python 3.12 each token keeps its whole line: a cell that needs
+#: it and has a line longer than this is not transformed but flagged (its memory grows with the line's square).
+TRANSFORM_LINE_CHARS = 4_000
+
+
+class NotTransformed(Exception):
+    """A cell with IPython syntax that the reading does not turn into Python (see TRANSFORM_LINE_CHARS)."""
+
+
+def _python(source: str) -> str:
+    """The cell as the kernel runs it: IPython's magics turned into calls."""
+    first, _, body = source.lstrip().partition("\n")
+    if first.split(" ")[0] in _PYTHON_CELL_MAGICS:
+        source = body
+    try:
+        parse_python(source)
+        return source  # plain Python: IPython leaves it as it is
+    except (SyntaxError, ValueError):
+        pass  # (too deep: RecursionError goes to the caller, which says so)
+    if max(map(len, source.splitlines()), default=0) > TRANSFORM_LINE_CHARS:
+        raise NotTransformed
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        return TransformerManager().transform_cell(source)
+    except Exception:  # IPython missing or a cell it cannot transform: read it as plain Python
+        return source
+
+
+class _ReadMagics(ast.NodeTransformer):
+    """Put the code of ``%time CODE`` (IPython's ``run_line_magic('time', 'CODE')``) where the call is."""
+
+    @staticmethod
+    def _code(node: ast.AST) -> str | None:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "run_line_magic" and len(node.args) >= 2):
+            return None
+        name, argument = node.args[0], node.args[1]
+        if (isinstance(name, ast.Constant) and name.value in _CODE_MAGICS
+                and isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
+            # %timeit's options come first: -n1 -r1 CODE
+            words = argument.value.split()
+            while words and words[0].startswith("-"):
+                words.pop(0)
+                if words and words[0].isdigit():
+                    words.pop(0)
+            return " ".join(words) if words else None
+        return None
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST | list[ast.stmt]:
+        code = self._code(node.value)
+        if code is not None:
+            try:
+                return [self.visit(statement) for statement in parse_python(code).body]
+            except (SyntaxError, ValueError):
+                return node
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        code = self._code(node)
+        if code is not None:
+            try:
+                return self.visit(parse_python(code, mode="eval").body)
+            except (SyntaxError, ValueError):
+                return node
+        return self.generic_visit(node)
+
+
+def parse_cell(source: str) -> ast.Module:
+    """The cell's code as the kernel runs it, with the code of magics that run Python read in place."""
+    return ast.fix_missing_locations(_ReadMagics().visit(parse_python(_python(source))))
