@@ -22,7 +22,7 @@ import re
 import nbformat
 
 from memlib.course.checker import graded_call
-from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS, small_metadata
+from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.release import TAG_GRADED, GradedCell, source_checksum
 from memlib._util import parse_python
@@ -45,10 +45,7 @@ def restore_graded_cells(submission: dict, assignment: Assignment) -> tuple[nbfo
     kept: list[dict] = []
     own: dict[str, int] = {}  # grade_id -> how many of the student's own cells came before its copy
     for original in submission.get("cells", []):
-        # the cell without its metadata, which the run needs only the tags of: a student's metadata can be
-        # megabytes of nesting that each copy would multiply
-        cell = {key: copy.deepcopy(value) for key, value in original.items() if key != "metadata"}
-        cell["metadata"] = small_metadata(original.get("metadata", {}), keep=("tags", "memlib", "nbgrader"))
+        cell = copy.deepcopy(original)  # (its metadata was cut to size when the notebook was read: collect.py)
         source = cell.get("source", "")
         tags = cell.get("metadata", {}).get("tags", [])
         tags = tags if isinstance(tags, list) else []
