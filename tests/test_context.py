@@ -1,5 +1,7 @@
 """memlib.context: budget, pressure, eviction, pairing, the no-loss invariant and the paging profiles."""
 
+from datetime import datetime
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -498,9 +500,11 @@ def test_a_saved_agent_keeps_its_profile(tmp_path, name):
     save_agent(tmp_path / "save", context=ctx)
     loaded = load_agent(tmp_path / "save").context
     assert loaded.profile == ctx.profile and loaded.messages == ctx.messages
+    # One timestamp for both: recall stamps a message to the second, and two loops can straddle one.
+    when = datetime(2026, 3, 1, 9, 30)
     for c in (ctx, loaded):
         for i in range(15):
-            c.append(Message.user(f"after the restart {i}: the bus was late again"))
+            c.append(Message.user(f"after the restart {i}: the bus was late again", timestamp=when))
     assert loaded.messages == ctx.messages and loaded.summary == ctx.summary
 
 

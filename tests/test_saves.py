@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -48,8 +49,9 @@ def test_save_and_load_a_whole_agent(tmp_path):
     for query in QUERIES:
         assert results(agent.archival, query) == results(archival, query)
     # the loaded agent carries on exactly like the original
+    # one timestamp for both: recall stamps a message to the second, and the two appends can straddle one
     for c in (ctx, agent.context):
-        c.append(Message.user("one more message after the restart"))
+        c.append(Message.user("one more message after the restart", timestamp=datetime(2026, 3, 1, 9, 30)))
     assert agent.context.messages == ctx.messages and agent.context.used == ctx.used
     assert "SavedAgent(" in repr(agent) and "archival=70 records" in repr(agent)
     manifest = json.loads((tmp_path / "save" / "manifest.json").read_text())
