@@ -42,6 +42,7 @@ from typing import Any, Callable
 
 from memlib.course import wire
 from memlib.course.checking import Cases
+from memlib.course.status import DIED, ERROR, FAILED, LOST, NOTEBOOK_TIMEOUT, PASSED, TIMEOUT
 from memlib._util import parse_python
 
 __all__ = ["GradedCall", "graded_call", "CheckOutcome", "run_check", "Remote", "main"]
@@ -101,7 +102,7 @@ def graded_call(source: str) -> GradedCall:
 class CheckOutcome:
     """What the checker said of one graded cell."""
 
-    status: str  # passed / failed / error (the grader's or the kernel's problem) / timeout / died
+    status: str  # one of memlib.course.status.CHECK: PASSED, FAILED, ERROR (nothing judged), TIMEOUT, DIED, ...
     message: str = ""  # the whole message, as the student's own check prints it
     what: str = ""  # a failed check: what is wrong ...
     hint: str = ""  # ... and where to look
@@ -133,7 +134,7 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
     left = lambda: max(0.5, deadline - time.monotonic())  # noqa: E731
 
     status, stdout, trace = execute(_SERVE.format(f"answer({nonce!r}, {call.answer!r})"), left())
-    if status in ("timeout", "died", "notebook-timeout"):
+    if status in LOST:
         return _lost(status, trace)
     at = stdout.rfind(nonce)
     first = _parsed(stdout[at + len(nonce):].split("\n", 1)[0]) if at >= 0 else {"fatal": "no-reply"}
@@ -155,11 +156,11 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
         try:
             line = lines.get(timeout=max(0.05, deadline - time.monotonic()))
         except Empty:
-            done.update(status="timeout", message=f"the check did not finish within {seconds:.0f} s")
+            done.update(status=TIMEOUT, message=f"the check did not finish within {seconds:.0f} s")
             return ""
         if line is None:
             detail = "".join(errors).strip().splitlines()[-1:] or ["no message"]
-            done.update(status="error", message=f"the checker stopped: {detail[0]}")
+            done.update(status=ERROR, message=f"the checker stopped: {detail[0]}")
             return ""
         message = json.loads(line)
         if "done" in message:
@@ -184,17 +185,18 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
         printed = ""
         if pending:
             status, printed, trace = execute(_SERVE.format(f"loop({nonce!r})"), left(), respond)
-            lost = {"fatal": status if status in ("timeout", "died") else "no-reply"}
+            lost = {"fatal": status if status in (TIMEOUT, DIED) else "no-reply"}
             while not done:  # the kernel stopped before the check finished: the checker fails what is left
                 _send(checker, lost)
                 next_request()
         output = str(done.get("output", ""))
         if printed.strip():  # the answer's own prints while the check called it, as a student expects to see them
             output += f"{PRINTED_HEADER}\n{printed.strip()}\n"
-        return CheckOutcome(done.get("status", "error"), done.get("message", ""), str(done.get("what", "")),
+        status = done.get("status", ERROR)
+        return CheckOutcome(status, done.get("message", ""), str(done.get("what", "")),
                             str(done.get("hint", "")), output, tuple(done.get("references", ())), calls,
-                            trace if done.get("status") in ("timeout", "died") else [],
-                            Cases.from_list(done.get("cases")) if done.get("status") == "failed" else None)
+                            trace if status in (TIMEOUT, DIED) else [],
+                            Cases.from_list(done.get("cases")) if status == FAILED else None)
     finally:
         if checker.poll() is None:
             checker.kill()
@@ -228,13 +230,13 @@ def _parsed(text: str) -> dict:
 
 
 def _lost(reason: str, trace: list[str] | None = None) -> CheckOutcome:
-    if reason == "notebook-timeout":
+    if reason == NOTEBOOK_TIMEOUT:
         return CheckOutcome(reason, "the notebook ran out of time")
-    if reason == "timeout":
-        return CheckOutcome("timeout", "your answer did not return in time", traceback=list(trace or []))
-    if reason == "died":
-        return CheckOutcome("died", "the kernel died while running your answer")
-    return CheckOutcome("failed", "the kernel did not answer the grader (a cell may have changed its output)")
+    if reason == TIMEOUT:
+        return CheckOutcome(TIMEOUT, "your answer did not return in time", traceback=list(trace or []))
+    if reason == DIED:
+        return CheckOutcome(DIED, "the kernel died while running your answer")
+    return CheckOutcome(FAILED, "the kernel did not answer the grader (a cell may have changed its output)")
 
 
 def _forward(process: subprocess.Popen, reply: str) -> None:
@@ -304,13 +306,13 @@ class _Link:
         self.outbox.write(json.dumps({"request": request}) + "\n")
         self.outbox.flush()
         line = self.inbox.readline()
-        reply = wire.loads(line) if line else {"fatal": "died"}
+        reply = wire.loads(line) if line else {"fatal": DIED}
         if not isinstance(reply, dict):
             raise wire.WireError("a reply that is not an object")
         if "fatal" in reply:
-            self.status = reply["fatal"] if reply["fatal"] in ("timeout", "died") else "failed"
-            self.lost = {"timeout": "your answer did not return in time (the kernel was stopped)",
-                         "died": "the kernel died while running your answer"}.get(
+            self.status = reply["fatal"] if reply["fatal"] in (TIMEOUT, DIED) else FAILED
+            self.lost = {TIMEOUT: "your answer did not return in time (the kernel was stopped)",
+                         DIED: "the kernel died while running your answer"}.get(
                 reply["fatal"], "the kernel stopped answering the grader")
             raise KernelLost(self.lost, self.status)
         for name in reply.get("references", []) or []:
@@ -477,15 +479,15 @@ def main() -> int:
 
         try:
             check(answer)
-            outcome = {"status": "passed"}
+            outcome = {"status": PASSED}
         except CheckFailed as failure:
-            outcome = {"status": "failed", "message": str(failure), "what": failure.what, "hint": failure.hint}
+            outcome = {"status": FAILED, "message": str(failure), "what": failure.what, "hint": failure.hint}
             if failure.cases is not None:
                 outcome["cases"] = failure.cases.to_list()
         except KernelLost as lost:
             outcome = {"status": lost.status, "message": str(lost)}
     except Exception as error:  # the grader's problem (a missing check, a bug): say so, never a score
-        outcome = {"status": "error", "message": f"{type(error).__name__}: {error}"}
+        outcome = {"status": ERROR, "message": f"{type(error).__name__}: {error}"}
     if link.references:
         from memlib.course.checking import reference_note
 

@@ -67,7 +67,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memlib.course import overrides
+from memlib.course import overrides, status
 from memlib.course.grading.inert import csv_text, terminal_text
 from memlib.course.shards import ShardError, merge_gradebooks
 
@@ -83,8 +83,6 @@ CANVAS_IDS = ("id", "sis_user_id", "login_id")
 #: Roster column -> header in the Moodle file (Moodle's own labels; "id" is the Moodle user id).
 MOODLE_IDS = {"email": "Email address", "username": "Username", "idnumber": "ID number", "id": "User ID"}
 GRADEBOOK_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status")
-# "late": a penalty row (memlib.course.grading.latework); "manual": a written answer to score (memlib.course.written)
-STATUSES = ("passed", "failed", "error", "missing", "late", "manual")
 
 # Canvas: the sortable name lowercased with everything but word characters removed; "_LATE"
 # (or "_late") when the submission was late; the user id; the file's id; the student's file name.
@@ -224,8 +222,8 @@ def read_gradebook(path: str | Path) -> Gradebook:
         except (TypeError, ValueError):
             raise ExportError(f"{path} row {line}: points {row['points']!r} / {row['max_points']!r} are not numbers: "
                               "not a gradebook written by `python -m memlib grade`") from None
-        if row["status"] not in STATUSES:
-            raise ExportError(f"{path} row {line}: status {row['status']!r} is not one of {', '.join(STATUSES)}")
+        if row["status"] not in status.ROW:
+            raise ExportError(f"{path} row {line}: status {row['status']!r} is not one of {', '.join(status.ROW)}")
         # the gradebook quotes a name that starts like a formula; the roster and the LMS know the name itself
         key = (overrides.unquoted(row["student"]), row["notebook"])
         if row["notebook"] not in notebooks:
@@ -233,16 +231,16 @@ def read_gradebook(path: str | Path) -> Gradebook:
         total = totals.setdefault(key, [0.0, 0.0])
         total[0] += got
         total[1] += most
-        if row["status"] != "missing":
+        if row["status"] != status.MISSING:
             handed_in.add(key)
         reason = row.get("reason") or ""
-        dated = dated or row["status"] == "late" or bool(DATED_NOTE_RE.search(reason))
+        dated = dated or row["status"] == status.LATE or bool(DATED_NOTE_RE.search(reason))
         # the grader's notes close a reason; a student's text (an error message they raised) may come
         # before them and may look like a note, so the last one counts
         found = next(reversed(list(LATE_NOTE_RE.finditer(reason))), None)
         if found:
             late_days[key] = (int(found["days"]), float(found["percent"]))
-        if row["status"] == "late":
+        if row["status"] == status.LATE:
             taken[key] = taken.get(key, 0.0) - got
     max_points: dict[str, float] = {}
     for (student, notebook), (_, most) in totals.items():

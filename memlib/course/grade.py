@@ -73,7 +73,8 @@ from memlib.course.late import LatePolicy
 # The stages live in memlib.course.grading; the public names of `__all__` are importable from here.
 from memlib.course.grading.collect import _discover, _plan, load_release, read_submission_notebook
 from memlib.course.grading.inert import terminal_text
-from memlib.course.grading.model import CSV_COLUMNS, MISSING, Assignment, GradeSetupError, NotebookResult, Row
+from memlib.course.grading.model import CSV_COLUMNS, Assignment, GradeSetupError, NotebookResult, Row
+from memlib.course.status import MISSING
 from memlib.course.grading.rebuild import restore_graded_cells
 from memlib.course.grading.report import GradeReport, _Progress
 from memlib.course.grading.run import _grade_job, _Settings

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Iterable
 
 from memlib.course.grading.inert import csv_text, terminal_line, terminal_text
+from memlib.course.status import ERROR, FAILED, LATE, MISSING, PASSED
 
 #: The words of a copy flag (memlib.course.grading.copying.COPY_FLAG; that module needs nbformat, this one not).
 COPY_FLAG = "review: matches the published reference"
@@ -43,7 +44,7 @@ __all__ = ["Item", "analyse", "read_gradebooks", "write_csv", "write_html", "fai
 
 TOP_REASONS = 3
 NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
-CSV_COLUMNS = ["notebook", "grade_id", "max_points", "students", "passed", "failed", "error", "missing",
+CSV_COLUMNS = ["notebook", "grade_id", "max_points", "students", PASSED, FAILED, ERROR, MISSING,
                "pass_rate"] + [f"{what}_{n}" for n in range(1, TOP_REASONS + 1) for what in ("reason", "count")] + [
                "review", "copies"]
 
@@ -67,11 +68,11 @@ class Item:
     @property
     def ran(self) -> int:
         """Students whose notebook ran this check (passed or failed)."""
-        return self.counts["passed"] + self.counts["failed"]
+        return self.counts[PASSED] + self.counts[FAILED]
 
     @property
     def pass_rate(self) -> float | None:
-        return self.counts["passed"] / self.ran if self.ran else None
+        return self.counts[PASSED] / self.ran if self.ran else None
 
 
 def failure_reason(reason: str) -> str:
@@ -98,14 +99,14 @@ def analyse(rows: Iterable[dict[str, str]]) -> list[Item]:
     items: dict[tuple[str, str], Item] = {}
     groups: dict[tuple[str, str], dict[str, collections.Counter]] = {}
     for row in rows:
-        if row["status"] == "late":
+        if row["status"] == LATE:
             continue  # a late penalty row, not a check (memlib.course.grading.latework)
         key = (row["notebook"], row["grade_id"])
         item = items.setdefault(key, Item(row["notebook"], row["grade_id"], row["max_points"]))
         item.counts[row["status"]] += 1
         item.review += "review: " in row["reason"]
         item.copies += COPY_FLAG in row["reason"]
-        if row["status"] == "failed":
+        if row["status"] == FAILED:
             wording = failure_reason(row["reason"]) or "failed (no reason given)"
             by_shape = groups.setdefault(key, {})
             by_shape.setdefault(NUMBER_RE.sub("#", wording), collections.Counter())[wording] += 1
@@ -130,7 +131,7 @@ def write_csv(items: list[Item], path: str | Path) -> None:
             row = {"notebook": item.notebook, "grade_id": item.grade_id, "max_points": item.max_points,
                    "students": item.students, "pass_rate": _rate(item), "review": item.review,
                    "copies": item.copies,
-                   **{status: item.counts[status] for status in ("passed", "failed", "error", "missing")}}
+                   **{status: item.counts[status] for status in (PASSED, FAILED, ERROR, MISSING)}}
             for n, (reason, count) in enumerate(item.reasons[:TOP_REASONS], start=1):
                 row[f"reason_{n}"], row[f"count_{n}"] = reason, count
             writer.writerow({column: csv_text(str(value)) for column, value in row.items()})
@@ -142,8 +143,8 @@ def figure(items: list[Item]):
 
     labels = [f"{item.grade_id} ({item.notebook.removesuffix('.ipynb')})" for item in items]
     rates = [100 * (item.pass_rate or 0) for item in items]
-    hover = [f"{item.counts['passed']} of {item.ran} passed; {item.counts['error']} could not be graded, "
-             f"{item.counts['missing']} handed nothing in" for item in items]
+    hover = [f"{item.counts[PASSED]} of {item.ran} passed; {item.counts[ERROR]} could not be graded, "
+             f"{item.counts[MISSING]} handed nothing in" for item in items]
     fig = go.Figure(go.Bar(x=rates, y=labels, orientation="h", hovertext=hover, hoverinfo="text+x",
                            text=[f"{r:.0f} %" for r in rates], textposition="auto"))
     fig.update_layout(title="Pass rate per check", xaxis={"title": "% of students whose notebook ran", "range": [0, 100]},
@@ -167,8 +168,8 @@ def write_html(items: list[Item], folder: str | Path, title: str = "Item analysi
         copies = f" ({item.copies} copies of the reference)" if item.copies else ""
         rows.append(
             f"<tr><td>{html.escape(item.notebook)}</td><td>{html.escape(item.grade_id)}</td>"
-            f"<td>{item.counts['passed']} / {item.ran}</td><td>{rate}</td>"
-            f"<td>{item.counts['error']}</td><td>{item.counts['missing']}</td><td><ul>{reasons}</ul></td>"
+            f"<td>{item.counts[PASSED]} / {item.ran}</td><td>{rate}</td>"
+            f"<td>{item.counts[ERROR]}</td><td>{item.counts[MISSING]}</td><td><ul>{reasons}</ul></td>"
             f"<td>{item.review}{copies}</td></tr>"
         )
     page = f"""<!DOCTYPE html>

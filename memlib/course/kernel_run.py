@@ -51,6 +51,8 @@ from queue import Empty
 from typing import Any, Callable
 
 from memlib.course.sandbox import Kernel, Sandbox
+# a cell's statuses, one vocabulary with the checks' and the gradebook's
+from memlib.course.status import DIED, ERROR, NOT_RUN, NOTEBOOK_TIMEOUT, OK, SKIPPED, TIMEOUT  # noqa: F401
 
 __all__ = ["CellRun", "NotebookRun", "run_notebook", "is_skipped", "OUTPUT_CAP_CHARS"]
 
@@ -83,8 +85,6 @@ LINE_OVERHEAD_CHARS = 10
 #: Past its cap a cell keeps one note on what was dropped and a short copy of its last error, at most this much.
 CELL_EXTRA_CHARS = 4_000
 
-OK, ERROR, TIMEOUT, DIED, NOT_RUN, SKIPPED = "ok", "error", "timeout", "died", "not-run", "skipped"
-NOTEBOOK_TIMEOUT = "notebook-timeout"  # the notebook's own time limit ran out during the cell
 
 #: Answers the kernel's ``input(prompt)`` calls during one execution: prompt -> the line to send back.
 Respond = Callable[[str], str]

@@ -30,6 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from memlib.course.status import MISSING, PASSED
+
 __all__ = ["validate", "main", "ValidateError"]
 
 
@@ -83,7 +85,7 @@ def validate(notebook: str | os.PathLike, release: str | os.PathLike | None = No
                            warn=lambda text: None if sandbox == "auto" else write(text))
         except GradeSetupError as error:
             raise ValidateError(str(error)) from None
-        rows = [r for r in report.rows if r.status != "missing"]
+        rows = [r for r in report.rows if r.status != MISSING]
         if not rows:
             raise ValidateError(f"{path.name} matches no released notebook with graded cells"
                                 + (f" in {folder}" if release is not None else ""))
@@ -112,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValidateError as error:
         print(f"validate could not run: {error}", file=sys.stderr)
         return 2
-    return 0 if rows and all(r.status == "passed" for r in rows) else 1
+    return 0 if rows and all(r.status == PASSED for r in rows) else 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,12 +36,12 @@ from memlib._util import is_number
 from memlib.course import overrides
 from memlib.course.grading.inert import csv_text, terminal_text
 from memlib.course.lang import MESSAGES
+from memlib.course.status import FAILED, MANUAL
 
 __all__ = ["TAG_WRITTEN", "MANUAL", "WrittenCell", "written_meta", "validate_written", "written_cells",
            "answer_of", "ScoreError", "read_scores", "score", "template", "main"]
 
 TAG_WRITTEN = "written"
-MANUAL = "manual"  # the gradebook status of a written answer no person has scored yet
 GRADE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 STUB = "*Your answer here.*"
 ANSWER_CHARS = 300
@@ -135,12 +135,12 @@ def answer_row(answer: str | None, released: str = "") -> tuple[str, str]:
     (`released`, with its question and its stub) does not hold.
     """
     if answer is None:
-        return "failed", "written answer: the cell is not in the notebook"
+        return FAILED, "written answer: the cell is not in the notebook"
     answer = answer[:ANSWER_READ_CHARS]  # the row shows ANSWER_CHARS: reading a huge answer whole costs gigabytes
     given = {line.strip() for line in released.splitlines()} | {STUB} | set(MESSAGES["markdown_stub"].values())
     body = "\n".join(line for line in answer.splitlines() if line.strip() not in given)
     if not body.strip():
-        return "failed", "written answer: left blank (the cell still says 'Your answer here')"
+        return FAILED, "written answer: left blank (the cell still says 'Your answer here')"
     shown = " ".join(body.split())
     shown = shown if len(shown) <= ANSWER_CHARS else shown[:ANSWER_CHARS - 1] + "…"
     return MANUAL, f"written answer, needs manual grading (grade score): {shown}"

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from memlib.course import checker, kernel_run
+from memlib.course import checker
 from memlib.course.exercise import exercises
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import CellRun, Execute
 from memlib.course.lang import LANGUAGES, notebook_language
+from memlib.course.status import cell_status
 
 @dataclass
 class CheckedCell(CellRun):
@@ -86,7 +87,6 @@ def _stand_in(index: int, call: checker.GradedCall, support: list[Path], scratch
 
 def cell_run(index: int, outcome: checker.CheckOutcome) -> CheckedCell:
     """The graded cell's run: the kernel's status (it stops the notebook after a death), the verdict attached."""
-    status = {"passed": kernel_run.OK, "timeout": kernel_run.TIMEOUT, "died": kernel_run.DIED,
-              "notebook-timeout": kernel_run.NOTEBOOK_TIMEOUT}.get(outcome.status, kernel_run.ERROR)
+    status = cell_status(outcome.status)
     # a timeout's traceback says where the answer was when it was stopped
     return CheckedCell(index, status, stdout=outcome.output, traceback=list(outcome.traceback), check=outcome)

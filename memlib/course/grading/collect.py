@@ -30,8 +30,9 @@ from memlib.course import export
 from memlib.course.checker import graded_call
 from memlib.course.late import Lateness
 from memlib.course.grading.inert import small_metadata
-from memlib.course.grading.model import ERROR, MISSING, Assignment, GradeSetupError, _cell_grade_id
+from memlib.course.grading.model import Assignment, GradeSetupError, _cell_grade_id
 from memlib.course.release import graded_cells, source_checksum
+from memlib.course.status import ERROR, MISSING
 from memlib.course.written import WrittenCell, written_cells
 
 MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024

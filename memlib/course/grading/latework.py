@@ -16,9 +16,9 @@ from typing import Callable
 from memlib.course import late
 from memlib.course.grading.collect import _Job
 from memlib.course.grading.model import Assignment, NotebookResult, Row, _num
+from memlib.course.status import LATE
 
 PENALTY_ID = "late-penalty"
-LATE = "late"
 
 
 def due_for(assignment: Assignment, dates: dict[str, datetime]) -> datetime | None:

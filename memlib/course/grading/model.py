@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from memlib.course.checking import Cases
 
 CSV_COLUMNS = ("student", "notebook", "grade_id", "points", "max_points", "status", "reason")
-PASSED, FAILED, ERROR, MISSING = "passed", "failed", "error", "missing"
 
 STDOUT_TAIL_CHARS = 2000
 REASON_CHARS = 400
@@ -138,7 +137,7 @@ class NotebookResult:
 class _Outcome:
     """One graded cell's outcome in one run."""
 
-    status: str  # PASSED / FAILED / ERROR
+    status: str  # memlib.course.status: PASSED / FAILED / ERROR
     reason: str = ""
     message: str = ""
     traceback: str = ""

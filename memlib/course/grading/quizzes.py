@@ -18,6 +18,7 @@ import ast
 from dataclasses import dataclass
 
 from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS
+from memlib.course.status import FAILED, PASSED
 from memlib.quiz import QUIZ_NOTEBOOKS, load_quiz, parse_answers
 from memlib._util import parse_python
 
@@ -84,16 +85,16 @@ def quiz_row(nb: dict, item: QuizItem) -> tuple[float, str, str]:
     """(points, status, reason) of the quiz row of a handed-in notebook."""
     answers, why = quiz_answers(nb, item)
     if answers is None:
-        return 0.0, "failed", f"quiz: {why}"
+        return 0.0, FAILED, f"quiz: {why}"
     quiz = load_quiz(item.notebook)
     try:
         chosen = parse_answers(answers, len(quiz))
     except ValueError as error:
-        return 0.0, "failed", f"quiz: {error}"
+        return 0.0, FAILED, f"quiz: {error}"
     right = [n for n, letter in chosen.items() if quiz.question(n).choice_index(letter) == quiz.question(n).answer]
     missed = [n for n in range(1, len(quiz) + 1) if n not in right]
     points = len(right) * item.points_each
     if not missed:
-        return points, "passed", ""
+        return points, PASSED, ""
     listed = ", ".join(str(n) for n in missed)
-    return points, "failed", f"quiz: {len(right)} of {len(quiz)} right; not right: question(s) {listed}"
+    return points, FAILED, f"quiz: {len(right)} of {len(quiz)} right; not right: question(s) {listed}"

@@ -21,10 +21,6 @@ from memlib.course.grading.inert import _feedback_stems, markdown_code, markdown
 from memlib.course.lang import MESSAGES, say
 from memlib.course.grading.model import (
     CSV_COLUMNS,
-    ERROR,
-    FAILED,
-    MISSING,
-    PASSED,
     REASON_CHARS,
     Assignment,
     CheckDetail,
@@ -36,8 +32,9 @@ from memlib.course.grading.model import (
     _safe_filename,
 )
 from memlib.course.release import GradedCell
+from memlib.course.status import ERROR, FAILED, MANUAL, MISSING, PASSED
 from memlib.course.grading.quizzes import quiz_row
-from memlib.course.written import MANUAL, answer_of, answer_row
+from memlib.course.written import answer_of, answer_row
 
 if TYPE_CHECKING:
     from memlib.course.checking import Cases

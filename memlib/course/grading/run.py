@@ -24,9 +24,6 @@ from memlib.course.checker import CheckOutcome
 from memlib.course.grading.check import CheckedCell, stand_ins, submission_language
 from memlib.course.grading.collect import _Job
 from memlib.course.grading.model import (
-    ERROR,
-    FAILED,
-    PASSED,
     STDOUT_TAIL_CHARS,
     Assignment,
     NotebookResult,
@@ -45,6 +42,7 @@ from memlib.course.grading.review import review_notes
 from memlib.course.kernel_run import CellRun, NotebookRun
 from memlib.course.lang import say
 from memlib.course.sandbox import Sandbox
+from memlib.course.status import DIED, ERROR, FAILED, JUDGED, NOT_RUN, OK, PASSED, SKIPPED, TIMEOUT
 
 
 # --------------------------------------------------------------------------- reading a run back
@@ -58,10 +56,10 @@ def _failure_reason(cell: CellRun, cell_timeout: float) -> tuple[str, str, str]:
     """(gradebook reason, feedback message, trimmed traceback) for a cell that failed."""
     trace = _trim_traceback([_strip_ansi(line) for line in cell.traceback])
     ename, evalue = cell.ename, _strip_ansi(cell.evalue)
-    if cell.status == kernel_run.DIED:
+    if cell.status == DIED:
         text = "the kernel died while this cell ran (os._exit, a crash or running out of memory)"
         return text, text, ""
-    if cell.status == kernel_run.TIMEOUT:
+    if cell.status == TIMEOUT:
         text = f"timed out after {cell_timeout:g} s (an infinite loop or a very slow solution?)"
         return text, text, trace
     if ename == "SystemExit":
@@ -91,9 +89,9 @@ def _source_flags(nb: dict, assignment: Assignment, support_modules: set[str], s
 def _verdict(check: CheckOutcome, language: str = "en") -> _Outcome:
     """A graded cell's outcome as the checker said it: no message is parsed, no output searched."""
     stdout = check.output[-STDOUT_TAIL_CHARS:]
-    if check.status == "passed":
+    if check.status == PASSED:
         return _Outcome(PASSED, stdout=stdout, references=check.references)
-    if check.status == "error":
+    if check.status == ERROR:
         reason = f"grader error: {_one_line(check.message)}"
         return _Outcome(ERROR, reason, reason, stdout=stdout, references=check.references)
     what = _strip_ansi(check.what or check.message)
@@ -108,7 +106,7 @@ def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: 
     heads = _heads(nb)
     where = {_cell_grade_id(c): i for i, c in enumerate(nb.get("cells", [])) if _cell_grade_id(c)}
     grader_cells = {i for i, c in enumerate(nb.get("cells", [])) if _is_grader_cell(c)}
-    finished = [c for c in run.cells if c.status not in (kernel_run.NOT_RUN, kernel_run.SKIPPED)]
+    finished = [c for c in run.cells if c.status not in (NOT_RUN, SKIPPED)]
     outcomes: dict[str, _Outcome] = {}
     grader_failed = False
     for graded in assignment.graded:
@@ -120,18 +118,17 @@ def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: 
             reason = f"grader error: {why}" + (f" ({tail[0][:200]})" if tail else "")
             outcomes[graded.grade_id] = _Outcome(ERROR, reason, reason)
             grader_failed = True
-        elif isinstance(cell, CheckedCell) and cell.check is not None and cell.check.status in ("passed", "failed",
-                                                                                                 "error"):
+        elif isinstance(cell, CheckedCell) and cell.check is not None and cell.check.status in JUDGED:
             outcomes[graded.grade_id] = _verdict(cell.check, submission_language(nb))
-            grader_failed = grader_failed or cell.check.status == "error"
-        elif cell.status == kernel_run.OK:
+            grader_failed = grader_failed or cell.check.status == ERROR
+        elif cell.status == OK:
             outcomes[graded.grade_id] = _Outcome(PASSED, stdout=cell.stdout[-STDOUT_TAIL_CHARS:])
-        elif cell.status == kernel_run.NOT_RUN and run.notebook_timed_out:
+        elif cell.status == NOT_RUN and run.notebook_timed_out:
             last = heads.get(finished[-1].index, "") if finished else ""
             after = f"; the last cell that finished starts {last!r}" if last else ""
             reason = f"not run: the notebook exceeded its time limit of {timeout:g} s before this check{after}"
             outcomes[graded.grade_id] = _Outcome(FAILED, reason, reason)
-        elif cell.status == kernel_run.NOT_RUN:
+        elif cell.status == NOT_RUN:
             head = heads.get(run.died_in, "") if run.died_in is not None else ""
             where_text = f" in the cell starting {head!r}" if head else ""
             reason = (f"not run: the kernel died earlier{where_text} (os._exit, a crash, running out of memory "
@@ -143,7 +140,7 @@ def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: 
     others = []
     graded_at = set(where.values())
     for cell in run.cells:
-        if cell.failed and cell.status != kernel_run.NOT_RUN and cell.index not in graded_at | grader_cells:
+        if cell.failed and cell.status != NOT_RUN and cell.index not in graded_at | grader_cells:
             reason, _, _ = _failure_reason(cell, cell_timeout)
             others.append(f"cell starting {heads.get(cell.index, '')!r}: {reason}")
     return outcomes, others, grader_failed
