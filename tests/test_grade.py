@@ -50,7 +50,9 @@ NOT_SOLVED_2 = "not solved yet: Exercise 2: count the words of text (split on wh
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> dict[str, Path]:
+def one_assignment(tmp_path_factory) -> dict[str, Path]:
+    """The fixture course released whole ("released"), and a release of assignment 01 alone with its checks
+    ("release"): what these tests grade against."""
     root = tmp_path_factory.mktemp("course")
     released = root / "released"
     release(SOLUTIONS, released)
@@ -61,13 +63,13 @@ def course(tmp_path_factory) -> dict[str, Path]:
     return {"root": root, "released": released, "release": grading_release}
 
 
-def _blank(course) -> nbformat.NotebookNode:
-    return blank(course["released"])
+def _blank(one_assignment) -> nbformat.NotebookNode:
+    return blank(one_assignment["released"])
 
 
-def _solved(course) -> nbformat.NotebookNode:
+def _solved(one_assignment) -> nbformat.NotebookNode:
     """The release with each stub replaced by the solution cell (what a good student hands in)."""
-    return solved(course["released"])
+    return solved(one_assignment["released"])
 
 
 def _graded_index(nb, grade_id: str) -> int:
@@ -79,17 +81,17 @@ def _insert_code(nb, before: str, source: str) -> nbformat.NotebookNode:
     return nb
 
 
-def _build_class(course) -> Path:
-    sub = course["root"] / "submissions"
+def _build_class(one_assignment) -> Path:
+    sub = one_assignment["root"] / "submissions"
     sub.mkdir()
-    _write(sub / "complete", _solved(course))
-    _write(sub / "blank", _blank(course))
+    _write(sub / "complete", _solved(one_assignment))
+    _write(sub / "blank", _blank(one_assignment))
 
-    partial = _blank(course)
-    partial.cells[_cell_index(partial, "def add")].source = _solved(course).cells[_cell_index(partial, "def add")].source
+    partial = _blank(one_assignment)
+    partial.cells[_cell_index(partial, "def add")].source = _solved(one_assignment).cells[_cell_index(partial, "def add")].source
     _write(sub / "partial", partial)
 
-    wrong = _solved(course)
+    wrong = _solved(one_assignment)
     wrong.cells[_cell_index(wrong, "def add")].source = "def add(a, b):\n    return a - b"
     _write(sub / "wrong", wrong)
 
@@ -97,29 +99,29 @@ def _build_class(course) -> Path:
     (sub / "invalid_json" / NAME).write_text('{"cells": [}', encoding="utf-8")
 
     (sub / "truncated").mkdir()
-    good = nbformat.writes(_solved(course))
+    good = nbformat.writes(_solved(one_assignment))
     (sub / "truncated" / NAME).write_text(good[: len(good) // 2], encoding="utf-8")
 
     (sub / "nbformat3").mkdir()
-    (sub / "nbformat3" / NAME).write_text(nbformat.writes(nbformat.convert(_solved(course), 3)), encoding="utf-8")
+    (sub / "nbformat3" / NAME).write_text(nbformat.writes(nbformat.convert(_solved(one_assignment), 3)), encoding="utf-8")
 
-    other = nbformat.read(str(course["released"] / "02_other.ipynb"), as_version=4)
+    other = nbformat.read(str(one_assignment["released"] / "02_other.ipynb"), as_version=4)
     _write(sub / "other_assignment", other)  # saved under the name of assignment 01
 
-    edited = _blank(course)
+    edited = _blank(one_assignment)
     for grade_id in ("fixture-add", "fixture-words"):
         edited.cells[_graded_index(edited, grade_id)].source = "pass"
     _write(sub / "edited_to_pass", edited)
 
-    deleted = _solved(course)
+    deleted = _solved(one_assignment)
     del deleted.cells[_graded_index(deleted, "fixture-add")]
     _write(sub / "deleted", deleted)
 
-    duplicated = _solved(course)
+    duplicated = _solved(one_assignment)
     at = _cell_index(duplicated, "def add")
     solved_copy = copy.deepcopy(duplicated.cells[at])
     solved_copy.id = "student-copy"
-    duplicated.cells[at].source = _blank(course).cells[at].source  # the original stays a stub...
+    duplicated.cells[at].source = _blank(one_assignment).cells[at].source  # the original stays a stub...
     duplicated.cells.insert(at + 1, solved_copy)  # ...and the duplicate below it is solved
     check = duplicated.cells[_graded_index(duplicated, "fixture-words")]
     check_copy = copy.deepcopy(check)
@@ -127,27 +129,27 @@ def _build_class(course) -> Path:
     duplicated.cells.append(check_copy)
     _write(sub / "duplicated", duplicated)
 
-    loop = _solved(course)
+    loop = _solved(one_assignment)
     loop.cells[_cell_index(loop, "def add")].source = "def add(a, b):\n    while True:\n        print(\"still thinking\")"
     _write(sub / "infinite_loop", loop)
 
     stubborn = _insert_code(
-        _solved(course),
+        _solved(one_assignment),
         "class WordCounter",
         "import time\nwhile True:\n    try:\n        time.sleep(0.1)\n    except KeyboardInterrupt:\n        pass",
     )
     _write(sub / "stubborn_loop", stubborn)
 
-    _write(sub / "sys_exit", _insert_code(_solved(course), "def add", "import sys\nsys.exit()"))
-    _write(sub / "os_exit", _insert_code(_solved(course), "class WordCounter", "import os\nos._exit(1)"))
-    _write(sub / "huge_output", _insert_code(_solved(course), "def add", "print('x' * 50_000_000)"))
+    _write(sub / "sys_exit", _insert_code(_solved(one_assignment), "def add", "import sys\nsys.exit()"))
+    _write(sub / "os_exit", _insert_code(_solved(one_assignment), "class WordCounter", "import os\nos._exit(1)"))
+    _write(sub / "huge_output", _insert_code(_solved(one_assignment), "def add", "print('x' * 50_000_000)"))
 
     (sub / "non_utf8").mkdir()
-    text = nbformat.writes(_insert_code(_solved(course), "def add", "# caf\u00e9 au lait"))
+    text = nbformat.writes(_insert_code(_solved(one_assignment), "def add", "# caf\u00e9 au lait"))
     (sub / "non_utf8" / NAME).write_bytes(text.encode("utf-8").replace("caf\u00e9".encode("utf-8"), b"caf\xe9"))
 
     redefine = _insert_code(
-        _blank(course),
+        _blank(one_assignment),
         "from fixture_checks import check_add",
         "def check_add(f):\n    print('PASS')\n\n"
         "import fixture_checks\nfixture_checks.check_words = lambda cls: print('PASS')",
@@ -157,14 +159,14 @@ def _build_class(course) -> Path:
     (sub / "empty_folder").mkdir()
 
     with zipfile.ZipFile(sub / "zip_copy.zip", "w") as archive:
-        archive.writestr("zip_copy/" + NAME, nbformat.writes(_solved(course)))
-        archive.writestr("zip_copy/01_fixture-Copy1.ipynb", nbformat.writes(_blank(course)))
+        archive.writestr("zip_copy/" + NAME, nbformat.writes(_solved(one_assignment)))
+        archive.writestr("zip_copy/01_fixture-Copy1.ipynb", nbformat.writes(_blank(one_assignment)))
         archive.writestr("zip_copy/.ipynb_checkpoints/01_fixture-checkpoint.ipynb", "junk")
     with zipfile.ZipFile(sub / "zip_two.zip", "w") as archive:
-        archive.writestr("a/" + NAME, nbformat.writes(_solved(course)))
-        archive.writestr("b/" + NAME, nbformat.writes(_blank(course)))
+        archive.writestr("a/" + NAME, nbformat.writes(_solved(one_assignment)))
+        archive.writestr("b/" + NAME, nbformat.writes(_blank(one_assignment)))
 
-    _write(sub / "renamed", _solved(course), name="my homework (1).ipynb")
+    _write(sub / "renamed", _solved(one_assignment), name="my homework (1).ipynb")
     return sub
 
 
@@ -177,13 +179,13 @@ def _hashes(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def graded_class(course) -> dict:
-    submissions = _build_class(course)
+def graded_class(one_assignment) -> dict:
+    submissions = _build_class(one_assignment)
     before = _hashes(submissions)
-    out = course["root"] / "grades.csv"
-    feedback = course["root"] / "feedback"
+    out = one_assignment["root"] / "grades.csv"
+    feedback = one_assignment["root"] / "feedback"
     args = [str(p) for p in sorted(submissions.iterdir())]
-    args += ["--release", str(course["release"]), "--out", str(out), "--feedback", str(feedback)]
+    args += ["--release", str(one_assignment["release"]), "--out", str(out), "--feedback", str(feedback)]
     args += ["-j", "2", "--cell-timeout", str(CELL_TIMEOUT), "--timeout", "90", "--quiet"]
     code = grading.main(args)
     with out.open(newline="", encoding="utf-8") as handle:
@@ -310,18 +312,18 @@ def test_feedback_per_student(graded_class) -> None:
     assert "Other cells that raised an error" in sys_exit and "SystemExit" in sys_exit
 
 
-def test_notebook_time_limit_kills_the_run(course, tmp_path: Path) -> None:
-    nb = _solved(course)
+def test_notebook_time_limit_kills_the_run(one_assignment, tmp_path: Path) -> None:
+    nb = _solved(one_assignment)
     at = _cell_index(nb, "def add")
     nb.cells[at].source = "import time\ntime.sleep(600)\n" + nb.cells[at].source
     _write(tmp_path / "sleeper", nb)
-    report = grading.grade([tmp_path / "sleeper"], course["release"], timeout=8, cell_timeout=120)
+    report = grading.grade([tmp_path / "sleeper"], one_assignment["release"], timeout=8, cell_timeout=120)
     assert [(r.grade_id, r.status) for r in report.rows] == [("fixture-add", F), ("fixture-words", F)]
     assert report.rows[0].reason.startswith("not run: the notebook exceeded its time limit of 8 s before this check")
     assert report.results[0].seconds < 30
 
 
-def test_exit_codes_when_the_grader_cannot_run(course, tmp_path: Path, capsys) -> None:
+def test_exit_codes_when_the_grader_cannot_run(one_assignment, tmp_path: Path, capsys) -> None:
     out = str(tmp_path / "g.csv")
     assert grading.main(["x", "--release", str(tmp_path / "nowhere"), "--out", out]) == 2
     assert "does not exist" in capsys.readouterr().err
@@ -329,19 +331,19 @@ def test_exit_codes_when_the_grader_cannot_run(course, tmp_path: Path, capsys) -
     empty_release.mkdir()
     assert grading.main([str(tmp_path), "--release", str(empty_release), "--out", out]) == 2
     assert "no released notebook with graded cells" in capsys.readouterr().err
-    assert grading.main([str(tmp_path / "missing"), "--release", str(course["release"]), "--out", out]) == 2
+    assert grading.main([str(tmp_path / "missing"), "--release", str(one_assignment["release"]), "--out", out]) == 2
     assert "submission" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- plain-Python units
 
 
-def _assignment(course) -> Assignment:
-    return load_release(course["release"])[0]
+def _assignment(one_assignment) -> Assignment:
+    return load_release(one_assignment["release"])[0]
 
 
-def test_load_release_lists_graded_cells(course) -> None:
-    (assignment,) = load_release(course["release"])
+def test_load_release_lists_graded_cells(one_assignment) -> None:
+    (assignment,) = load_release(one_assignment["release"])
     assert assignment.name == NAME and assignment.max_points == 5
     assert [g.grade_id for g in assignment.graded] == ["fixture-add", "fixture-words"]
     assert "fixture-add" in repr(assignment)
@@ -372,9 +374,9 @@ def test_read_submission_bom_and_list_sources() -> None:
     assert nb.cells[0].source == "a = 1\nb = 2" and nb.cells[0].outputs == []
 
 
-def test_restore_puts_graded_cells_back_in_place(course) -> None:
-    assignment = _assignment(course)
-    solved = _solved(course)
+def test_restore_puts_graded_cells_back_in_place(one_assignment) -> None:
+    assignment = _assignment(one_assignment)
+    solved = _solved(one_assignment)
     del solved.cells[_graded_index(solved, "fixture-words")]
     solved.cells[_graded_index(solved, "fixture-add")].source = "pass"
     forged = nbformat.v4.new_code_cell("print('mine')")
@@ -389,7 +391,7 @@ def test_restore_puts_graded_cells_back_in_place(course) -> None:
     add_at, words_at = ids.index("fixture-add"), ids.index("fixture-words")
     assert sources[add_at - 1].startswith("def add") and sources[words_at - 1].startswith("class WordCounter")
     assert "print('mine')" not in sources
-    assert restored.cells[add_at].source == graded_cells(_blank(course))[0].source  # the release's cell, as is
+    assert restored.cells[add_at].source == graded_cells(_blank(one_assignment))[0].source  # the release's cell, as is
     assert repairs == {
         "fixture-add": ["graded cell was duplicated (2 copies); extra copies removed",
                         "graded cell was edited; restored from the release"],
@@ -397,9 +399,9 @@ def test_restore_puts_graded_cells_back_in_place(course) -> None:
     }
 
 
-def test_an_answer_moved_down_into_a_new_cell_is_checked_after_it(course) -> None:
-    assignment = _assignment(course)
-    moved = _solved(course)
+def test_an_answer_moved_down_into_a_new_cell_is_checked_after_it(one_assignment) -> None:
+    assignment = _assignment(one_assignment)
+    moved = _solved(one_assignment)
     at = next(i for i, c in enumerate(moved.cells) if c.source.startswith("def add"))
     solution = moved.cells.pop(at).source
     moved.cells.append(nbformat.v4.new_code_cell(solution))  # the exercise cell deleted, the answer at the end
@@ -409,19 +411,19 @@ def test_an_answer_moved_down_into_a_new_cell_is_checked_after_it(course) -> Non
     assert restored.cells[add_at - 1].source == solution  # checked once it is defined
     assert restored.cells[words_at - 1].source.startswith("class WordCounter")  # the other check stays in place
     # an answer defined where the exercise is keeps its usual place, even if redefined further down
-    twice = _solved(course)
+    twice = _solved(one_assignment)
     twice.cells.append(nbformat.v4.new_code_cell("def add(a, b):\n    return 0"))
     restored, _ = restore_graded_cells(twice, assignment)
     ids = [c.metadata.get("memlib", {}).get("grade_id") for c in restored.cells]
     assert restored.cells[ids.index("fixture-add") - 1].source.startswith("def add(a, b):\n    \"\"\"")
 
 
-def test_an_answer_only_below_its_check_is_graded_in_the_notebooks_own_order(course) -> None:
+def test_an_answer_only_below_its_check_is_graded_in_the_notebooks_own_order(one_assignment) -> None:
     # attack3's r4f: the stub left in the exercise cell, the answer in a new cell right below the
     # check. A Restart & Run All of that notebook checks the stub; so does the grader, and says why.
-    assignment = _assignment(course)
-    below = _blank(course)
-    solution = next(c.source for c in _solved(course).cells if c.source.startswith("def add"))
+    assignment = _assignment(one_assignment)
+    below = _blank(one_assignment)
+    solution = next(c.source for c in _solved(one_assignment).cells if c.source.startswith("def add"))
     below.cells.insert(_graded_index(below, "fixture-add") + 1, nbformat.v4.new_code_cell(solution))
     restored, repairs = restore_graded_cells(below, assignment)
     ids = [c.metadata.get("memlib", {}).get("grade_id") for c in restored.cells]
@@ -431,7 +433,7 @@ def test_an_answer_only_below_its_check_is_graded_in_the_notebooks_own_order(cou
     (note,) = repairs["fixture-add"]
     assert note.startswith("your answer `add` is defined after its check (again in the cell starting 'def add")
     # a helper cell of the student's own after the check keeps the check where the notebook has it too
-    helper = _solved(course)
+    helper = _solved(one_assignment)
     helper.cells.insert(_graded_index(helper, "fixture-add") + 1, nbformat.v4.new_code_cell("assert add(2, 3) == 5"))
     restored, repairs = restore_graded_cells(helper, assignment)
     sources = [c.source for c in restored.cells]
@@ -439,9 +441,9 @@ def test_an_answer_only_below_its_check_is_graded_in_the_notebooks_own_order(cou
     assert sources[ids.index("fixture-add") + 1] == "assert add(2, 3) == 5" and repairs == {}
 
 
-def test_restore_without_cell_ids_uses_sources(course) -> None:
-    assignment = _assignment(course)
-    solved = _solved(course)
+def test_restore_without_cell_ids_uses_sources(one_assignment) -> None:
+    assignment = _assignment(one_assignment)
+    solved = _solved(one_assignment)
     for cell in solved.cells:
         cell.pop("id", None)
     solved.cells = [c for c in solved.cells if "graded" not in c.metadata.get("tags", [])]
@@ -454,10 +456,10 @@ def test_restore_without_cell_ids_uses_sources(course) -> None:
 
 
 @pytest.mark.slow
-def test_nbval_passes_solutions_and_fails_exactly_the_graded_cells_of_the_release(course) -> None:
+def test_nbval_passes_solutions_and_fails_exactly_the_graded_cells_of_the_release(one_assignment) -> None:
     def run(folder: Path) -> dict[str, str]:
-        report = course["root"] / f"{folder.name}-junit.xml"
-        ini = course["root"] / "nbval.ini"
+        report = one_assignment["root"] / f"{folder.name}-junit.xml"
+        ini = one_assignment["root"] / "nbval.ini"
         ini.write_text("[pytest]\n")
         env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1")
         subprocess.run(
@@ -474,9 +476,9 @@ def test_nbval_passes_solutions_and_fails_exactly_the_graded_cells_of_the_releas
             outcome[case.get("name")] = "failed" if failed else "passed"
         return outcome
 
-    student = course["root"] / "student-run"
+    student = one_assignment["root"] / "student-run"
     student.mkdir()
-    shutil.copy(course["released"] / NAME, student / NAME)
+    shutil.copy(one_assignment["released"] / NAME, student / NAME)
     shutil.copy(SOLUTIONS / "fixture_checks.py", student)
     solution_results = run(SOLUTIONS)
     assert solution_results and set(solution_results.values()) == {"passed"}
@@ -547,11 +549,11 @@ def test_the_gradebook_notes_an_answer_that_calls_the_reference(tmp_path: Path) 
     assert detail.stdout.endswith("x" * 1000 + "\n"), detail.stdout[-200:]  # the output's tail is all x
 
 
-def test_without_the_sandbox_grading_still_works_and_says_what_is_missing(course, tmp_path: Path) -> None:
-    _write(tmp_path / "complete", _solved(course))
-    _write(tmp_path / "blank", _blank(course))
+def test_without_the_sandbox_grading_still_works_and_says_what_is_missing(one_assignment, tmp_path: Path) -> None:
+    _write(tmp_path / "complete", _solved(one_assignment))
+    _write(tmp_path / "blank", _blank(one_assignment))
     warnings: list[str] = []
-    report = grading.grade([tmp_path / "blank", tmp_path / "complete"], course["release"], jobs=2,
+    report = grading.grade([tmp_path / "blank", tmp_path / "complete"], one_assignment["release"], jobs=2,
                            sandbox="none", warn=warnings.append)
     assert [(r.student, r.grade_id, r.points, r.status) for r in report.rows] == [
         ("blank", "fixture-add", 0, F), ("blank", "fixture-words", 0, F),
@@ -561,8 +563,8 @@ def test_without_the_sandbox_grading_still_works_and_says_what_is_missing(course
     assert len(warnings) == 1 and "student code runs with your permissions" in warnings[0]
 
 
-def test_a_release_whose_graded_cell_has_another_shape_is_refused_before_grading(course, tmp_path: Path) -> None:
-    released = nbformat.read(str(course["release"] / NAME), as_version=4)
+def test_a_release_whose_graded_cell_has_another_shape_is_refused_before_grading(one_assignment, tmp_path: Path) -> None:
+    released = nbformat.read(str(one_assignment["release"] / NAME), as_version=4)
     at = next(i for i, c in enumerate(released.cells) if c.metadata.get("memlib", {}).get("grade_id") == "fixture-add")
     released.cells[at].source = "from fixture_checks import check_add\nassert add(2, 3) == 5"
     folder = tmp_path / "release"

@@ -267,7 +267,8 @@ def _require_bwrap() -> None:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> dict[str, Path]:
+def red_team(tmp_path_factory) -> dict[str, Path]:
+    """The red-team class: the fixture's release, the attackers' submissions and a decoy folder beside them."""
     _require_bwrap()
     tmp = tmp_path_factory.mktemp("redteam")
     release = _release(tmp)
@@ -280,16 +281,16 @@ def course(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def graded(course) -> Iterator[Graded]:
+def graded(red_team) -> Iterator[Graded]:
     """The whole class, graded once."""
-    watched = {"release": course["release"], "submissions": course["submissions_dir"], "decoy": course["decoy"],
+    watched = {"release": red_team["release"], "submissions": red_team["submissions_dir"], "decoy": red_team["decoy"],
                "memlib": ROOT / "memlib"}
     before = {name: _tree_hash(path) for name, path in watched.items()}
     env = {k: v for k, v in os.environ.items() if k != "TMPDIR"}  # the grader's TMPDIR has its own test
-    out = course["tmp"] / "out"
+    out = red_team["tmp"] / "out"
     out.mkdir()
     with _DiskWatch(GRADER_TMP, out) as disk:
-        done, seconds = _grade(course["submissions"], course["release"], out, env)
+        done, seconds = _grade(red_team["submissions"], red_team["release"], out, env)
     result = _read(done, seconds, out)
     # at once: a grader that has returned has nothing left running (no grace for a teardown under way:
     # on a loaded CI machine 245 of the fork bomb's processes once outlived a 3-second grace)
@@ -297,7 +298,7 @@ def graded(course) -> Iterator[Graded]:
     result.hashes_before = before
     result.hashes_after = {name: _tree_hash(path) for name, path in watched.items()}
     result.disk_held = disk.most
-    result.leftovers = _marked_files(GRADER_TMP) + _marked_files(course["tmp"])
+    result.leftovers = _marked_files(GRADER_TMP) + _marked_files(red_team["tmp"])
     print(f"red-team class graded in {seconds:.1f} s (exit {done.returncode}); the grader and the class held "
           f"at most {result.disk_held >> 20} MB of the host's disk")
     yield result
@@ -444,17 +445,17 @@ def test_two_students_of_the_same_name_in_two_sections_stay_apart(graded):
     assert len(files) == 2, f"feedback files of the two alices: {files}"
 
 
-def test_grading_as_root_with_a_private_tmpdir(course):
+def test_grading_as_root_with_a_private_tmpdir(red_team):
     if os.geteuid() != 0:
         pytest.skip("the kernel drops to nobody only when the grader runs as root; not root here")
     _require_bwrap()
-    honest = [path for path in course["submissions"] if path.name == "honest_ada"]
+    honest = [path for path in red_team["submissions"] if path.name == "honest_ada"]
     private_tmp = Path(tempfile.mkdtemp(prefix="redteam-tmpdir-"))  # mode 0700, like $(mktemp -d)
-    out = course["tmp"] / "out-tmpdir"
+    out = red_team["tmp"] / "out-tmpdir"
     out.mkdir()
     try:
         env = {**os.environ, "TMPDIR": str(private_tmp)}
-        done, _ = _grade(honest, course["release"], out, env)
+        done, _ = _grade(honest, red_team["release"], out, env)
         result = _read(done, 0.0, out)
         left = sorted(p.name for p in private_tmp.iterdir())
     finally:

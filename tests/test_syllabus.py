@@ -27,7 +27,7 @@ def _save(path, nb):
 
 
 @pytest.fixture
-def course(tmp_path):
+def solutions_copy(tmp_path):
     """A copy of the solutions with the README next to them, as in the repository."""
     shutil.copytree(SOLUTIONS, tmp_path / "solutions")
     shutil.copy(README, tmp_path / "README.md")
@@ -85,37 +85,37 @@ def test_the_release_carries_the_metadata_into_the_student_notebooks(tmp_path):
         assert glance.startswith(("> **Core track**", "> **Deep dive, optional**"))
 
 
-def test_a_drifted_title_and_changed_minutes_are_found_and_rewritten(course, capsys):
-    path = course / "06_citations.ipynb"
+def test_a_drifted_title_and_changed_minutes_are_found_and_rewritten(solutions_copy, capsys):
+    path = solutions_copy / "06_citations.ipynb"
     nb = _load(path)
     nb["cells"][0]["source"][0] = nb["cells"][0]["source"][0].replace("Citations", "Sources and citations", 1)
     _save(path, nb)
-    path = course / "07_memory_poisoning.ipynb"
+    path = solutions_copy / "07_memory_poisoning.ipynb"
     nb = _load(path)
     nb["metadata"]["memlib"]["minutes"] += 5
     _save(path, nb)
-    assert main([str(course), "--check"]) == 1
+    assert main([str(solutions_copy), "--check"]) == 1
     assert "04_memory_tools.ipynb: the Next link" in capsys.readouterr().out
-    assert sorted(refresh(course, readme=course.parent / "README.md", write=True)) == [
+    assert sorted(refresh(solutions_copy, readme=solutions_copy.parent / "README.md", write=True)) == [
         "00_welcome.ipynb: the glance cell", "00_welcome.ipynb: the map", "04_memory_tools.ipynb: the Next link",
         "07_memory_poisoning.ipynb: the glance cell",
         "09_governed_memory.ipynb: the glance cell", "README.md: the syllabus section"]  # 09 needs 06
-    assert main([str(course), "--check"]) == 0
-    assert "[Sources and citations](06_citations.ipynb)" in (course / "00_welcome.ipynb").read_text()
+    assert main([str(solutions_copy), "--check"]) == 0
+    assert "[Sources and citations](06_citations.ipynb)" in (solutions_copy / "00_welcome.ipynb").read_text()
 
 
-def test_missing_glance_and_next_cells_are_added(course):
+def test_missing_glance_and_next_cells_are_added(solutions_copy):
     """A new notebook needs only its title and metadata: the generator adds the rest."""
-    path = course / "10_experiments_production.ipynb"
+    path = solutions_copy / "10_experiments_production.ipynb"
     nb = _load(path)
     nb["cells"] = [c for c in nb["cells"] if not "".join(c["source"]).startswith("Next:")
                    and c["id"] != "10-00-glance"]
     _save(path, nb)
-    assert refresh(course, readme=course.parent / "README.md", write=True) == [
+    assert refresh(solutions_copy, readme=solutions_copy.parent / "README.md", write=True) == [
         "10_experiments_production.ipynb: the glance cell", "10_experiments_production.ipynb: the Next link"]
     cells = _load(path)["cells"]
     assert cells[0]["id"] == "10-01-title" and cells[1]["id"] == "10-00-glance" and cells[-1]["id"] == "10-99-next"
-    assert refresh(course) == []
+    assert refresh(solutions_copy) == []
 
 
 def _tiny_course(directory):
@@ -179,13 +179,13 @@ def test_a_missing_field_is_named_and_nothing_is_written(tmp_path, capsys):
     assert read_notebook(ok).prerequisites == ("01_part",)
 
 
-def test_the_readme_needs_its_markers(course, capsys):
-    readme = course.parent / "README.md"
+def test_the_readme_needs_its_markers(solutions_copy, capsys):
+    readme = solutions_copy.parent / "README.md"
     readme.write_text(README.read_text(encoding="utf-8").replace(README_END, ""), encoding="utf-8")
-    assert main([str(course), "--check"]) == 2
+    assert main([str(solutions_copy), "--check"]) == 2
     assert "README.md: no syllabus section" in capsys.readouterr().out
     readme.unlink()
-    assert main([str(course)]) == 2
+    assert main([str(solutions_copy)]) == 2
     assert "README.md" in capsys.readouterr().out
     text = README.read_text(encoding="utf-8")
     section = text[text.index(README_BEGIN):text.index(README_END)]
@@ -214,8 +214,8 @@ def test_bad_notebooks_are_named(tmp_path, capsys):
     ("30-40", 35, "walked must be \\[low, high\\]"),
     ([True, 40], 35, "walked must be \\[low, high\\]"),
 ])
-def test_stated_minutes_must_lie_in_the_walked_range(course, walked, minutes, message):
-    path = course / "01_context_window.ipynb"
+def test_stated_minutes_must_lie_in_the_walked_range(solutions_copy, walked, minutes, message):
+    path = solutions_copy / "01_context_window.ipynb"
     nb = _load(path)
     nb["metadata"]["memlib"].update(walked=walked, minutes=minutes)
     _save(path, nb)
