@@ -205,7 +205,7 @@ CHEATS = {
               "def how_many_fit(*args):\n    return _ref(*args)", "getattr passed or bound as a value"),
     "the records of the exercises (01)": (
         "01", "from memlib.course.exercise import exercises\nREFS = exercises()['01-token-budget'].references",
-        "import memlib.course.exercise"),
+        "imports memlib.course.exercise.exercises, the grader's own code"),
     "memlib's internals as a trampoline (06)": (
         "06", "import functools\nimport memlib.saves\nimport memlib.citations\n"
               "def answer_with_citations(question, store):\n"
@@ -250,6 +250,34 @@ CHEATS = {
     "a cell nested too deeply to read (01)": (
         "01", "from memlib.course.checks import reference_how_many_fit as how_many_fit\n_pad = "
               + " + ".join(["1"] * 3000), "nested too deeply for the grader to read"),
+    # attack 9
+    "the kernel's watch switched off through its public names": (
+        "01", "import memlib.course.checking\nmemlib.course.watch.is_library_file = lambda f: True\n"
+              "def how_many_fit(messages, window, system_prompt='', reserve=0):\n    return 0",
+        "the course's grading code (memlib.course.watch.is_library_file)"),
+    "a watch's class patched": (
+        "01", "from memlib.course import watch as w\nw.ReferenceWatch.inspect_answer = lambda s, a: None",
+        "imports memlib.course.watch, the grader's own code"),
+    "%config running code (01)": (
+        "01", "%config X.y = exec('from memlib.course.checks.nb01_token_budget import reference_how_many_fit "
+              "as how_many_fit', globals())", "%config"),
+    "automagic: a magic without its % (02)": (
+        "02", "time from memlib.summarize import ExtractiveSummarizer as MySummarizer",
+        "memlib.summarize.ExtractiveSummarizer"),
+    "an auto-call escape (01)": ("01", "/exec 'how_many_fit = lambda *a, **k: 0'", "%autocall"),
+    "a check module reached by attributes (02)": (
+        "02", "import memlib\nflush = memlib.course.checks.nb02_flush.reference_flush",
+        "the course's grading code (memlib.course.checks.nb02_flush.reference_flush)"),
+    "a name resolved from a string by logging.config (01)": (
+        "01", "import logging.config\nhow_many_fit = logging.config.BaseConfigurator({}).resolve("
+              "'memlib.course.checks.nb01_token_budget.reference_how_many_fit')", "import logging.config"),
+    "code in a timeit string (07)": (
+        "07", "import timeit\ntimeit.timeit('import builtins, memlib.guard; builtins.my_scan = memlib.guard.scan', "
+              "number=1)", "import timeit"),
+    "memlib's code named in a string (01)": (
+        "01", "_where = 'memlib.course.checks.nb01_token_budget'\n", "memlib's code named in a string"),
+    "a module's function replaced (03)": (
+        "03", "import os.path\nos.path.abspath = lambda p: '/usr/lib/python3/x.py'", "os.path.abspath changed"),
 }
 
 
@@ -331,6 +359,25 @@ def test_megabytes_of_nested_cell_metadata_are_cut_to_the_tags_when_read() -> No
     assert error == "" and read is not None
     assert read.cells[0]["metadata"] == {"tags": ["keep"]}
     assert "bulk" not in read.metadata and read.metadata["memlib"] == nb.metadata["memlib"]
+
+
+def test_a_notebook_of_millions_of_json_values_is_refused_before_it_is_parsed() -> None:
+    """Attack 9's bomb: 72 MB of empty lists in the metadata took the grader's process to 2.1 GB while parsing."""
+    import tracemalloc
+
+    from memlib.course.grading.collect import MAX_JSON_VALUES, read_submission_notebook
+
+    nb, _ = _submission("01", "x = 1")
+    text = json.dumps(nb)
+    bomb = text[:-1] + ', "bulk": [' + "[]," * MAX_JSON_VALUES + "[]]}"
+    tracemalloc.start()
+    read, error, _ = read_submission_notebook(bomb.encode())
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert read is None and "clear its outputs" in error and f"{MAX_JSON_VALUES:,}" in error
+    assert peak < 100_000_000, peak  # the text and one count of it, never the parse
+    read, error, _ = read_submission_notebook(text.encode())
+    assert read is not None and error == ""
 
 
 @pytest.mark.parametrize("name", sorted(CHEATS))
@@ -435,10 +482,34 @@ def test_attrgetter_by_a_plain_name_raises_no_flag_and_a_dotted_one_does() -> No
 
 
 def test_the_usual_magics_raise_no_flag() -> None:
-    code = ("%matplotlib inline\n%load_ext autoreload\n%autoreload 2\n"
+    code = ("%matplotlib inline\n%load_ext autoreload\n%autoreload 2\n%config InlineBackend.figure_format = 'retina'\n"
             "def how_many_fit(messages, window, system_prompt='', reserve=0):\n    return 0")
     assert _flags("01", code) == ""
+    assert _flags("01", "%config") == "" and _flags("01", "time how_many_fit([], 10)") == ""
     assert _flags("01", "%%time\ndef how_many_fit(messages, window, system_prompt='', reserve=0):\n    return 0") == ""
+
+
+def test_honest_docstrings_naming_memlib_and_the_quiz_raise_no_flag() -> None:
+    code = ('"""My BM25, written to agree with memlib.retrieval.BM25Index."""\n'
+            "from memlib.course.quiz import show_quiz\n"
+            "def how_many_fit(messages, window, system_prompt='', reserve=0):\n"
+            '    """Unlike memlib.context.MainContext, this only counts."""\n    return 0')
+    assert _flags("01", code) == ""
+
+
+def test_an_answer_defined_below_its_check_is_read_where_the_rebuild_runs_it() -> None:
+    from memlib.course.grading.rebuild import restore_graded_cells
+
+    nb, assignment = _submission("06", "import memlib.citations as C\nanswer_with_citations = C.answer_from_store",
+                                 after_check=True)
+    stub = next(c for c in nb.cells if "def answer_with_citations" in c.source)
+    stub.source = "pass"  # the exercise cell defines nothing: the rebuild moves the check below the last cell
+    rebuilt, _ = restore_graded_cells(nb, assignment)
+    sources = [c["source"] for c in rebuilt.cells]
+    check_at = next(i for i, c in enumerate(rebuilt.cells) if "check_citation_contract(" in c["source"])
+    assert sources.index(nb.cells[-1]["source"]) < check_at  # in the run, the answer comes first
+    flags = review_flags(notebook_findings(rebuilt, assignment))
+    assert "memlib.citations.answer_from_store" in " ".join(flags.get("06-citations", [])), flags
 
 
 def test_bad_input_a_cell_that_is_not_python_or_not_text_raises_nothing() -> None:

@@ -40,12 +40,45 @@ def _python(source: str) -> str:
         pass  # (too deep: RecursionError goes to the caller, which says so)
     if max(map(len, source.splitlines()), default=0) > TRANSFORM_LINE_CHARS:
         raise NotTransformed
+    source = _one_line_forms(source)
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
         return TransformerManager().transform_cell(source)
     except Exception:  # IPython missing or a cell it cannot transform: read it as plain Python
         return source
+
+
+def _one_line_forms(source: str) -> str:
+    """A one-line cell as IPython runs it when it is no Python: ``time CODE`` is ``%time CODE`` (automagic),
+    and ``/f x``, ``,f a b``, ``;f a b`` call f (auto-call escapes, on in every kernel). Only one-line cells:
+    IPython applies these to no other."""
+    line = source.strip()
+    if "\n" in line or not line:
+        return source
+    if line[0] in "/,;":
+        return f"%autocall {line}"  # read as a magic the reading names: the call's code is not in the source
+    word = line.split(None, 1)[0]
+    return f"%{line}" if word in _line_magics() else source
+
+
+_LINE_MAGICS: set[str] = set()
+
+
+def _line_magics() -> set[str]:
+    """The names of IPython's own line magics (what automagic turns a cell's first word into)."""
+    if not _LINE_MAGICS:
+        try:
+            import inspect
+
+            from IPython.core import magics
+
+            for _, kind in inspect.getmembers(magics, inspect.isclass):
+                table = getattr(kind, "magics", None)
+                _LINE_MAGICS.update(table.get("line", {}) if isinstance(table, dict) else ())
+        except ImportError:  # no IPython: no kernel to run such a cell either
+            pass
+    return _LINE_MAGICS
 
 
 class _ReadMagics(ast.NodeTransformer):

@@ -36,6 +36,10 @@ from memlib.course.status import ERROR, MISSING
 from memlib.course.written import WrittenCell, written_cells
 
 MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
+#: At most this many JSON values (counted from its commas, arrays and objects) are parsed in one notebook: each
+#: costs the grader's own process some 60 bytes, and 100 MB of empty lists would cost it 2 GB. A course notebook
+#: holds far fewer (its outputs are the bulk, and clearing them is the fix).
+MAX_JSON_VALUES = 5_000_000
 MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
 NAME_PREFIX_RE = re.compile(r"^(\d+)")
 
@@ -330,6 +334,10 @@ def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None,
         notes.append(f"file is not valid UTF-8 (first bad byte at offset {error.start}); bad bytes replaced by U+FFFD")
     if not text.strip():
         return None, "file is empty; ask for a fresh download", notes
+    values = sum(text.count(mark) for mark in ",[{")
+    if values > MAX_JSON_VALUES:
+        return None, (f"the file holds some {values:,} JSON values, more than the grader reads ({MAX_JSON_VALUES:,}); "
+                      "clear its outputs (Restart Kernel and Clear All Outputs) and save it again"), notes
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:

@@ -71,10 +71,11 @@ __all__ = ["Finding", "notebook_findings", "review_flags", "GRADER_MODULES", "CH
            "CELL_READ_LIMIT_CHARS"]
 
 CHECK_PACKAGE = "memlib.course.checks"
-#: The grader's own modules: no answer has business reaching them.
-GRADER_MODULES = ("memlib.course.serve", "memlib.course.checker", "memlib.course.wire", "memlib.course.grading",
-                  "memlib.course.grade", "memlib.course.kernel_run", "memlib.course.sandbox", "memlib.course.watch",
-                  "memlib.course.exercise", "memlib.course.mutation")  # (the exercises' records name the references)
+#: The course's own package: the checks, the grader, the kernel's watch, the exercises' records. No answer has
+#: business reaching it, beyond the names the notebooks' own cells use (STUDENT_FACING) and the checks.
+GRADER_MODULES = ("memlib.course",)
+STUDENT_FACING = {"memlib.course.quiz.show_quiz", "memlib.course.fallback.environment_report",
+                  "memlib.course.checking.keep_going_after_failures"}
 #: Library code that is an exercise's answer, beyond what the checks list as references.
 ALWAYS_REFERENCES = ("rank_bm25",)
 
@@ -104,11 +105,18 @@ _DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", 
                     "code", "codeop", "builtins", "pkgutil", "pydoc", "cProfile", "profile", "_lsprof", "trace",
                     "threading", "_thread", "concurrent", "multiprocessing",
                     # another process runs what a string says; a stand-in object answers for a function
-                    "subprocess", "pty", "unittest", "mock"}
+                    "subprocess", "pty", "unittest", "mock",
+                    # code in a string run by the standard library: timeit's statements, a configuration's
+                    # factories (logging.config), a debugger's or a doctest's commands
+                    "timeit", "logging.config", "pdb", "bdb", "doctest", "shelve", "copyreg", "zipimport"}
 #: Names of an otherwise harmless module that build code at run time (``from types import SimpleNamespace``
 #: is fine; ``from types import FunctionType`` is not).
 _DYNAMIC_NAMES = {"types": {"FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType"}}
-_HARMLESS_MAGICS = {"matplotlib", "pip", "config", "load_ext autoreload", "autoreload"}
+_HARMLESS_MAGICS = {"matplotlib", "pip", "load_ext autoreload", "autoreload"}
+#: ``%config Class.trait = value`` with a literal value (IPython runs the argument as code: anything else hides it).
+_CONFIG_ARGUMENT = re.compile(r"^\s*([A-Za-z_][\w.]*\s*(=(?P<value>.*))?)?$", re.DOTALL)
+#: A dotted name of memlib's code written in a string (code or an import run from a string is not read).
+_MEMLIB_PATH = re.compile(r"\bmemlib\.[A-Za-z_]")
 
 
 @dataclass(frozen=True)
@@ -458,7 +466,7 @@ def _through_aliases(dotted: str, aliases: dict[str, str], imports: dict[str, st
 def _judge(qualified: str, references: set[str]) -> str:
     if _under(qualified, CHECK_PACKAGE):
         return f"the answer uses {qualified}, the checks' own code"
-    if any(_under(qualified, m) for m in GRADER_MODULES):
+    if _grader_code(qualified):
         return f"the answer uses {qualified}, the grader's own code"
     canonical = _canonical(qualified)
     for reference in sorted(references):
@@ -567,8 +575,15 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
         used |= {id(base) for node in ast.walk(tree) if isinstance(node, ast.ClassDef) for base in node.bases}
         used |= {id(sub) for node in ast.walk(tree) for annotation in _annotations(node)
                  for sub in ast.walk(annotation)}
+        inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        imported = set(imports) | memlib_names
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                      and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
         for node in ast.walk(tree):
             what = ""
+            dotted = _dotted(node) if isinstance(node, ast.Attribute) and id(node) not in inner else None
+            qualified = _qualified(dotted, imports) or dotted if dotted else None
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_CALLS:
                 what = f"{node.func.id}()"
             elif (isinstance(node, ast.Name) and node.id in _DYNAMIC_CALLS | _LOOKUP_CALLS
@@ -590,6 +605,18 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
                 what = f"{(_dotted(node.func) or '').split('.')[-1]}() with a dotted or computed name"
             elif isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_ATTRIBUTES:
                 what = f".{node.attr}"
+            elif qualified and (_grader_code(qualified) or _under(qualified, CHECK_PACKAGE)
+                                and not qualified.rsplit(".", 1)[-1].startswith("check_")):
+                what = f"the course's grading code ({qualified}), which no exercise asks for"
+            elif qualified and any(_under(qualified, module) for module in _DYNAMIC_MODULES if "." in module):
+                what = qualified
+            elif (dotted and isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
+                  and dotted.split(".")[0] in imported):
+                # ``memlib.guard.scan = ...``, ``os.path.abspath = ...``: what runs is not what the source shows
+                what = f"{dotted} changed (an attribute of an imported module or class)"
+            elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                  and _MEMLIB_PATH.search(node.value)):
+                what = f"memlib's code named in a string ({node.value.strip()[:60]!r}): what a string runs is not read"
             elif isinstance(node, ast.Attribute) and node.attr == "path" and _dotted(node.value) == "sys":
                 what = "sys.path"
             elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
@@ -609,7 +636,8 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
                     top = module.split(".")[0]
                     names = {a.name for a in node.names} if isinstance(node, ast.ImportFrom) else set()
                     private = sorted(n for n in names if n.startswith("_") and not n.startswith("__"))
-                    if top in _DYNAMIC_MODULES or any(_under(module, m) for m in GRADER_MODULES):
+                    full = [module] + [f"{module}.{name}" for name in sorted(names)]
+                    if top in _DYNAMIC_MODULES or any(_under(m, d) for m in full for d in _DYNAMIC_MODULES):
                         what = f"import {module}"
                     elif top == "memlib" and private:
                         what = f"memlib's internals (from {module} import {', '.join(private)})"
@@ -641,15 +669,38 @@ def _memlib_names(bindings: list[_Binding]) -> set[str]:
 
 def _magic(node: ast.Call) -> str:
     """'%run', '%load', ... when `node` is IPython's call for a magic that runs code from elsewhere."""
-    if not (isinstance(node.func, ast.Attribute) and node.func.attr in ("run_line_magic", "run_cell_magic")):
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr in ("run_line_magic", "run_cell_magic", "magic")):
         return ""
     if not node.args or not isinstance(node.args[0], ast.Constant):
-        return ""
+        return "a magic named at run time"
     name = str(node.args[0].value)
     argument = str(node.args[1].value) if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else ""
     if name in _HARMLESS_MAGICS or f"{name} {argument}".strip() in _HARMLESS_MAGICS:
         return ""
+    if name == "config" and _literal_config(argument):
+        return ""
     return f"%{name}"
+
+
+def _literal_config(argument: str) -> bool:
+    """True for ``%config Class.trait`` or ``Class.trait = <a literal>`` (IPython runs any other value as code)."""
+    match = _CONFIG_ARGUMENT.match(argument)
+    if match is None:
+        return False
+    if match.group("value") is None:
+        return True
+    try:
+        ast.literal_eval(match.group("value").strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _grader_code(qualified: str) -> bool:
+    """`qualified` is the course's grading package, other than what its notebooks hand students and the checks
+    (a check's own use is judged with the exercise's references)."""
+    return (any(_under(qualified, m) for m in GRADER_MODULES) and qualified not in STUDENT_FACING
+            and not _under(qualified, CHECK_PACKAGE))
 
 
 def _annotations(node: ast.AST) -> list[ast.expr]:

@@ -207,15 +207,17 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
             settings = dataclasses.replace(settings, support=job.support)
         prepared, repairs = restore_graded_cells(job.nb, assignment)
         prepared.metadata["memlib"]["language"] = result.language  # the checks speak it (check.stand_ins)
+        # read from the source the grader holds, outside the kernel: what the answer is made of, in the order
+        # the cells run (a check the rebuild moves below its answer's definition is read there too)
+        support_modules = {p.stem for p in settings.support if p.suffix == ".py"}
+        source_flags = _source_flags(prepared, assignment, support_modules, settings)
         prepared.cells.insert(0, _prelude_cell())
         folder = Path(tempfile.mkdtemp(prefix=f"{_safe_filename(job.student)[:40]}-", dir=scratch))
         run = _run(prepared, folder / "as-handed-in", settings, assignment)
         outcomes, others, failed = _outcomes(assignment, prepared, run, settings.cell_timeout, settings.timeout)
         result.other_errors = others
         notes = review_notes(assignment, repairs, outcomes)
-        # read from the source the grader holds, outside the kernel: what the answer is made of
-        support_modules = {p.stem for p in settings.support if p.suffix == ".py"}
-        for grade_id, flags in _source_flags(job.nb, assignment, support_modules, settings).items():
+        for grade_id, flags in source_flags.items():
             notes.setdefault(grade_id, []).extend(flags)
         _fill_rows(result, outcomes, notes, settings.all_or_nothing)
         _written_rows(result, job.nb)
