@@ -671,6 +671,8 @@ def _magic(node: ast.Call) -> str:
     """'%run', '%load', ... when `node` is IPython's call for a magic that runs code from elsewhere."""
     if not (isinstance(node.func, ast.Attribute) and node.func.attr in ("run_line_magic", "run_cell_magic", "magic")):
         return ""
+    if node.func.attr == "magic" and _dotted(getattr(node.func.value, "func", None) or node.func.value) != "get_ipython":
+        return ""  # some other object's .magic(): only IPython's older spelling of run_line_magic counts
     if not node.args or not isinstance(node.args[0], ast.Constant):
         return "a magic named at run time"
     name = str(node.args[0].value)
