@@ -276,6 +276,30 @@ CHEATS = {
               "number=1)", "import timeit"),
     "memlib's code named in a string (01)": (
         "01", "_where = 'memlib.course.checks.nb01_token_budget'\n", "memlib's code named in a string"),
+    # attack 10
+    "a doctest prompt IPython strips inside a string (03)": (
+        "03", 'import memlib.retrieval as R; bm25_scores = getattr(R, "BM25\\\n>>> Index")', "memlib.retrieval.BM25Index"),
+    "an indented cell IPython dedents (02)": (
+        "02", "    from memlib.summarize import ExtractiveSummarizer\n    MySummarizer = ExtractiveSummarizer",
+        "memlib.summarize.ExtractiveSummarizer"),
+    "%%timeit's setup line (01)": (
+        "01", "%%timeit -n1 -r1 from memlib.course.checks import reference_how_many_fit as how_many_fit\npass",
+        "reference_how_many_fit"),
+    "%%prun's line after an option with a value (09)": (
+        "09", "%%prun -s cumulative from memlib.governance import consolidate_in_store as consolidation_pass\npass",
+        "memlib.governance.consolidate_in_store"),
+    "a method bound by setattr (06)": (
+        "06", "import memlib.citations\nclass _Impl:\n    pass\nsetattr(_Impl, 'run', staticmethod(memlib.citations."
+              "answer_from_store))\ndef answer_with_citations(q, store):\n    return _Impl.run(q, store)", "setattr()"),
+    "the reference reached through the class's bases (04)": (
+        "04", "from memlib.agent import Agent\nclass MyAgent(Agent):\n    def step(self, text):\n"
+              "        return type(self).__mro__[1].step(self, text)", ".__mro__"),
+    "memlib's governance rule as a guard (07)": (
+        "07", "from memlib import governance\ndef my_scan(text):\n    return governance.WriteRule().scanner(text)",
+        "memlib.governance.WriteRule"),
+    "the grader's name for its kernel side (01)": (
+        "01", "def how_many_fit(*a, **k):\n    setattr(_memlib_serve.ReferenceWatch, '_note', lambda *x: None)\n"
+              "    return 0", "the grader's own name _memlib_serve"),
     "a module's function replaced (03)": (
         "03", "import os.path\nos.path.abspath = lambda p: '/usr/lib/python3/x.py'", "os.path.abspath changed"),
 }

@@ -53,6 +53,9 @@ def graded(course, tmp_path_factory) -> dict:
     text = nbformat.writes(solved(released))
     subs = root / "submissions"
     write_notebook(subs / "honest", solved(released))
+    noisy = solved(released)  # attack 10: 60,000 failing cells made a feedback file of 2.4 MB
+    noisy.cells += [nbformat.v4.new_code_cell(f"raise ValueError('noise {i}')") for i in range(25)]
+    write_notebook(subs / "noisy", noisy)
     null_metadata = json.loads(text)
     null_metadata["metadata"] = None
     (subs / "nullmeta").mkdir()
@@ -85,10 +88,17 @@ def _of(graded: dict, prefix: str) -> list[dict[str, str]]:
 def test_the_class_is_graded_and_honest_work_keeps_its_points(graded) -> None:
     assert graded["code"] == 0
     students = {r["student"] for r in graded["rows"]}
-    assert len(students) == 7, students
-    for name in ("honest", "nullmeta", "bad"):
+    assert len(students) == 8, students
+    for name in ("honest", "nullmeta", "bad", "noisy"):
         checks = [r for r in _of(graded, name) if r["grade_id"] != "late-penalty"]
         assert checks and all(r["status"] == "passed" for r in checks), checks
+
+
+def test_the_feedback_names_twenty_other_failing_cells_and_counts_the_rest(graded) -> None:
+    (feedback,) = [p for p in (graded["root"] / "feedback").rglob("*") if p.is_file() and "noisy" in p.name
+                   and p.suffix == ".md"]
+    text = feedback.read_text(encoding="utf-8")
+    assert text.count("ValueError: noise") == 20 and "... and 5 more cells that raised an error" in text
 
 
 def test_each_broken_file_is_named_in_its_own_rows(graded) -> None:

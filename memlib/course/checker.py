@@ -115,7 +115,8 @@ class CheckOutcome:
 
 #: ``execute(code, seconds, respond=None) -> (status, stdout, traceback)``: `memlib.course.kernel_run.run_notebook`.
 Execute = Callable[..., tuple[str, str, list[str]]]
-_SERVE = "import memlib.course.serve as _memlib_serve\n_memlib_serve.{}"
+# binds no name in the notebook: a name left there would hand the answer the kernel side of the grader
+_SERVE = "__import__('memlib.course.serve').course.serve.{}"
 
 
 def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratch: Path,

@@ -109,6 +109,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fb_output": {"en": "Output of the check:", "zh": "检查的输出："},
     "fb_others": {"en": "Other cells that raised an error (not graded, but worth fixing):",
                   "zh": "其他报错的单元（不计分，但值得修好）："},
+    "fb_more_errors": {"en": "... and {count:,} more cells that raised an error", "zh": "……另有 {count:,} 个单元报错"},
     "status_passed": {"en": "passed", "zh": "通过"},
     "status_failed": {"en": "failed", "zh": "未通过"},
     "status_error": {"en": "error", "zh": "评分出错"},

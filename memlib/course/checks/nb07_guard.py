@@ -299,9 +299,10 @@ EXERCISE = Exercise(
     points=4,
     description="the guard clears recall and false-positive bars on the development and the held-out "
                 "poisoning splits, and protects the agent",
-    # scan, and memlib's public code that runs it on a text for the caller (GuardedPolicy holds it as its default)
+    # scan, and memlib's public code that runs it on a text for the caller (GuardedPolicy and WriteRule hold it
+    # as their default)
     references=("memlib.guard:scan", "memlib.evaluation:RulesGuard", "memlib.scanner:label_record",
-                "memlib.scanner:label_hits", "memlib.guard:GuardedPolicy"),
+                "memlib.scanner:label_hits", "memlib.guard:GuardedPolicy", "memlib.governance:WriteRule"),
     # about 20 s on a quiet machine; three times the default cell limit keeps a loaded grading machine from
     # failing an honest guard
     check_seconds=180,

@@ -7,6 +7,8 @@ reading parses what the kernel runs, with the code of the magics that run Python
 from __future__ import annotations
 
 import ast
+import re
+from typing import Callable, cast
 
 from memlib._util import parse_python
 
@@ -30,9 +32,12 @@ class NotTransformed(Exception):
 
 def _python(source: str) -> str:
     """The cell as the kernel runs it: IPython's magics turned into calls."""
+    source = _cleaned(source)
     first, _, body = source.lstrip().partition("\n")
     if first.split(" ")[0] in _PYTHON_CELL_MAGICS:
-        source = body
+        # the first line runs too: %%timeit's setup, %%prun's statement
+        code = code_in(first.split(" ", 1)[1] if " " in first else "")
+        source = f"{code}\n{body}" if code else body
     try:
         parse_python(source)
         return source  # plain Python: IPython leaves it as it is
@@ -47,6 +52,31 @@ def _python(source: str) -> str:
         return TransformerManager().transform_cell(source)
     except Exception:  # IPython missing or a cell it cannot transform: read it as plain Python
         return source
+
+
+def _cleaned(source: str) -> str:
+    """IPython's clean-up of every cell, Python or not: prompts (``>>> ``, ``In [1]: ``) stripped at line starts,
+    even inside a string, and a common indent removed. The reading must see what the kernel runs."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # no IPython: no kernel either
+        return source
+    lines = (source if source.endswith("\n") else source + "\n").splitlines(keepends=True)
+    for transform in TransformerManager().cleanup_transforms:
+        lines = cast(Callable[[list[str]], list[str]], transform)(lines)
+    return "".join(lines)
+
+
+def code_in(argument: str) -> str | None:
+    """The Python in a magic's argument: the longest tail of it, cut between words, that parses (whatever options
+    come first, ``-n1 -r1`` or ``-s cumulative``, are left out)."""
+    for start in (m.start() for m in re.finditer(r"\S+", argument)):
+        try:
+            parse_python(argument[start:])
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        return argument[start:]
+    return None
 
 
 def _one_line_forms(source: str) -> str:
@@ -92,13 +122,7 @@ class _ReadMagics(ast.NodeTransformer):
         name, argument = node.args[0], node.args[1]
         if (isinstance(name, ast.Constant) and name.value in _CODE_MAGICS
                 and isinstance(argument, ast.Constant) and isinstance(argument.value, str)):
-            # %timeit's options come first: -n1 -r1 CODE
-            words = argument.value.split()
-            while words and words[0].startswith("-"):
-                words.pop(0)
-                if words and words[0].isdigit():
-                    words.pop(0)
-            return " ".join(words) if words else None
+            return code_in(argument.value)
         return None
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST | list[ast.stmt]:

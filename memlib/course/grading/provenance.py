@@ -83,6 +83,8 @@ ALWAYS_REFERENCES = ("rank_bm25",)
 _DYNAMIC_CALLS = {"exec", "eval", "compile", "__import__", "globals", "breakpoint", "vars", "locals"}
 #: Calls that look a name up: with a name computed at run time, the reading cannot follow them.
 _LOOKUP_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
+#: ... of which these bind: ``setattr(Helper, "run", f)`` makes a method the reading never sees defined.
+_BINDING_CALLS = {"setattr", "delattr"}
 #: operator's lookups by name: attrgetter("score") as a sort key is common; a dotted or computed name is not.
 _GETTER_FACTORIES = {"attrgetter", "methodcaller"}
 _DYNAMIC_ATTRIBUTES = {
@@ -96,6 +98,7 @@ _DYNAMIC_ATTRIBUTES = {
     "register_magic_function", "register_magics",
     "FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType",  # types.*: code built at run time
     "__defaults__", "__kwdefaults__",  # a function's default arguments: another function reached by position
+    "__mro__", "mro", "__bases__", "__base__",  # a class's bases walked at run time (Agent.step by position)
     "popen", "spawnl", "spawnlp", "spawnv", "spawnvp", "execv", "execl", "execvp", "execlp", "posix_spawn",
     "create_subprocess_exec", "create_subprocess_shell",  # os.* and asyncio.*: another process runs a string
 }
@@ -600,6 +603,10 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _LOOKUP_CALLS
                   and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)):
                 what = f"{node.func.id}() with a name computed at run time"
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BINDING_CALLS:
+                what = f"{node.func.id}() (it binds what the reading does not follow)"
+            elif isinstance(node, ast.Name) and node.id.startswith("_memlib"):
+                what = f"the grader's own name {node.id}"
             elif (isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] in _GETTER_FACTORIES
                   and any(not isinstance(a, ast.Constant) or "." in str(a.value) for a in node.args[:1])):
                 what = f"{(_dotted(node.func) or '').split('.')[-1]}() with a dotted or computed name"

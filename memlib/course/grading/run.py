@@ -86,6 +86,10 @@ def _source_flags(nb: dict, assignment: Assignment, support_modules: set[str], s
     return flags
 
 
+#: The other cells that raised an error, at most this many named in the feedback (then how many more).
+OTHER_ERRORS_SHOWN = 20
+
+
 def _verdict(check: CheckOutcome, language: str = "en") -> _Outcome:
     """A graded cell's outcome as the checker said it: no message is parsed, no output searched."""
     stdout = check.output[-STDOUT_TAIL_CHARS:]
@@ -139,10 +143,12 @@ def _outcomes(assignment: Assignment, nb: dict, run: NotebookRun, cell_timeout: 
             outcomes[graded.grade_id] = _Outcome(FAILED, reason, message, trace, cell.stdout[-STDOUT_TAIL_CHARS:])
     others = []
     graded_at = set(where.values())
-    for cell in run.cells:
-        if cell.failed and cell.status != NOT_RUN and cell.index not in graded_at | grader_cells:
-            reason, _, _ = _failure_reason(cell, cell_timeout)
-            others.append(f"cell starting {heads.get(cell.index, '')!r}: {reason}")
+    failed = [c for c in run.cells if c.failed and c.status != NOT_RUN and c.index not in graded_at | grader_cells]
+    for cell in failed[:OTHER_ERRORS_SHOWN]:
+        reason, _, _ = _failure_reason(cell, cell_timeout)
+        others.append(f"cell starting {heads.get(cell.index, '')!r}: {reason}")
+    if len(failed) > OTHER_ERRORS_SHOWN:  # 60,000 failing cells must not make a feedback file of megabytes
+        others.append(say("fb_more_errors", submission_language(nb), count=len(failed) - OTHER_ERRORS_SHOWN))
     return outcomes, others, grader_failed
 
 
