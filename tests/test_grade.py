@@ -44,6 +44,8 @@ CELL_TIMEOUT = 6  # short, to keep the loop cases quick; generous enough for a l
 
 NOT_SOLVED_1 = "not solved yet: Exercise 1: return the sum of a and b"
 NOT_SOLVED_2 = "not solved yet: Exercise 2: count the words of text (split on whitespace)"
+REDEFINED = ("; review: read from the notebook's source: the notebook uses fixture_checks.check_words changed (an "
+             "attribute of an imported module or class) (cell starting 'def check_add(f):')")
 
 
 # --------------------------------------------------------------------------- building the class
@@ -238,9 +240,9 @@ def _expected(graded_class) -> list[tuple]:
          missing + " (ignored 01_fixture.ipynb (its metadata says assignment '02_other'))"),
         ("partial", "fixture-add", 2, P, ""),
         ("partial", "fixture-words", 0, F, NOT_SOLVED_2),
-        # a check redefined in the kernel is not the one that runs: the checker's is
-        ("redefine_check", "fixture-add", 0, F, NOT_SOLVED_1),
-        ("redefine_check", "fixture-words", 0, F, NOT_SOLVED_2),
+        # a check redefined in the kernel is not the one that runs: the checker's is; the patch is flagged
+        ("redefine_check", "fixture-add", 0, F, NOT_SOLVED_1 + REDEFINED),
+        ("redefine_check", "fixture-words", 0, F, NOT_SOLVED_2 + REDEFINED),
         ("renamed", "fixture-add", 2, P,
          "note: graded my homework (1).ipynb as 01_fixture.ipynb (its metadata says assignment '01_fixture')"),
         ("renamed", "fixture-words", 3, P,
