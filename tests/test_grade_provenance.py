@@ -513,6 +513,17 @@ def test_the_usual_magics_raise_no_flag() -> None:
     assert _flags("01", "%%time\ndef how_many_fit(messages, window, system_prompt='', reserve=0):\n    return 0") == ""
 
 
+def test_a_magic_s_code_is_found_after_its_options_in_two_parses_at_most() -> None:
+    from memlib.course.grading.cellcode import code_in
+
+    assert code_in("-n1 -r1 how_many_fit([], 10)") == "how_many_fit([], 10)"
+    assert code_in("-s cumulative -q import memlib.guard") == "import memlib.guard"
+    assert code_in("y = a - b") == "y = a - b" and code_in("-q") is None
+    # 20,000 options before the code: two parses, not one per word (a cell of them must not stall the grader)
+    padded = "%%prun " + "-q " * 20_000 + "from memlib.guard import scan as my_scan\npass"
+    assert "memlib.guard.scan" in _flags("07", padded)
+
+
 def test_honest_docstrings_naming_memlib_and_the_quiz_raise_no_flag() -> None:
     code = ('"""My BM25, written to agree with memlib.retrieval.BM25Index."""\n'
             "from memlib.course.quiz import show_quiz\n"

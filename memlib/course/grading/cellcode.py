@@ -68,14 +68,20 @@ def _cleaned(source: str) -> str:
 
 
 def code_in(argument: str) -> str | None:
-    """The Python in a magic's argument: the longest tail of it, cut between words, that parses (whatever options
-    come first, ``-n1 -r1`` or ``-s cumulative``, are left out)."""
-    for start in (m.start() for m in re.finditer(r"\S+", argument)):
+    """The Python in a magic's argument, after its options (``-n1 -r1``, ``-s cumulative``): the code starts right
+    after the last leading option or after that option's value. Two parses at most, whatever the line's length."""
+    words = list(re.finditer(r"\S+", argument))
+    at = 0
+    while at < len(words) and words[at].group().startswith("-"):
+        at += 1
+        if at + 1 < len(words) and not words[at].group().startswith("-") and words[at + 1].group().startswith("-"):
+            at += 1  # the option's value, another option after it
+    for start in words[at:at + 2]:
         try:
-            parse_python(argument[start:])
+            parse_python(argument[start.start():])
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        return argument[start:]
+        return argument[start.start():]
     return None
 
 

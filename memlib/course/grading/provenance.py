@@ -644,7 +644,7 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
                     names = {a.name for a in node.names} if isinstance(node, ast.ImportFrom) else set()
                     private = sorted(n for n in names if n.startswith("_") and not n.startswith("__"))
                     full = [module] + [f"{module}.{name}" for name in sorted(names)]
-                    if top in _DYNAMIC_MODULES or any(_under(m, d) for m in full for d in _DYNAMIC_MODULES):
+                    if any(_under(m, d) for m in full for d in _DYNAMIC_MODULES):
                         what = f"import {module}"
                     elif top == "memlib" and private:
                         what = f"memlib's internals (from {module} import {', '.join(private)})"
