@@ -1,6 +1,7 @@
 """Partial credit: a partly right answer earns the share of the points its check's cases give.
 
-The tally (`memlib.course.checking.Cases`) is counted by the real checks of 01 and 03, crosses from the
+The tally (`memlib.course.checking.Cases`) is counted by the real checks of 01, 03 and 06 (06 weighs its
+cases: `Exercise.case_weights`), crosses from the
 checker process to the gradebook as data, and becomes points there; an instructor can grade any exercise
 all or nothing. One real grader run of notebook 01 with an off-by-one answer, three ways.
 """
@@ -115,6 +116,46 @@ def test_03_counts_a_bm25_that_ignores_k1_and_b(monkeypatch) -> None:
         with redirect_stdout(io.StringIO()):
             check_bm25(constants)
     assert caught.value.cases == Cases(31, 32)  # only the k1=1.2, b=0.5 case tells
+
+
+def _alternative_06(name: str):
+    """An answer to 06 written by an outside helper from the student notebook (tests/alternatives)."""
+    namespace: dict = {}
+    path = ROOT / "tests" / "alternatives" / "06-citations" / f"{name}.py"
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace["answer_with_citations"]
+
+
+@pytest.mark.parametrize("name, tally", [
+    ("wrong_any_rare_word", Cases(12, 16)),      # cites on two of the four unanswerable questions
+    ("wrong_cite_all_hits", Cases(11, 16)),      # extra citations on the answerable ones
+    ("wrong_top_hit_always", Cases(8, 16)),      # one half of the contract only: nothing
+    ("wrong_abstain_with_citation", Cases(8, 16)),
+])
+def test_06_weighs_the_unanswerable_questions_as_much_as_the_answerable_ones(monkeypatch, name, tally) -> None:
+    from memlib.course.checks.nb06_citations import ANSWERABLE, EXERCISE, UNANSWERABLE, check_citation_contract
+
+    monkeypatch.delenv(FRESH_SEED_ENV, raising=False)
+    weights = EXERCISE.case_weights
+    assert ANSWERABLE * weights["answerable question"] == UNANSWERABLE * weights["unanswerable question"]
+    with pytest.raises(CheckFailed) as caught:
+        with redirect_stdout(io.StringIO()):
+            check_citation_contract(_alternative_06(name))
+    assert caught.value.cases == tally
+    assert (caught.value.cases.share() > 0) == (tally.passed > tally.run / 2)
+
+
+def test_06_under_the_graders_seed_counts_the_reordered_store_too(monkeypatch) -> None:
+    from memlib.course.checks.nb06_citations import check_citation_contract
+
+    monkeypatch.setenv(FRESH_SEED_ENV, "7")
+    with pytest.raises(CheckFailed) as caught:
+        with redirect_stdout(io.StringIO()):
+            check_citation_contract(_alternative_06("wrong_any_rare_word"))
+    assert caught.value.cases == Cases(12, 16, 12, 16)  # the same questions: the same right ones
+    with redirect_stdout(io.StringIO()) as out:
+        check_citation_contract(_alternative_06("correct_matching_count"))
+    assert "drawn for this grading run" in out.getvalue()
 
 
 def test_a_malformed_answer_has_no_tally(monkeypatch) -> None:

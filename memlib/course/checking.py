@@ -251,21 +251,22 @@ class Cases:
 
 
 def judge_fixed_then_fresh(grade_id: str, judge: Callable[[Any], int], fresh_cases: Callable[[Any], Any],
-                           fixed_cases: Any) -> None:
+                           fixed_cases: Any, size: Callable[[Any], int] = len) -> None:
     """Judge an answer on `fixed_cases`, then (in the grader's checker only) on `fresh_cases(rng)`.
 
     `judge(cases)` returns how many cases it ran when every one is right, and otherwise raises
     `CheckFailed`, with its `cases` tally when the answer is well-formed and only some results are
     wrong. The first failure is the one reported (so the grader says what the student's own check
     said); its tally is completed with the other set of cases, judged quietly, so partial credit
-    counts both.
+    counts both. `size(cases)` is how many cases a set counts as in the tally (by default its length;
+    an exercise with `case_weights` counts its weights).
     """
     rng = fresh_random(grade_id)
     try:
         run = judge(fixed_cases)
     except CheckFailed as failure:
         if failure.cases is not None and rng is not None:
-            fresh_passed, fresh_run = _quiet_count(judge, fresh_cases(rng))
+            fresh_passed, fresh_run = _quiet_count(judge, fresh_cases(rng), size)
             failure.cases = Cases(failure.cases.passed, failure.cases.run, fresh_passed, fresh_run)
         raise
     if rng is None:
@@ -278,12 +279,12 @@ def judge_fixed_then_fresh(grade_id: str, judge: Callable[[Any], int], fresh_cas
         raise
 
 
-def _quiet_count(judge: Callable[[Any], int], cases: Any) -> tuple[int, int]:
+def _quiet_count(judge: Callable[[Any], int], cases: Any, size: Callable[[Any], int] = len) -> tuple[int, int]:
     """(right, run) of `judge` on `cases`, printing nothing; a malformed result makes every case wrong."""
     import contextlib
     import io
 
-    total = len(cases)
+    total = size(cases)
     with contextlib.redirect_stdout(io.StringIO()):
         try:
             return judge(cases), total

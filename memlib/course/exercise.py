@@ -51,6 +51,9 @@ class Exercise:
     #: True when the check counts its cases (`checking.Cases`) and a partly right answer earns the share of
     #: the points those cases give (the grader's ``--all-or-nothing`` turns it off); False: all or nothing
     partial_credit: bool = False
+    #: kind of case -> how many cases it counts as in the partial-credit tally (a kind not named counts once);
+    #: the check weighs its cases by it, and the contract says so
+    case_weights: Mapping[str, int] = field(default_factory=dict)
     #: the least time in seconds the grader gives this check (more than its cell limit when the check calls
     #: the answer many times: 07's makes about 2,600 calls to the student's guard); 0: the cell limit
     check_seconds: float = 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from memlib.course.checking import CheckFailed, expect, fresh_random, graded, passed
+from memlib.course.checking import Cases, CheckFailed, expect, graded, judge_fixed_then_fresh, passed
 from memlib.course.exercise import Exercise
 from memlib.course.lang import bilingual
 from memlib.course.checks._common import _short_text as _short
@@ -58,6 +58,10 @@ COMMON_WORDS = "more than a quarter of the records"
 SUPPORT_RULE = "at least half of the remaining words"
 ANSWERABLE = sum(bool(gold) for _, gold in CITATION_QUESTIONS)
 UNANSWERABLE = len(CITATION_QUESTIONS) - ANSWERABLE
+#: In the partial-credit tally an unanswerable question counts this many times, so the two halves of the
+#: contract (cite the support; cite nothing without it) weigh the same: an answer that always cites its
+#: top hit, or never cites anything, is right on exactly half and earns nothing (the floor is above half).
+UNANSWERABLE_WEIGHT = ANSWERABLE // UNANSWERABLE
 
 #: What a supported answer must say (a regular expression, case-insensitive): the cited record's fact.
 #: An answer that cites the right record but says something else contradicts it.
@@ -93,6 +97,9 @@ def citation_store():
     return store
 
 
+_TIMES = {1: "once", 2: "twice", 3: "three times"}
+
+
 def _record_hint(store, record_id: str) -> str:
     return f"{record_id} ({_short(store.get(record_id).text, 45)})"
 
@@ -107,7 +114,10 @@ EXERCISE = Exercise(
     setup='from memlib.citations import CitedAnswer, cite',
     contract=(f"asks {len(CITATION_QUESTIONS)} questions of a store of {len(CITATION_RECORDS)} records",
               f"{ANSWERABLE} that one record answers", f"{UNANSWERABLE} that nothing answers",
-              f"drop the ones that appear in {COMMON_WORDS}", f"contains {SUPPORT_RULE}"),
+              f"drop the ones that appear in {COMMON_WORDS}", f"contains {SUPPORT_RULE}",
+              f"each of the {UNANSWERABLE} counts {_TIMES[UNANSWERABLE_WEIGHT]}"),
+    partial_credit=True,
+    case_weights={"answerable question": 1, "unanswerable question": UNANSWERABLE_WEIGHT},
     equivalent={
         'negate: terms - common or terms -> terms - common or not terms':
             'differs only when every content word of the question is in more than a quarter of the records (then it crashes on len(False)); no question of the check, nor of the course, is like that',
@@ -151,25 +161,59 @@ def check_citation_contract(answer_fn: Callable[[str, Any], Any]) -> None:
                                           f"answer_with_citations 是 {type(answer_fn).__name__}，不是函数"),
            bilingual("define `def answer_with_citations(question, store):` and pass the function itself",
                      "定义 `def answer_with_citations(question, store):`，再把函数本身传进来"))
-    _ask_all(answer_fn, citation_store(), CITATION_QUESTIONS)
-    passed(bilingual(f"{ANSWERABLE} answerable questions: each answer cites the right record with session, turn and "
-                     "source url",
-                     f"{ANSWERABLE} 个能回答的问题：每个回答都引用了正确的记录，带着会话、轮次和来源网址"))
-    passed(bilingual(f"{UNANSWERABLE} unanswerable questions: no citation, and the answer says so",
-                     f"{UNANSWERABLE} 个无法回答的问题：没有引用，回答也说明了这一点"))
-    # the grader's checker only: the same records stored in an order drawn for this grading run, so their
-    # ids differ from the fixed store's (an answer must search; a table of the fixed ids fails here)
-    rng = fresh_random(EXERCISE.grade_id)
-    if rng is not None:
-        try:
-            _ask_all(answer_fn, *_shuffled_store(rng))
-        except CheckFailed as failure:
-            where = bilingual("in the same records stored in another order, drawn for this grading run (new ids): ",
-                              "同样的记录按本次评分随机抽取的另一种顺序存入（id 都变了）：")
-            raise CheckFailed(where + failure.what, failure.hint) from failure
-        passed(bilingual(f"the same {ANSWERABLE + UNANSWERABLE} questions in the records stored in an order drawn "
-                         "for this grading run",
-                         f"同样 {ANSWERABLE + UNANSWERABLE} 个问题，换成本次评分随机抽取的存储顺序，也都通过"))
+    judge_fixed_then_fresh(EXERCISE.grade_id, _judge_questions(answer_fn), _shuffled_store,
+                           (citation_store(), CITATION_QUESTIONS), size=lambda cases: _weight(cases[1]))
+
+
+def _weight(questions: tuple[tuple[str, tuple[str, ...]], ...]) -> int:
+    """How many cases `questions` count as in the tally (`EXERCISE.case_weights`)."""
+    weights = EXERCISE.case_weights
+    return sum(weights["answerable question" if gold else "unanswerable question"] for _, gold in questions)
+
+
+def _judge_questions(answer_fn: Callable[[str, Any], Any]) -> Callable[[Any], int]:
+    """The judge of `judge_fixed_then_fresh`: asks every question of a (store, questions) pair, counts the
+    weights of the right answers, and reports the first wrong one. Questions other than CITATION_QUESTIONS
+    are the fresh set: the same questions, with the ids of the records stored in an order drawn for this
+    grading run."""
+    def judge(cases: Any) -> int:
+        store, questions = cases
+        fresh = questions is not CITATION_QUESTIONS
+        right, first = 0, None
+        for question, gold in questions:
+            try:
+                _ask(answer_fn, store, question, gold)
+                right += _weight(((question, gold),))
+            except _WrongAnswer as wrong:
+                first = first or wrong.failure
+        if first is not None:
+            tally = Cases(right, _weight(questions))
+            if fresh:
+                where = bilingual("in the same records stored in another order, drawn for this grading run "
+                                  "(new ids): ", "同样的记录按本次评分随机抽取的另一种顺序存入（id 都变了）：")
+                raise CheckFailed(where + first.what, first.hint, cases=tally) from first
+            raise CheckFailed(first.what, first.hint, cases=tally) from first
+        if fresh:
+            passed(bilingual(f"the same {ANSWERABLE + UNANSWERABLE} questions in the records stored in an order "
+                             "drawn for this grading run",
+                             f"同样 {ANSWERABLE + UNANSWERABLE} 个问题，换成本次评分随机抽取的存储顺序，也都通过"))
+        else:
+            passed(bilingual(f"{ANSWERABLE} answerable questions: each answer cites the right record with session, "
+                             "turn and source url",
+                             f"{ANSWERABLE} 个能回答的问题：每个回答都引用了正确的记录，带着会话、轮次和来源网址"))
+            passed(bilingual(f"{UNANSWERABLE} unanswerable questions: no citation, and the answer says so",
+                             f"{UNANSWERABLE} 个无法回答的问题：没有引用，回答也说明了这一点"))
+        return _weight(questions)
+    return judge
+
+
+class _WrongAnswer(Exception):
+    """One question answered against the contract (a well-formed CitedAnswer): a wrong case, not a malformed
+    answer."""
+
+    def __init__(self, failure: CheckFailed) -> None:
+        super().__init__(failure.what)
+        self.failure = failure
 
 
 def _shuffled_store(rng: Any) -> tuple[Any, tuple[tuple[str, tuple[str, ...]], ...]]:
@@ -190,94 +234,104 @@ def _shuffled_store(rng: Any) -> tuple[Any, tuple[tuple[str, tuple[str, ...]], .
     return store, tuple((question, tuple(id_of[g] for g in gold)) for question, gold in CITATION_QUESTIONS)
 
 
-def _ask_all(answer_fn: Callable[[str, Any], Any], store: Any,
-             questions: tuple[tuple[str, tuple[str, ...]], ...]) -> None:
-    from memlib.citations import CitedAnswer, answer_from_store, verify
+def _ask(answer_fn: Callable[[str, Any], Any], store: Any, question: str, gold: tuple[str, ...]) -> None:
+    """Ask one question; an answer of the wrong kind fails the check at once (no tally), a CitedAnswer against
+    the contract raises `_WrongAnswer` (a wrong case)."""
+    from memlib.citations import CitedAnswer, answer_from_store
 
-    for question, gold in questions:
-        reference = answer_from_store(question, store)
-        assert [c.record_id for c in reference.citations] == list(gold), "reference disagrees with the gold ids"
-        answer = answer_fn(question, store)
-        expect(isinstance(answer, CitedAnswer),
-               bilingual(f"for {question!r} the answer is a {type(answer).__name__}, not a CitedAnswer",
-                         f"对问题 {question!r}，回答是 {type(answer).__name__}，不是 CitedAnswer"),
-               bilingual("return cite(text, records) for a supported answer, CitedAnswer(text) for an unsupported one",
-                         "有依据的回答返回 cite(text, records)，没有依据的返回 CitedAnswer(text)"))
-        for citation in answer.citations:
-            expect(citation.record_id in store,
-                   bilingual(f"fabricated citation: the answer to {question!r} cites {citation.record_id!r}, "
-                             "which is not in the store",
-                             f"捏造的引用：对问题 {question!r} 的回答引用了 {citation.record_id!r}，存储里没有这条记录"),
-                   bilingual("cite only records that store.search(...) returned; never build ids by hand",
-                             "只引用 store.search(...) 返回的记录，绝不要手写 id"))
-            record = store.get(citation.record_id)
-            for field in ("session_id", "turn_id", "source_url"):
-                claimed, actual = getattr(citation, field), getattr(record, field)
-                expect(claimed == actual,
-                       bilingual(f"incomplete provenance: the citation of {citation.record_id} for {question!r} has "
-                                 f"{field}={claimed!r} but the record has {actual!r}",
-                                 f"来源信息不完整：对问题 {question!r}，{citation.record_id} 的引用写的是 "
-                                 f"{field}={claimed!r}，记录里却是 {actual!r}"),
-                       bilingual("build citations with Citation.from_record(record) (or cite(text, records)): they must "
-                                 "carry the record id, session, turn and source url",
-                                 "用 Citation.from_record(record)（或 cite(text, records)）生成引用："
-                                 "引用必须带上记录 id、会话、轮次和来源网址"))
-        cited = [c.record_id for c in answer.citations]
-        if not gold:
-            expect(not cited,
-                   bilingual(f"citation without support: nothing in the store answers {question!r}, yet the answer "
-                             f"cites {', '.join(_record_hint(store, i) for i in cited)}",
-                             f"没有依据的引用：存储里没有记录能回答 {question!r}，回答却引用了 "
-                             f"{'、'.join(_record_hint(store, i) for i in cited)}"),
-                   bilingual("a record that merely shares a word (a name) with the question does not support an "
-                             "answer; require enough of the question's words in the record, and otherwise cite nothing",
-                             "记录和问题只是共用一个词（比如人名），并不能支持回答。要求记录里有足够多的问题用词，"
-                             "不够就什么都不引用"))
-            expect(_ADMITS.search(answer.text),
-                   bilingual(f"the answer to {question!r} cites nothing (right) but does not say that it found "
-                             f"nothing: {_short(answer.text)}",
-                             f"对问题 {question!r} 的回答没有引用（这没错），但也没有说什么都没找到："
-                             f"{_short(answer.text)}"),
-                   bilingual(f"say so plainly, e.g. {reference.text!r}", f"直接说出来，例如 {reference.text!r}"))
-            continue
-        if not cited:
-            if _ADMITS.search(answer.text):
-                raise CheckFailed(
-                    bilingual(f"too strict: the answer to {question!r} says there is no support, but "
-                              f"{_record_hint(store, gold[0])} answers it",
-                              f"太严了：对问题 {question!r} 的回答说没有依据，可是 "
-                              f"{_record_hint(store, gold[0])} 就能回答它"),
-                    bilingual(f"is your support threshold too high? Drop the question's words that appear in "
-                              f"{COMMON_WORDS}; a record that contains {SUPPORT_RULE} supports the question",
-                              "你的支持阈值是不是太高了？先去掉问题里那些在超过四分之一的记录里都出现的词；"
-                              "剩下的词，记录里只要有至少一半，就算支持这个问题"))
+    reference = answer_from_store(question, store)
+    assert [c.record_id for c in reference.citations] == list(gold), "reference disagrees with the gold ids"
+    answer = answer_fn(question, store)
+    expect(isinstance(answer, CitedAnswer),
+           bilingual(f"for {question!r} the answer is a {type(answer).__name__}, not a CitedAnswer",
+                     f"对问题 {question!r}，回答是 {type(answer).__name__}，不是 CitedAnswer"),
+           bilingual("return cite(text, records) for a supported answer, CitedAnswer(text) for an unsupported one",
+                     "有依据的回答返回 cite(text, records)，没有依据的返回 CitedAnswer(text)"))
+    try:
+        _judge_answer(store, question, gold, answer, reference)
+    except CheckFailed as failure:
+        raise _WrongAnswer(failure) from None
+
+
+def _judge_answer(store: Any, question: str, gold: tuple[str, ...], answer: Any, reference: Any) -> None:
+    """Raise `CheckFailed` when `answer` (a CitedAnswer) breaks the contract for `question`."""
+    from memlib.citations import verify
+
+    for citation in answer.citations:
+        expect(citation.record_id in store,
+               bilingual(f"fabricated citation: the answer to {question!r} cites {citation.record_id!r}, "
+                         "which is not in the store",
+                         f"捏造的引用：对问题 {question!r} 的回答引用了 {citation.record_id!r}，存储里没有这条记录"),
+               bilingual("cite only records that store.search(...) returned; never build ids by hand",
+                         "只引用 store.search(...) 返回的记录，绝不要手写 id"))
+        record = store.get(citation.record_id)
+        for field in ("session_id", "turn_id", "source_url"):
+            claimed, actual = getattr(citation, field), getattr(record, field)
+            expect(claimed == actual,
+                   bilingual(f"incomplete provenance: the citation of {citation.record_id} for {question!r} has "
+                             f"{field}={claimed!r} but the record has {actual!r}",
+                             f"来源信息不完整：对问题 {question!r}，{citation.record_id} 的引用写的是 "
+                             f"{field}={claimed!r}，记录里却是 {actual!r}"),
+                   bilingual("build citations with Citation.from_record(record) (or cite(text, records)): they must "
+                             "carry the record id, session, turn and source url",
+                             "用 Citation.from_record(record)（或 cite(text, records)）生成引用："
+                             "引用必须带上记录 id、会话、轮次和来源网址"))
+    cited = [c.record_id for c in answer.citations]
+    if not gold:
+        expect(not cited,
+               bilingual(f"citation without support: nothing in the store answers {question!r}, yet the answer "
+                         f"cites {', '.join(_record_hint(store, i) for i in cited)}",
+                         f"没有依据的引用：存储里没有记录能回答 {question!r}，回答却引用了 "
+                         f"{'、'.join(_record_hint(store, i) for i in cited)}"),
+               bilingual("a record that merely shares a word (a name) with the question does not support an "
+                         "answer; require enough of the question's words in the record, and otherwise cite nothing",
+                         "记录和问题只是共用一个词（比如人名），并不能支持回答。要求记录里有足够多的问题用词，"
+                         "不够就什么都不引用"))
+        expect(_ADMITS.search(answer.text),
+               bilingual(f"the answer to {question!r} cites nothing (right) but does not say that it found "
+                         f"nothing: {_short(answer.text)}",
+                         f"对问题 {question!r} 的回答没有引用（这没错），但也没有说什么都没找到："
+                         f"{_short(answer.text)}"),
+               bilingual(f"say so plainly, e.g. {reference.text!r}", f"直接说出来，例如 {reference.text!r}"))
+        return
+    if not cited:
+        if _ADMITS.search(answer.text):
             raise CheckFailed(
-                bilingual(f"missing citation: the answer to {question!r} cites no record "
-                          f"({_short(answer.text)}), but it comes from {_record_hint(store, gold[0])}",
-                          f"缺少引用：对问题 {question!r} 的回答没有引用任何记录（{_short(answer.text)}），"
-                          f"可它出自 {_record_hint(store, gold[0])}"),
-                bilingual("every retrieval-backed answer names its records: return cite(text, [record])",
-                          "凡是靠检索得来的回答，都要写明出自哪些记录：返回 cite(text, [record])"))
-        irrelevant = [i for i in cited if i not in gold]
-        expect(not irrelevant,
-               bilingual(f"irrelevant citation: the answer to {question!r} cites "
-                         f"{', '.join(_record_hint(store, i) for i in irrelevant)}, which does not answer it",
-                         f"无关的引用：对问题 {question!r} 的回答引用了 "
-                         f"{'、'.join(_record_hint(store, i) for i in irrelevant)}，它回答不了这个问题"),
-               bilingual("cite only the records that support the answer, not every search hit",
-                         "只引用支持回答的记录，不要把检索命中的都列上"))
-        problems = verify(answer, store)
-        expect(not problems,
-               bilingual(f"the answer to {question!r} is not supported by what it cites: "
-                         f"{problems[0] if problems else ''}",
-                         f"对问题 {question!r} 的回答得不到它所引记录的支持：`{problems[0] if problems else ''}`"),
-               bilingual("answer with the words of the record you cite (an extractive answer), e.g. the record's text",
-                         "用所引记录里的原话回答（抽取式回答），比如直接用记录的文字"))
-        fact = ANSWER_FACTS.get(question)
-        expect(fact is None or re.search(fact, answer.text, re.I),
-               bilingual(f"the answer to {question!r} cites {gold[0]} but does not say what it says: "
-                         f"{_short(answer.text)} (the record: {_short(store.get(gold[0]).text, 70)})",
-                         f"对问题 {question!r} 的回答引用了 {gold[0]}，却没有说出记录里的内容："
-                         f"{_short(answer.text)}（记录是：{_short(store.get(gold[0]).text, 70)}）"),
-               bilingual("an answer must agree with the record it cites: answer with the record's own words",
-                         "回答必须和它引用的记录一致：用记录自己的话来回答"))
+                bilingual(f"too strict: the answer to {question!r} says there is no support, but "
+                          f"{_record_hint(store, gold[0])} answers it",
+                          f"太严了：对问题 {question!r} 的回答说没有依据，可是 "
+                          f"{_record_hint(store, gold[0])} 就能回答它"),
+                bilingual(f"is your support threshold too high? Drop the question's words that appear in "
+                          f"{COMMON_WORDS}; a record that contains {SUPPORT_RULE} supports the question",
+                          "你的支持阈值是不是太高了？先去掉问题里那些在超过四分之一的记录里都出现的词；"
+                          "剩下的词，记录里只要有至少一半，就算支持这个问题"))
+        raise CheckFailed(
+            bilingual(f"missing citation: the answer to {question!r} cites no record "
+                      f"({_short(answer.text)}), but it comes from {_record_hint(store, gold[0])}",
+                      f"缺少引用：对问题 {question!r} 的回答没有引用任何记录（{_short(answer.text)}），"
+                      f"可它出自 {_record_hint(store, gold[0])}"),
+            bilingual("every retrieval-backed answer names its records: return cite(text, [record])",
+                      "凡是靠检索得来的回答，都要写明出自哪些记录：返回 cite(text, [record])"))
+    irrelevant = [i for i in cited if i not in gold]
+    expect(not irrelevant,
+           bilingual(f"irrelevant citation: the answer to {question!r} cites "
+                     f"{', '.join(_record_hint(store, i) for i in irrelevant)}, which does not answer it",
+                     f"无关的引用：对问题 {question!r} 的回答引用了 "
+                     f"{'、'.join(_record_hint(store, i) for i in irrelevant)}，它回答不了这个问题"),
+           bilingual("cite only the records that support the answer, not every search hit",
+                     "只引用支持回答的记录，不要把检索命中的都列上"))
+    problems = verify(answer, store)
+    expect(not problems,
+           bilingual(f"the answer to {question!r} is not supported by what it cites: "
+                     f"{problems[0] if problems else ''}",
+                     f"对问题 {question!r} 的回答得不到它所引记录的支持：`{problems[0] if problems else ''}`"),
+           bilingual("answer with the words of the record you cite (an extractive answer), e.g. the record's text",
+                     "用所引记录里的原话回答（抽取式回答），比如直接用记录的文字"))
+    fact = ANSWER_FACTS.get(question)
+    expect(fact is None or re.search(fact, answer.text, re.I),
+           bilingual(f"the answer to {question!r} cites {gold[0]} but does not say what it says: "
+                     f"{_short(answer.text)} (the record: {_short(store.get(gold[0]).text, 70)})",
+                     f"对问题 {question!r} 的回答引用了 {gold[0]}，却没有说出记录里的内容："
+                     f"{_short(answer.text)}（记录是：{_short(store.get(gold[0]).text, 70)}）"),
+           bilingual("an answer must agree with the record it cites: answer with the record's own words",
+                     "回答必须和它引用的记录一致：用记录自己的话来回答"))
