@@ -1,7 +1,7 @@
 """Partial credit: a partly right answer earns the share of the points its check's cases give.
 
-The tally (`memlib.course.checking.Cases`) is counted by the real checks of 01, 03 and 06 (06 weighs its
-cases: `Exercise.case_weights`), crosses from the
+The tally (`memlib.course.checking.Cases`) is counted by the real checks of 01, 03, 06 (06 weighs its
+cases: `Exercise.case_weights`) and 08 (its parts: `judge_parts`), crosses from the
 checker process to the gradebook as data, and becomes points there; an instructor can grade any exercise
 all or nothing. One real grader run of notebook 01 with an off-by-one answer, three ways.
 """
@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from memlib.course.checking import (FRESH_SEED_ENV, PARTIAL_FLOOR, Cases, CheckFailed, graded,
-                                    judge_fixed_then_fresh)
+                                    judge_fixed_then_fresh, judge_parts)
 from memlib.course.checks import check_bm25, check_token_budget, reference_bm25_scores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,6 +156,53 @@ def test_06_under_the_graders_seed_counts_the_reordered_store_too(monkeypatch) -
     with redirect_stdout(io.StringIO()) as out:
         check_citation_contract(_alternative_06("correct_matching_count"))
     assert "drawn for this grading run" in out.getvalue()
+
+
+def _alternative_08(name: str):
+    namespace: dict = {}
+    path = ROOT / "tests" / "alternatives" / "08-typed-core-memory" / f"{name}.py"
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace["TypedCoreMemory"]
+
+
+@pytest.mark.parametrize("name, right, first", [
+    ("wrong_empty_old", 7, "replace('notes', '', 'x')"),
+    ("wrong_limit_exclusive", 5, "from_document of a block holding exactly its limit"),
+    ("wrong_not_atomic", 6, "the refused append still changed core memory"),
+])
+def test_08_counts_its_parts_and_reports_the_first_failure(name, right, first) -> None:
+    from memlib.course.checks.nb08_typed_core_memory import PARTS, check_typed_core_memory
+
+    with pytest.raises(CheckFailed) as caught:
+        with redirect_stdout(io.StringIO()) as out:
+            check_typed_core_memory(_alternative_08(name))
+    assert caught.value.cases == Cases(right, PARTS)
+    assert caught.value.what.startswith(first)
+    assert out.getvalue().count("PASS") < right, "the parts after the first failure run quietly"
+
+
+def test_judge_parts_reports_the_first_failure_and_counts_the_rest_quietly(capsys) -> None:
+    def fails(what):
+        def part():
+            print(f"ran {what}")
+            raise CheckFailed(what)
+        return part
+
+    def broken():
+        raise KeyError("x")
+
+    with pytest.raises(CheckFailed, match="first") as caught:
+        judge_parts([lambda: print("ran ok"), fails("first"), fails("second"), broken, lambda: None], (2, 1, 1, 1, 3))
+    assert caught.value.cases == Cases(5, 8)
+    assert capsys.readouterr().out == "ran ok\nran first\n"
+    with pytest.raises(KeyError):  # the answer's own error before any failure is its error, not a case
+        judge_parts([broken, fails("later")])
+    with pytest.raises(TimeoutError):  # a time limit is never a wrong part
+        judge_parts([fails("first"), lambda: (_ for _ in ()).throw(TimeoutError("limit"))])
+    judge_parts([lambda: None, lambda: None])  # nothing failed: nothing raised
+    for weights in ((1,), (1, 0), (1, 1.5)):
+        with pytest.raises(ValueError, match="whole weights"):
+            judge_parts([lambda: None, lambda: None], weights)
 
 
 def test_a_malformed_answer_has_no_tally(monkeypatch) -> None:

@@ -91,7 +91,7 @@ import re
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from memlib.course.exercise import EXERCISE_NAME, Exercise
 from memlib.course.lang import say
@@ -122,6 +122,7 @@ __all__ = [
     "Cases",
     "PARTIAL_FLOOR",
     "judge_fixed_then_fresh",
+    "judge_parts",
 ]
 
 #: Set to 1 in a kernel's environment to make every failed check raise (the grader can set it).
@@ -277,6 +278,45 @@ def judge_fixed_then_fresh(grade_id: str, judge: Callable[[Any], int], fresh_cas
         if failure.cases is not None:
             failure.cases = Cases(run, run, failure.cases.passed, failure.cases.run)
         raise
+
+
+def judge_parts(parts: Sequence[Callable[[], object]], weights: Sequence[int] = ()) -> None:
+    """Run a check's parts in order, each a case of the partial-credit tally (of weight `weights[i]`, 1 by
+    default), and raise the first part's `CheckFailed` with the tally of the parts that passed.
+
+    The first failure is the one reported, as when the check stopped there; the parts after it run
+    quietly (what they print is dropped), and one that raises anything counts as a wrong part. An
+    exception other than `CheckFailed` before any failure is the answer's own error: it propagates
+    (as does a `TimeoutError`, a time limit, anywhere).
+    """
+    import contextlib
+    import io
+
+    weights = tuple(weights) or (1,) * len(parts)
+    if len(weights) != len(parts) or any(type(w) is not int or w < 1 for w in weights):
+        raise ValueError(f"judge_parts: {len(parts)} parts need as many whole weights of at least 1, got {weights}")
+    first: CheckFailed | None = None
+    right = 0
+    for part, weight in zip(parts, weights):
+        try:
+            if first is None:
+                part()
+            else:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    part()
+        except CheckFailed as failure:
+            first = first or failure
+            continue
+        except TimeoutError:
+            raise  # a time limit (mutation testing's alarm) stops the check, it is no wrong part
+        except Exception:
+            if first is None:
+                raise
+            continue
+        right += weight
+    if first is not None:
+        first.cases = Cases(right, sum(weights))
+        raise first
 
 
 def _quiet_count(judge: Callable[[Any], int], cases: Any, size: Callable[[Any], int] = len) -> tuple[int, int]:

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any, Callable
 
-from memlib.course.checking import CheckFailed, expect, graded, is_class, passed
+from memlib.course.checking import CheckFailed, expect, graded, is_class, judge_parts, passed
 from memlib.course.exercise import Exercise
 from memlib.course.lang import bilingual, language
 from memlib.course.checks._common import _short_text as _short
@@ -157,6 +157,10 @@ def _normalised(doc: dict) -> dict:
     return CoreMemory.from_dict(copy.deepcopy(doc)).to_dict()
 
 
+#: The check's parts (the port, the valid documents, the refusals, render, over-limit edits, the read-only
+#: block, a block's own limit, no shared state): the cases of the partial-credit tally, each weighing the same.
+PARTS = 8
+
 EXERCISE = Exercise(
     grade_id='08-typed-core-memory',
     notebook='08_typed_core_memory',
@@ -165,7 +169,8 @@ EXERCISE = Exercise(
     description="legacy port, schema validation, rendering, atomic limits, read-only, JSON round trip",
     references=("memlib.core_memory:CoreMemory", "memlib.core_memory:Block"),
     contract=(f"`limit` {LEGACY_LIMIT:,}", "refuse (raise an exception; which one is yours)",
-              "A value of exactly `limit` characters is fine."),
+              "A value of exactly `limit` characters is fine.", f"The check has {PARTS} parts"),
+    partial_credit=True,
     setup="import json\nimport jsonschema\nfrom memlib.datasets import load\nexamples = load('core_memory')",
     equivalent={
         "drop: if label not in self.blocks:     raise CoreMemoryError(f'no block {... -> pass":
@@ -211,14 +216,14 @@ def check_typed_core_memory(cls: Any) -> None:
                                     f"要传类本身，拿到的却是 {type(cls).__name__}"),
            bilingual("check_typed_core_memory(TypedCoreMemory)", "这样调用：check_typed_core_memory(TypedCoreMemory)"))
 
-    doc_after_port = _check_port(cls, examples)
-    _check_documents(cls, examples)
-    _check_refusals(cls, examples)
-    _check_render(cls, examples)
-    _check_edits(cls, examples)
-    _check_read_only(cls, examples)
-    _check_own_limit(cls, examples)
-    _check_no_shared_state(cls, examples, doc_after_port)
+    # each part is a case of the partial-credit tally; the shared-state part compares with the port's document
+    ported: list[dict] = []
+    parts = ([lambda: ported.append(_check_port(cls, examples))]
+             + [lambda part=part: part(cls, examples) for part in (_check_documents, _check_refusals, _check_render,
+                                                                   _check_edits, _check_read_only, _check_own_limit)]
+             + [lambda: _check_no_shared_state(cls, examples, ported[0])])
+    assert len(parts) == PARTS
+    judge_parts(parts)
 
 
 def _check_port(cls: Any, examples: Any) -> dict:
