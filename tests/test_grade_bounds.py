@@ -166,6 +166,56 @@ def test_an_error_flood_keeps_the_grader_and_executed_ipynb_bounded(course, tmp_
     assert max_rss_mb < 1024, f"the grader grew to {max_rss_mb:.0f} MB"
 
 
+METADATA_BOMB = """from IPython.display import publish_display_data
+blob = [{}] * 8_000_000
+for _ in range(3):
+    publish_display_data({"text/plain": "ok"}, metadata={"m": blob})
+print("after the bomb")"""
+
+
+@pytest.mark.slow
+def test_a_display_message_of_millions_of_values_is_dropped_unparsed(course, tmp_path: Path) -> None:
+    """Attack 11: three display messages of 15 million empty objects each (under the 64 MiB message cap)
+    took the grader's own process to 2.35 GB while it parsed them. A part of a message with more than
+    MAX_MESSAGE_VALUES values is now dropped before parsing; the cell's other output and the notebook's
+    points stay."""
+    released = course["release"]
+    nb = solved(released)
+    nb.cells.insert(cell_index(nb, "def add"), nbformat.v4.new_code_cell(METADATA_BOMB))
+    write_notebook(tmp_path / "submissions" / "bomb", nb)
+    out, work = tmp_path / "grades.csv", tmp_path / "work"
+    done = subprocess.run(
+        [sys.executable, "-c", "import resource, sys\nfrom memlib.course.grade import main\ncode = main(sys.argv[1:])\n"
+         "print('MAXRSS-KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(code)",
+         str(tmp_path / "submissions" / "bomb"), "--release", str(released), "--out", str(out),
+         "--keep-work", str(work), "--quiet"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = {r["grade_id"]: r["status"] for r in csv.DictReader(out.open(encoding="utf-8"))}
+    assert rows["fixture-add"] == rows["fixture-words"] == "passed"
+    (executed,) = work.glob("bomb-*/as-handed-in/executed.ipynb")
+    bomb = next(c for c in json.loads(executed.read_text(encoding="utf-8"))["cells"]
+                if c["cell_type"] == "code" and c["source"].startswith("from IPython.display"))
+    assert [o.get("text") for o in bomb["outputs"]] == ["after the bomb\n"]  # the three messages dropped
+    max_rss_mb = int(done.stdout.split("MAXRSS-KB")[1].split()[0]) / 1024
+    assert max_rss_mb < 500, f"the grader grew to {max_rss_mb:.0f} MB"  # one message parsed: ~600 MB
+
+
+def test_a_part_of_a_message_is_parsed_only_under_its_count_of_values() -> None:
+    import tracemalloc
+
+    fine = json.dumps({"data": {"text/plain": "ok"}, "metadata": {"m": [{}] * 1000}}).encode()
+    assert kernel_run._bounded_unpack(fine)["metadata"]["m"] == [{}] * 1000
+    assert kernel_run._bounded_unpack('{"é": 1}'.encode()) == {"é": 1}
+    bomb = b"[" + b",".join([b"{}"] * (kernel_run.MAX_MESSAGE_VALUES + 1)) + b"]"
+    tracemalloc.start()
+    try:
+        dropped = kernel_run._bounded_unpack(bomb)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert dropped["dropped_by_grader"] and dropped["msg_type"] == "" and peak < 3 * len(bomb)
+
+
 def test_a_message_is_bounded_in_items_before_it_is_parsed() -> None:
     many = "[" + ",".join(["[]"] * (wire.MAX_ITEMS // 2 + 1)) + "]"
     assert len(many) < wire.MAX_CHARS

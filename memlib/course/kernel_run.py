@@ -38,6 +38,7 @@ decide points.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import signal
@@ -64,6 +65,9 @@ OUTPUT_CAP_CHARS = 1_000_000
 NOTEBOOK_OUTPUT_CAP_CHARS = 4_000_000
 #: Largest single message accepted from the kernel; a larger one drops the connection (which then reconnects).
 MAX_MESSAGE_BYTES = 64 * 2**20
+#: Most JSON values (objects, arrays, commas counted) in one part of a message the grader parses: 64 MiB of
+#: ``{},`` is 15 million objects, over a gigabyte once parsed. A larger part is dropped unparsed.
+MAX_MESSAGE_VALUES = 1_000_000
 KERNEL_START_SECONDS = 60.0
 # How long an interrupted cell has to stop before its kernel is killed (and its traceback, which tells the
 # student where the loop was, lost): with 5 s, CI under load once lost it for a loop flooding output.
@@ -91,6 +95,19 @@ Respond = Callable[[str], str]
 #: ``execute(code, seconds, respond=None) -> (status, stdout, traceback)``: run code in the notebook's kernel
 #: (`run_notebook`).
 Execute = Callable[..., tuple[str, str, list[str]]]
+
+
+#: What a dropped part of a message reads as: a header no request matches, content with no output.
+_DROPPED: dict = {"msg_id": "", "msg_type": "", "dropped_by_grader": True}
+
+
+def _bounded_unpack(data: bytes) -> Any:
+    """One part of a kernel's message, parsed; a part of more than `MAX_MESSAGE_VALUES` JSON values is not
+    parsed (counted in C, nothing built) and reads as `_DROPPED`: its output is lost, the grader's memory kept."""
+    raw = bytes(data)
+    if raw.count(b",") + raw.count(b"[") + raw.count(b"{") > MAX_MESSAGE_VALUES:
+        return dict(_DROPPED)
+    return json.loads(raw.decode("utf8", "replace"))  # as jupyter_client's own unpacker reads it
 
 
 @dataclass
@@ -297,7 +314,8 @@ def run_notebook(
     # the sandbox says where the sockets are (the kernel's "ip" for transport ipc)
     connection = {"transport": "ipc", "shell_port": 1, "iopub_port": 2, "stdin_port": 3, "control_port": 4,
                   "hb_port": 5, "key": secrets.token_hex(32), "signature_scheme": "hmac-sha256", "kernel_name": ""}
-    argv = [sys.executable, "-m", "ipykernel_launcher", "--HistoryManager.hist_file=:memory:",
+    # normalised: `../venv/bin/python` names a folder the sandbox does not have (it binds the interpreter's own)
+    argv = [os.path.abspath(sys.executable), "-m", "ipykernel_launcher", "--HistoryManager.hist_file=:memory:",
             "--IPKernelApp.quiet=True"]
     cells = nb.get("cells", [])
     result = NotebookRun([])
@@ -318,6 +336,7 @@ def run_notebook(
         client = BlockingKernelClient(context=context)
         info: Any = kernel.connection  # jupyter_client types it as a TypedDict of its own
         client.load_connection_info(info)
+        client.session.unpack = _bounded_unpack
         client.start_channels()
         problem = _wait_ready(client, process, min(notebook_deadline, time.monotonic() + KERNEL_START_SECONDS))
         if problem:

@@ -23,15 +23,36 @@ code in this kernel can turn the note off).
 from __future__ import annotations
 
 import sys
+import threading
 import traceback
 from typing import Any
 
 from memlib.course import wire
-from memlib.course.watch import ReferenceWatch, is_library_file
+from memlib.course.watch import UNWATCHED_THREAD, ReferenceWatch, is_library_file
 
 __all__ = ["answer", "loop", "handle"]
 
 _OBJECTS: dict[int, Any] = {}
+#: The kernel's own threads: the grader's prelude imports this module before any cell of the notebook runs.
+_KERNEL_THREADS = frozenset(sys._current_frames())
+#: Packages of the kernel itself, whose threads may start later (pyzmq's garbage collector of large messages).
+_KERNEL_PACKAGES = ("zmq", "ipykernel", "IPython", "jupyter_client", "tornado", "debugpy")
+
+
+def _kernels(thread: threading.Thread) -> bool:
+    """Whether `thread` is one of the kernel's packages' own: its class found by name in their module, its
+    ``run`` not replaced on the instance."""
+    cls = type(thread)
+    module = sys.modules.get(cls.__module__)
+    return (cls.__module__.partition(".")[0] in _KERNEL_PACKAGES and module is not None
+            and vars(module).get(cls.__qualname__) is cls and "run" not in vars(thread))
+
+
+def _notebook_threads() -> bool:
+    """Whether a thread the notebook started is alive (besides the one running this)."""
+    threads = {thread.ident: thread for thread in threading.enumerate()}
+    others = set(sys._current_frames()) - _KERNEL_THREADS - {threading.get_ident()}
+    return any(ident not in threads or not _kernels(threads[ident]) for ident in others)
 
 
 def _handle(value: Any) -> dict:
@@ -165,9 +186,10 @@ def handle(request: str) -> dict:
             watch = _watch(references, modules)
             # an answer that is a reference (its class, a wrapper around it) runs with no student frame to see
             watch.inspect_answer([target, function])
+            beside = _notebook_threads()
             with watch:
                 value = function(*args, **kwargs)
-            used = watch.used
+            used = watch.used + ([UNWATCHED_THREAD] if beside or _notebook_threads() else [])
             # what the call did to the copies it was given (a check may look at them afterwards)
             after = [wire.encode(a, _handle) for a in args]
         return {"ok": wire.encode(value, _handle), "after": after, "references": used}

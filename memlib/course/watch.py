@@ -17,17 +17,21 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-__all__ = ["ReferenceWatch", "is_library_file"]
+__all__ = ["ReferenceWatch", "is_library_file", "notebook_namespace", "UNWATCHED_THREAD"]
 
 _MEMLIB_DIR = str(Path(__file__).resolve().parents[1])
+_COURSE_DIR = str(Path(__file__).resolve().parent)  # the checks and the grader's kernel side
 _LIBRARY_DIRS = tuple({str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
                        if (p := sysconfig.get_paths().get(key))})
 
 
 def is_library_file(filename: str) -> bool:
     """True for memlib's own files, the standard library and installed packages (not the student's code)."""
-    if filename.startswith("<frozen"):
-        return True
+    if filename.startswith("<frozen ") and filename.endswith(">"):
+        # a module frozen into the interpreter (<frozen os>); a cell may be given any name (ipykernel takes
+        # its code's file name from IPYKERNEL_CELL_NAME), so the name must be a loaded module that was frozen
+        spec = getattr(sys.modules.get(filename[len("<frozen "):-1]), "__spec__", None)
+        return getattr(spec, "origin", None) == "frozen"
     if filename.startswith("<"):
         return False  # <ipython-input-...>, <string>, a mutant compiled from text
     return _under(filename, (_MEMLIB_DIR, *_LIBRARY_DIRS))
@@ -42,11 +46,28 @@ def _under(filename: str, folders: tuple[str, ...]) -> bool:
     return any(path == d or path.startswith(d + os.sep) for d in folders)
 
 
+#: What the kernel's side notes, beside the references' names, when the notebook had a thread of its own
+#: running while the check called the answer: calls made there are not seen (a profiler is set per thread).
+UNWATCHED_THREAD = "(a thread the notebook started was running, and calls made there are not watched)"
+
+
+def notebook_namespace() -> dict | None:
+    """The namespace a notebook's cells run in (IPython's user namespace), or None outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return shell.user_ns if shell is not None else None
+
+
 class ReferenceWatch:
     """Notice, while a check runs, calls from the student's code into a reference implementation."""
 
-    def __init__(self, references: Iterable[str]) -> None:
+    def __init__(self, references: Iterable[str], notebook: dict | None = None) -> None:
         self.references = tuple(references)
+        #: the notebook's namespace: code whose globals it is is the student's, whatever its file is called
+        self.notebook = notebook if notebook is not None else notebook_namespace()
         self.codes: dict[Any, str] = {}
         self.classes: dict[type, str] = {}
         self.used: list[str] = []
@@ -117,21 +138,33 @@ class ReferenceWatch:
                 if code is not None:
                     self.codes[code] = spec.replace(":", ".")
 
+    def is_students(self, frame: Any) -> bool:
+        """Whether `frame` runs the student's code: code of the notebook's namespace, or outside the libraries."""
+        return frame.f_globals is self.notebook or not is_library_file(frame.f_code.co_filename)
+
     def _called_by_student(self, frame: Any) -> bool:
         """True when the code that called `frame` is the student's: not a library's, not the reference's own.
 
         A reference calling itself is not the student's call: a dataclass's generated
         ``__init__`` (file ``<string>``) calls its ``__post_init__`` whoever built it.
         """
+        # how memlib's code names the reference when it calls it on its own account: the function, or its class
+        names = {frame.f_code.co_name, self.codes.get(frame.f_code, "").rpartition(".")[2]}
         caller = frame.f_back
-        # Past the standard library's and other packages' wrappers (functools.singledispatch, decorators,
-        # operator and pydoc lookups) to the code that made the call. memlib's own code stops the walk: its
-        # functions may call a reference for the student (the grader's handler, the course's helpers).
-        while (caller is not None and caller.f_code not in self.codes
-               and is_library_file(caller.f_code.co_filename) and not _is_memlib_file(caller.f_code.co_filename)):
+        # Past the libraries' wrappers (functools.singledispatch, decorators, operator and pydoc lookups) to
+        # the code that made the call. memlib's own code stops the walk when it names the reference (a helper
+        # that calls it for the student), and so does the course's (the checks compute what is expected with
+        # the references); memlib code that calls whatever it was handed (a timer) is a trampoline, and the
+        # walk goes on past it.
+        while caller is not None and caller.f_code not in self.codes:
+            if self.is_students(caller):
+                return True
+            filename = caller.f_code.co_filename
+            if _is_memlib_file(filename) and (_under(filename, (_COURSE_DIR,))
+                                              or not names.isdisjoint(caller.f_code.co_names)):
+                return False
             caller = caller.f_back
-        return (caller is not None and caller.f_code not in self.codes
-                and not is_library_file(caller.f_code.co_filename))
+        return False
 
     def _profile(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call" and frame.f_code in self.codes and self._called_by_student(frame):

@@ -93,6 +93,7 @@ _DYNAMIC_ATTRIBUTES = {
     "run_cell", "run_code", "ex", "ev", "system", "getoutput",
     "modules",  # sys.modules
     "__dict__", "__getattribute__",  # a name looked up by a key the reading cannot follow
+    "user_ns", "user_global_ns", "user_module", "get_field",  # the same: IPython's namespace, string.Formatter
     # IPython hooks that rewrite a cell before it runs: the reading would see other code than the kernel
     "input_transformers_cleanup", "input_transformers_post", "input_transformer_manager", "ast_transformers",
     "register_magic_function", "register_magics",
@@ -111,7 +112,8 @@ _DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", 
                     "subprocess", "pty", "unittest", "mock",
                     # code in a string run by the standard library: timeit's statements, a configuration's
                     # factories (logging.config), a debugger's or a doctest's commands
-                    "timeit", "logging.config", "pdb", "bdb", "doctest", "shelve", "copyreg", "zipimport"}
+                    "timeit", "logging.config", "pdb", "bdb", "doctest", "shelve", "copyreg", "zipimport",
+                    "logging.handlers"}  # (its QueueListener runs a thread)
 #: Names of an otherwise harmless module that build code at run time (``from types import SimpleNamespace``
 #: is fine; ``from types import FunctionType`` is not).
 _DYNAMIC_NAMES = {"types": {"FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType"}}

@@ -11,6 +11,7 @@ student controls. This module changes no points.
 from __future__ import annotations
 
 from memlib.course.grading.model import Assignment, _Outcome
+from memlib.course.watch import UNWATCHED_THREAD
 
 
 def review_notes(assignment: Assignment, repairs: dict[str, list[str]],
@@ -19,8 +20,14 @@ def review_notes(assignment: Assignment, repairs: dict[str, list[str]],
     notes = {grade_id: list(found) for grade_id, found in repairs.items()}
     for graded in assignment.graded:
         outcome = outcomes.get(graded.grade_id)
-        if outcome is not None and outcome.references:
-            names = ", ".join(outcome.references)
+        if outcome is None:
+            continue
+        names = ", ".join(name for name in outcome.references if name != UNWATCHED_THREAD)
+        if names:
             notes.setdefault(graded.grade_id, []).append(
                 f"review: the answer calls memlib's reference implementation: {names}")
+        if UNWATCHED_THREAD in outcome.references:
+            notes.setdefault(graded.grade_id, []).append(
+                "review: a thread the notebook started was running while the check called the answer; "
+                "the kernel's watch does not see calls made there")
     return notes
