@@ -311,6 +311,17 @@ CHEATS = {
         "02", "class MySummarizer:\n    def summarize(self, previous, evicted, max_tokens):\n"
               "        return get_ipython().user_ns['ExtractiveSummarizer']().summarize(previous, evicted, max_tokens)",
         ".user_ns"),
+    "the watch's own hook asked for (03)": (
+        "03", "import sys\ndef bm25_scores(q, d, k1=1.5, b=0.75, epsilon=0.25):\n"
+              "    sys.getprofile().__self__.codes.clear()\n    return [0.0] * len(d)", ".getprofile"),
+    "an annotation evaluated as code (07)": (
+        "07", "import typing\ndef f(x: \"__import__('mem' + 'lib.guard').scan\"): pass\n"
+              "my_scan = typing.get_type_hints(f)['x']", ".get_type_hints"),
+    "the frame of a traceback (01)": (
+        "01", "try:\n    raise ValueError\nexcept ValueError as e:\n    frame = e.__traceback__.tb_frame", ".tb_frame"),
+    "IPython's output cache (02)": ("02", "MySummarizer = type(Out[12])", "IPython's output cache (Out)"),
+    "a completer that evaluates its text (07)": (
+        "07", "import rlcompleter\nrlcompleter.Completer({}).attr_matches('x.y')", "import rlcompleter"),
     "a logging thread that runs the answer's calls (01)": (
         "01", "import logging.handlers, queue\njobs = queue.Queue()\n"
               "listener = logging.handlers.QueueListener(jobs, object())\nlistener.start()",

@@ -62,6 +62,9 @@ from typing import Iterable
 
 from memlib.course.checker import graded_call
 from memlib.course.grading.cellcode import TRANSFORM_LINE_CHARS, NotTransformed, parse_cell as _parse
+from memlib.course.grading.flagged import (BINDING_CALLS, CONFIG_ARGUMENT, DYNAMIC_ATTRIBUTES, DYNAMIC_CALLS,
+                                           DYNAMIC_MODULES, DYNAMIC_NAMES, GETTER_FACTORIES, HARMLESS_MAGICS,
+                                           LOOKUP_CALLS, MEMLIB_PATH, OUTPUT_CACHE)
 from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import is_skipped
@@ -78,50 +81,6 @@ STUDENT_FACING = {"memlib.course.quiz.show_quiz", "memlib.course.fallback.enviro
                   "memlib.course.checking.keep_going_after_failures"}
 #: Library code that is an exercise's answer, beyond what the checks list as references.
 ALWAYS_REFERENCES = ("rank_bm25",)
-
-#: Calls and names that run code the source does not show, or reach around a watcher.
-_DYNAMIC_CALLS = {"exec", "eval", "compile", "__import__", "globals", "breakpoint", "vars", "locals"}
-#: Calls that look a name up: with a name computed at run time, the reading cannot follow them.
-_LOOKUP_CALLS = {"getattr", "setattr", "delattr", "hasattr"}
-#: ... of which these bind: ``setattr(Helper, "run", f)`` makes a method the reading never sees defined.
-_BINDING_CALLS = {"setattr", "delattr"}
-#: operator's lookups by name: attrgetter("score") as a sort key is common; a dotted or computed name is not.
-_GETTER_FACTORIES = {"attrgetter", "methodcaller"}
-_DYNAMIC_ATTRIBUTES = {
-    "setprofile", "settrace", "setprofile_all_threads", "settrace_all_threads", "_getframe", "f_back", "f_globals",
-    "f_locals", "__code__", "__globals__", "__closure__", "__builtins__", "__wrapped__", "__subclasses__",
-    "run_cell", "run_code", "ex", "ev", "system", "getoutput",
-    "modules",  # sys.modules
-    "__dict__", "__getattribute__",  # a name looked up by a key the reading cannot follow
-    "user_ns", "user_global_ns", "user_module", "get_field",  # the same: IPython's namespace, string.Formatter
-    # IPython hooks that rewrite a cell before it runs: the reading would see other code than the kernel
-    "input_transformers_cleanup", "input_transformers_post", "input_transformer_manager", "ast_transformers",
-    "register_magic_function", "register_magics",
-    "FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType",  # types.*: code built at run time
-    "__defaults__", "__kwdefaults__",  # a function's default arguments: another function reached by position
-    "__mro__", "mro", "__bases__", "__base__",  # a class's bases walked at run time (Agent.step by position)
-    "popen", "spawnl", "spawnlp", "spawnv", "spawnvp", "execv", "execl", "execvp", "execlp", "posix_spawn",
-    "create_subprocess_exec", "create_subprocess_shell",  # os.* and asyncio.*: another process runs a string
-}
-#: Modules that run hidden code, reach around the watcher (profilers put aside, threads it does not see
-#: start), or load code by a name in a string (pkgutil.resolve_name, pydoc.locate).
-_DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", "imp", "pickle", "dill", "cloudpickle",
-                    "code", "codeop", "builtins", "pkgutil", "pydoc", "cProfile", "profile", "_lsprof", "trace",
-                    "threading", "_thread", "concurrent", "multiprocessing",
-                    # another process runs what a string says; a stand-in object answers for a function
-                    "subprocess", "pty", "unittest", "mock",
-                    # code in a string run by the standard library: timeit's statements, a configuration's
-                    # factories (logging.config), a debugger's or a doctest's commands
-                    "timeit", "logging.config", "pdb", "bdb", "doctest", "shelve", "copyreg", "zipimport",
-                    "logging.handlers"}  # (its QueueListener runs a thread)
-#: Names of an otherwise harmless module that build code at run time (``from types import SimpleNamespace``
-#: is fine; ``from types import FunctionType`` is not).
-_DYNAMIC_NAMES = {"types": {"FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType"}}
-_HARMLESS_MAGICS = {"matplotlib", "pip", "load_ext autoreload", "autoreload"}
-#: ``%config Class.trait = value`` with a literal value (IPython runs the argument as code: anything else hides it).
-_CONFIG_ARGUMENT = re.compile(r"^\s*([A-Za-z_][\w.]*\s*(=(?P<value>.*))?)?$", re.DOTALL)
-#: A dotted name of memlib's code written in a string (code or an import run from a string is not read).
-_MEMLIB_PATH = re.compile(r"\bmemlib\.[A-Za-z_]")
 
 
 @dataclass(frozen=True)
@@ -589,9 +548,9 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
             what = ""
             dotted = _dotted(node) if isinstance(node, ast.Attribute) and id(node) not in inner else None
             qualified = _qualified(dotted, imports) or dotted if dotted else None
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_CALLS:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC_CALLS:
                 what = f"{node.func.id}()"
-            elif (isinstance(node, ast.Name) and node.id in _DYNAMIC_CALLS | _LOOKUP_CALLS
+            elif (isinstance(node, ast.Name) and node.id in DYNAMIC_CALLS | LOOKUP_CALLS
                   and isinstance(node.ctx, ast.Load) and id(node) not in called):
                 what = f"{node.id} passed or bound as a value (what it looks up is not in the source)"
             elif (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
@@ -602,29 +561,31 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
                 # ``module = memlib.summarize`` or ``base = Agent`` in a helper: what is later taken from it by the
                 # local name is not in the source
                 what = f"{_qualified(_dotted(node) or '', imports)} handled as a value (it holds a reference)"
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _LOOKUP_CALLS
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in LOOKUP_CALLS
                   and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)):
                 what = f"{node.func.id}() with a name computed at run time"
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BINDING_CALLS:
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in BINDING_CALLS:
                 what = f"{node.func.id}() (it binds what the reading does not follow)"
             elif isinstance(node, ast.Name) and node.id.startswith("_memlib"):
                 what = f"the grader's own name {node.id}"
-            elif (isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] in _GETTER_FACTORIES
+            elif isinstance(node, ast.Name) and OUTPUT_CACHE.fullmatch(node.id):
+                what = f"IPython's output cache ({node.id}): what an earlier cell showed, by its number"
+            elif (isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] in GETTER_FACTORIES
                   and any(not isinstance(a, ast.Constant) or "." in str(a.value) for a in node.args[:1])):
                 what = f"{(_dotted(node.func) or '').split('.')[-1]}() with a dotted or computed name"
-            elif isinstance(node, ast.Attribute) and node.attr in _DYNAMIC_ATTRIBUTES:
+            elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_ATTRIBUTES:
                 what = f".{node.attr}"
             elif qualified and (_grader_code(qualified) or _under(qualified, CHECK_PACKAGE)
                                 and not qualified.rsplit(".", 1)[-1].startswith("check_")):
                 what = f"the course's grading code ({qualified}), which no exercise asks for"
-            elif qualified and any(_under(qualified, module) for module in _DYNAMIC_MODULES if "." in module):
+            elif qualified and any(_under(qualified, module) for module in DYNAMIC_MODULES if "." in module):
                 what = qualified
             elif (dotted and isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
                   and dotted.split(".")[0] in imported):
                 # ``memlib.guard.scan = ...``, ``os.path.abspath = ...``: what runs is not what the source shows
                 what = f"{dotted} changed (an attribute of an imported module or class)"
             elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-                  and _MEMLIB_PATH.search(node.value)):
+                  and MEMLIB_PATH.search(node.value)):
                 what = f"memlib's code named in a string ({node.value.strip()[:60]!r}): what a string runs is not read"
             elif isinstance(node, ast.Attribute) and node.attr == "path" and _dotted(node.value) == "sys":
                 what = "sys.path"
@@ -646,12 +607,12 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
                     names = {a.name for a in node.names} if isinstance(node, ast.ImportFrom) else set()
                     private = sorted(n for n in names if n.startswith("_") and not n.startswith("__"))
                     full = [module] + [f"{module}.{name}" for name in sorted(names)]
-                    if any(_under(m, d) for m in full for d in _DYNAMIC_MODULES):
+                    if any(_under(m, d) for m in full for d in DYNAMIC_MODULES):
                         what = f"import {module}"
                     elif top == "memlib" and private:
                         what = f"memlib's internals (from {module} import {', '.join(private)})"
-                    elif names & _DYNAMIC_NAMES.get(module, set()):
-                        what = f"from {module} import {', '.join(sorted(names & _DYNAMIC_NAMES[module]))}"
+                    elif names & DYNAMIC_NAMES.get(module, set()):
+                        what = f"from {module} import {', '.join(sorted(names & DYNAMIC_NAMES[module]))}"
                     elif module and not module.startswith("(") and _not_installed(top):
                         what = f"import {module} (a module neither installed nor released)"
                     elif module.startswith("("):
@@ -686,7 +647,7 @@ def _magic(node: ast.Call) -> str:
         return "a magic named at run time"
     name = str(node.args[0].value)
     argument = str(node.args[1].value) if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else ""
-    if name in _HARMLESS_MAGICS or f"{name} {argument}".strip() in _HARMLESS_MAGICS:
+    if name in HARMLESS_MAGICS or f"{name} {argument}".strip() in HARMLESS_MAGICS:
         return ""
     if name == "config" and _literal_config(argument):
         return ""
@@ -695,7 +656,7 @@ def _magic(node: ast.Call) -> str:
 
 def _literal_config(argument: str) -> bool:
     """True for ``%config Class.trait`` or ``Class.trait = <a literal>`` (IPython runs any other value as code)."""
-    match = _CONFIG_ARGUMENT.match(argument)
+    match = CONFIG_ARGUMENT.match(argument)
     if match is None:
         return False
     if match.group("value") is None:
