@@ -1,7 +1,8 @@
 """Partial credit: a partly right answer earns the share of the points its check's cases give.
 
 The tally (`memlib.course.checking.Cases`) is counted by the real checks of 01, 03, 06 (06 weighs its
-cases: `Exercise.case_weights`) and 08 (its parts: `judge_parts`), crosses from the
+cases: `Exercise.case_weights`), 02's flush, 04's loop and 08 (their queues, scenarios and parts:
+`judge_parts`), crosses from the
 checker process to the gradebook as data, and becomes points there; an instructor can grade any exercise
 all or nothing. One real grader run of notebook 01 with an off-by-one answer, three ways.
 """
@@ -179,6 +180,29 @@ def test_08_counts_its_parts_and_reports_the_first_failure(name, right, first) -
     assert caught.value.cases == Cases(right, PARTS)
     assert caught.value.what.startswith(first)
     assert out.getvalue().count("PASS") < right, "the parts after the first failure run quietly"
+
+
+def _alternative(folder: str, name: str, answer: str):
+    namespace: dict = {}
+    path = ROOT / "tests" / "alternatives" / folder / f"{name}.py"
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace[answer]
+
+
+@pytest.mark.parametrize("folder, answer, name, right, run", [
+    ("02-flush", "flush", "wrong_cut_on_call", 64, 65),        # one hand-made queue splits a call from its result
+    ("02-flush", "flush", "wrong_forgets_recall", 25, 65),     # only the queues where nothing leaves are right
+    ("04-loop", "MyAgent", "wrong_reads_request_heartbeat", 11, 14),
+    ("04-loop", "MyAgent", "wrong_no_return", 0, 14),
+])
+def test_the_scenario_checks_count_their_cases(folder, answer, name, right, run) -> None:
+    from memlib.course.checks import check_flush, check_loop
+
+    check = check_flush if folder == "02-flush" else check_loop
+    with pytest.raises(CheckFailed) as caught:
+        with redirect_stdout(io.StringIO()):
+            check(_alternative(folder, name, answer))
+    assert caught.value.cases == Cases(right, run)
 
 
 def test_judge_parts_reports_the_first_failure_and_counts_the_rest_quietly(capsys) -> None:

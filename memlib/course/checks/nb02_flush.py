@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memlib.course.checking import CheckFailed, graded, passed
+from memlib.course.checking import CheckFailed, graded, judge_parts, passed
 from memlib.course.exercise import Exercise
 from memlib.course.lang import bilingual, language
 from memlib.course.checks._common import _as_callable, _call, _short, _short_text
@@ -404,6 +404,7 @@ EXERCISE = Exercise(
     description="exercise F: a flush that evicts whole units to the target, folds them into the summary "
                 "and files them in recall",
     references=("memlib.course.checks.nb02_flush:reference_flush",),
+    partial_credit=True,
     equivalent={
         "mutate-input: flush(tokens) -> tokens changed in place":
             "the contract asks to leave queue as it is, not tokens: popping token counts while evicting is a "
@@ -425,8 +426,7 @@ def check_flush(flush: Any) -> None:
     """
     fn = _as_callable(flush, "flush")
     cases = _cases()
-    for case in cases:
-        _judge(case, _run(fn, case))
+    judge_parts([lambda case=case: _judge(case, _run(fn, case)) for case in cases])  # each queue is a case
     passed(bilingual(f"the oldest whole units leave until the kept messages fit, on {len(cases)} queues "
                      "(targets at and inside units, 0, the whole queue, an empty queue)",
                      f"{len(cases)} 个队列上，最早的消息都按整组离开，直到留下的放得下"

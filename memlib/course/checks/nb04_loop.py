@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
-from memlib.course.checking import CheckFailed, graded, is_class, passed
+from memlib.course.checking import CheckFailed, graded, is_class, judge_parts, passed
 from memlib.course.checks._common import _call, _short, ordinal
 from memlib.course.exercise import Exercise
 from memlib.course.lang import bilingual
@@ -450,6 +450,7 @@ EXERCISE = Exercise(
     points=3,
     description="the agent loop: ask, dispatch and splice while heartbeats are asked for, up to the cap",
     references=("memlib.agent:Agent.step",),
+    partial_credit=True,
 )
 
 
@@ -471,7 +472,8 @@ def check_loop(agent_class: Any) -> None:
 
     cls = _agent_class(agent_class)
     scenarios = loop_scenarios()
-    for i, scenario in enumerate(scenarios):
+
+    def play(i: int, scenario: Any) -> None:
         where = bilingual(f"scenario {scenario.name!r} ({scenario.what})",
                           f"场景 {scenario.name!r}（{_WHAT_ZH.get(scenario.name, scenario.what)}）")
         ref = _play(Agent, scenario, student=False)
@@ -483,3 +485,6 @@ def check_loop(agent_class: Any) -> None:
         _compare_events(mine, ref, where)
         if i + 1 == len(scenarios) or scenarios[i + 1].group != scenario.group:
             passed(bilingual(_GROUPS[scenario.group], _GROUPS_ZH[scenario.group]))
+
+    # each scenario is a case of the partial-credit tally
+    judge_parts([lambda i=i, scenario=scenario: play(i, scenario) for i, scenario in enumerate(scenarios)])
