@@ -85,3 +85,15 @@ def test_what_cannot_be_written_says_why(graded, tmp_path, capsys):
         assert feedback_export.main(argv) == 2
         assert message in capsys.readouterr().err
     assert not (tmp_path / "h").exists() and not (tmp_path / "m").exists()
+
+
+def test_the_instructors_review_notes_stay_off_the_students_page() -> None:
+    """The fresh instructor's walk: a copy flag reached the student's page through the gradebook's reason."""
+    from memlib.course.feedback_export import student_page
+
+    row = {"notebook": "01_context_window.ipynb", "grade_id": "01-token-budget", "points": "2", "max_points": "2",
+           "status": "passed",
+           "reason": "graded 01.ipynb as 01_context_window.ipynb; review: matches the published reference"}
+    page = student_page("ada", [row], "Total: 2 / 2")
+    assert "graded 01.ipynb as 01_context_window.ipynb" in page and "review:" not in page
+    assert "published reference" not in page

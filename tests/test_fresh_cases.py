@@ -268,3 +268,26 @@ def test_the_grader_refuses_a_private_folder_it_cannot_use_before_grading(tmp_pa
     assert code == 2 and "where student kernels can read it" in said
     assert not (tmp_path / "g.csv").exists() or (tmp_path / "g.csv").stat().st_size == 0
     shutil.rmtree(mine)
+
+
+def test_02s_drawn_queues_hold_a_right_flush_and_catch_a_table_of_the_fixed_ones(monkeypatch) -> None:
+    """Attack 12 recorded the cut of each of 02-flush's 65 fixed queues at home and scored 3/3; the grader now
+    draws more queues for each run, and a table right only on the fixed ones earns nothing."""
+    from memlib.course.checks import check_flush
+    from memlib.course.checks.nb02_flush import _cases, reference_flush
+
+    fixed = {(tuple(c.tokens), c.target, len(c.queue)) for c in _cases()}
+
+    def table_flush(queue, tokens, target, summary, summarizer, summary_tokens, recall):
+        if (tuple(tokens), target, len(queue)) in fixed:
+            return reference_flush(queue, tokens, target, summary, summarizer, summary_tokens, recall)
+        return list(queue), summary  # what it does not know: keep everything
+
+    monkeypatch.delenv(FRESH_SEED_ENV, raising=False)
+    check_flush(table_flush)  # at home: every fixed queue is right
+    check_flush(reference_flush)
+    monkeypatch.setenv(FRESH_SEED_ENV, "4242")
+    with pytest.raises(CheckFailed, match="on a queue drawn for this grading run") as caught:
+        check_flush(table_flush)
+    assert caught.value.cases.right_only_where_shown and caught.value.cases.share() == 0
+    check_flush(reference_flush)  # the drawn queues hold a right flush

@@ -273,3 +273,24 @@ def test_the_grader_starts_its_checker_with_the_limit(tmp_path: Path) -> None:
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_notebook_of_too_many_characters_is_refused_before_it_is_parsed() -> None:
+    """Attack 12: three 71 MB notebooks, each line with an emoji (Python keeps such a text at 4 bytes a
+    character), took the grader to 1.8 GB. Past MAX_NOTEBOOK_CHARS the file is refused unparsed."""
+    from memlib.course.grading import collect
+
+    cell = {"cell_type": "markdown", "metadata": {}, "source": "x" * (collect.MAX_NOTEBOOK_CHARS + 1)}
+    data = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+    nb, error, _ = collect.read_submission_notebook(data)
+    assert nb is None and "more than the grader reads" in error and "clear its outputs" in error
+
+
+def test_a_planned_notebook_is_held_packed_until_its_job_runs(course) -> None:
+    from memlib.course.grading import collect
+
+    nb = solved(course["release"])
+    job = collect._Job("ada", None, None, nb=nb)  # type: ignore[arg-type]
+    assert isinstance(job.packed, bytes) and len(job.packed) < len(json.dumps(nb, indent=1))
+    assert job.notebook() == nb and job.notebook() is not job.notebook()
+    assert collect._Job("bo", None, None).notebook() is None  # type: ignore[arg-type]

@@ -127,3 +127,21 @@ def test_as_its_own_release_the_answer_flags_are_given(tmp_path: Path) -> None:
     assert [g.grade_id for g in assignment.graded] == ["01-token-budget"]
     found = notebook_findings(nb, assignment)
     assert "reference_how_many_fit" in found["01-token-budget"][0].what
+
+
+@pytest.mark.slow
+def test_as_its_own_release_a_written_answer_is_read_below_its_question(tmp_path: Path) -> None:
+    """The fresh instructor's walk: without --release an answered written cell was reported blank."""
+    nb = nbformat.read(str(ROOT / "notebooks" / NAME), as_version=4)
+    cell = next(c for c in nb.cells if c.get("metadata", {}).get("memlib", {}).get("written"))
+    cell.source = cell.source.replace("*Your answer here.*", "The model still sees each fact diluted among the rest.")
+    folder = tmp_path / "ada"
+    folder.mkdir()
+    nbformat.write(nb, str(folder / NAME))
+    rows = {r.grade_id: r for r in validate(folder / NAME, sandbox="bwrap", out=lambda text: None)}
+    written = rows["01-written-bigger-window"]
+    assert written.status == "manual" and written.reason.endswith(
+        ": The model still sees each fact diluted among the rest.")
+    with_release = {r.grade_id: r for r in validate(folder / NAME, ROOT / "notebooks", sandbox="bwrap",
+                                                     out=lambda text: None)}
+    assert with_release["01-written-bigger-window"].reason == written.reason

@@ -63,19 +63,34 @@ def test_memlib_code_that_calls_what_it_was_handed_does_not_stop_the_watch() -> 
     assert watch.used == ["memlib.guard.scan"]
 
 
-def test_memlib_code_that_calls_the_reference_by_its_name_is_its_own_use() -> None:
-    """memlib.evaluation.RulesGuard calls scan itself: not the student's call of scan (07 lists RulesGuard
-    as a reference of its own, so a student's use of it is seen by its own name)."""
-    notebook = _cell("from memlib.evaluation import RulesGuard\ndef my_scan(text):\n"
-                     "    return RulesGuard().flags(text)", "<ipython-input-1-x>")
+@pytest.mark.parametrize("code", [
+    # attack 12: memlib's public code that calls the reference itself launders nothing
+    "from memlib.evaluation import RulesGuard\ndef my_scan(text):\n    return RulesGuard().flags(text)",
+    "from types import SimpleNamespace\nfrom memlib.scanner import quote_as_data\n"
+    "def my_scan(text):\n    return quote_as_data(SimpleNamespace(id='n', text=text))",
+])
+def test_an_answer_that_reaches_the_reference_through_memlibs_public_code_is_noted(code: str) -> None:
+    notebook = _cell(code, "<ipython-input-1-x>")
     watch = ReferenceWatch(SCAN, notebook=notebook)
     with watch:
         notebook["my_scan"]("water the plants")
-    assert watch.used == []
-    both = ReferenceWatch([*SCAN, "memlib.evaluation:RulesGuard"], notebook=notebook)
-    with both:
-        notebook["my_scan"]("water the plants")
-    assert both.used == ["memlib.evaluation.RulesGuard"]
+    assert watch.used == ["memlib.guard.scan"]
+
+
+def test_the_courses_own_code_calling_a_reference_is_not_the_students() -> None:
+    """A check computes what is expected with the reference: under the watch, that is no call of the student's."""
+    from memlib.course.checking import CheckFailed
+    from memlib.course.checks.nb01_token_budget import _budget_cases, _judge_budgets, reference_how_many_fit
+
+    watch = ReferenceWatch(["memlib.course.checks.nb01_token_budget:reference_how_many_fit"], notebook={})
+    cases = _budget_cases()
+    with watch:
+        with pytest.raises(CheckFailed):
+            _judge_budgets(lambda messages, window, system_prompt, reserve: 0, cases)  # the check's expected counts
+        assert watch.used == []
+        _, messages, window, system_prompt, reserve = cases[0]
+        reference_how_many_fit(messages, window, system_prompt, reserve)  # this test's own call: not the course's
+    assert watch.used == ["memlib.course.checks.nb01_token_budget.reference_how_many_fit"]
 
 
 def test_a_thread_the_notebook_started_is_seen_while_it_lives() -> None:

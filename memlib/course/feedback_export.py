@@ -36,20 +36,26 @@ from memlib.course import export, overrides
 from memlib.course.grading.inert import _feedback_stems, terminal_text
 from memlib.course.shards import ShardError, merge_gradebooks
 
-__all__ = ["FORMATS", "student_page", "write_feedback", "main"]
+__all__ = ["FORMATS", "for_student", "student_page", "write_feedback", "main"]
 
 FORMATS = ("html", "moodle", "canvas")
 
 
+def for_student(reason: str) -> str:
+    """A row's reason as the student sees it: without the notes meant for the instructor (``review: ...``)."""
+    return "; ".join(part for part in reason.split("; ") if not part.startswith("review:"))
+
+
 def student_page(student: str, rows: list[dict[str, str]], feedback: str) -> str:
-    """One student's HTML page: their gradebook rows as a table and their feedback file, all escaped."""
+    """One student's HTML page: their gradebook rows as a table and their feedback file, all escaped. The
+    review notes of the gradebook (a copy flag, a reference's use) are the instructor's: not on the page."""
     esc = html.escape
     total = sum(float(r["points"]) for r in rows)
     most = sum(float(r["max_points"]) for r in rows)
     cells = "".join(
         f"<tr><td>{esc(overrides.unquoted(r['notebook']))}</td><td>{esc(overrides.unquoted(r['grade_id']))}</td>"
         f"<td>{esc(r['points'])} / {esc(r['max_points'])}</td><td>{esc(r['status'])}</td>"
-        f"<td>{esc(overrides.unquoted(r['reason']))}</td></tr>" for r in rows)
+        f"<td>{esc(for_student(overrides.unquoted(r['reason'])))}</td></tr>" for r in rows)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Feedback for {esc(student)}</title>"
             "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
@@ -57,7 +63,8 @@ def student_page(student: str, rows: list[dict[str, str]], feedback: str) -> str
             "pre{white-space:pre-wrap;background:#f4f4f4;padding:1em}</style></head><body>\n"
             f"<h1>Feedback for {esc(student)}</h1>\n<p>Total: {total:g} / {most:g} points</p>\n"
             "<table><tr><th>notebook</th><th>check</th><th>points</th><th>status</th><th>why</th></tr>"
-            f"{cells}</table>\n<h2>Details</h2>\n<pre>{esc(feedback)}</pre>\n</body></html>\n")
+            f"{cells}</table>\n<h2>Details, as graded (before any later score or override)</h2>\n"
+            f"<pre>{esc(feedback)}</pre>\n</body></html>\n")
 
 
 def _canvas_id(student: str, roster: dict[str, dict[str, str]]) -> str:

@@ -14,7 +14,8 @@ grader's notes. So what it prints is what the instructor's gradebook will say, i
   defined after its check" and names the cell;
 * review flags read from the notebook's source (`memlib.course.grading.provenance`).
 
-Without ``--release`` the notebook is its own release: the points and reasons are the
+Without ``--release`` the notebook is its own release (its written answers' cells read as their question
+and the stub, so what is written below the question is the answer): the points and reasons are the
 grader's, but it cannot tell the release's cells from yours, so it gives the flags about what
 your answer is made of and leaves out those about code that hides what it runs (the release's
 own setup cell would raise them); ``--release notebooks/`` (a pristine copy) gives them all.
@@ -51,6 +52,13 @@ def _own_release(notebook: Path, folder: Path) -> Path:
         raise ValidateError(f"cannot read {notebook.name}: {problem}")
     import nbformat
 
+    from memlib.course.written import STUB, written_meta
+
+    for cell in nb.cells:
+        if cell.get("cell_type") == "markdown" and written_meta(cell) is not None:
+            # the released cell is the question (a heading, a blank line, the question) and the stub: what the
+            # student wrote below the question is their answer, not the release's text
+            cell.source = "\n".join(str(cell.source).split("\n")[:3] + ["", STUB])
     folder.mkdir(parents=True, exist_ok=True)
     released = folder / notebook.name
     nbformat.write(nb, str(released))

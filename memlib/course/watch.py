@@ -37,10 +37,6 @@ def is_library_file(filename: str) -> bool:
     return _under(filename, (_MEMLIB_DIR, *_LIBRARY_DIRS))
 
 
-def _is_memlib_file(filename: str) -> bool:
-    return not filename.startswith("<") and _under(filename, (_MEMLIB_DIR,))
-
-
 def _under(filename: str, folders: tuple[str, ...]) -> bool:
     path = str(Path(filename).resolve())
     return any(path == d or path.startswith(d + os.sep) for d in folders)
@@ -148,20 +144,18 @@ class ReferenceWatch:
         A reference calling itself is not the student's call: a dataclass's generated
         ``__init__`` (file ``<string>``) calls its ``__post_init__`` whoever built it.
         """
-        # how memlib's code names the reference when it calls it on its own account: the function, or its class
-        names = {frame.f_code.co_name, self.codes.get(frame.f_code, "").rpartition(".")[2]}
         caller = frame.f_back
-        # Past the libraries' wrappers (functools.singledispatch, decorators, operator and pydoc lookups) to
-        # the code that made the call. memlib's own code stops the walk when it names the reference (a helper
-        # that calls it for the student), and so does the course's (the checks compute what is expected with
-        # the references); memlib code that calls whatever it was handed (a timer) is a trampoline, and the
-        # walk goes on past it.
+        # Past the libraries' code (functools.singledispatch, decorators, operator and pydoc lookups, and
+        # memlib's own: a timer that calls what it was handed, an archival store that searches with a
+        # reference's index, a helper that quotes a note with the reference guard's verdict) to the code
+        # that made the call: an answer that reaches a reference through memlib's public code reaches it
+        # all the same. The course's code stops the walk: the checks compute what is expected with the
+        # references, and the grader's side calls the answer (an answer that *is* a reference is noted by
+        # `inspect_answer`).
         while caller is not None and caller.f_code not in self.codes:
             if self.is_students(caller):
                 return True
-            filename = caller.f_code.co_filename
-            if _is_memlib_file(filename) and (_under(filename, (_COURSE_DIR,))
-                                              or not names.isdisjoint(caller.f_code.co_names)):
+            if _under(caller.f_code.co_filename, (_COURSE_DIR,)):
                 return False
             caller = caller.f_back
         return False

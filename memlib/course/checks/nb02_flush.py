@@ -12,13 +12,14 @@ the summary and recall storage.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memlib.course.checking import CheckFailed, graded, judge_parts, passed
+from memlib.course.checking import CheckFailed, graded, judge_fixed_then_fresh, judge_parts, passed
 from memlib.course.exercise import Exercise
 from memlib.course.lang import bilingual, language
 from memlib.course.checks._common import _as_callable, _call, _short, _short_text
@@ -148,16 +149,25 @@ def _targets(rng: random.Random, queue, tokens) -> list[tuple[str, int]]:
     return picks
 
 
+#: Rounds of drawn queues (each gives up to five targets): the fixed ones a student's own check shows, and
+#: those the grader's checker draws for each grading run (so a table of the fixed cases' results fails).
+FIXED_ROUNDS, FRESH_ROUNDS = 12, 4
+
+
 def _cases() -> list[_Case]:
+    """The fixed cases: queues drawn from seed 2026, then the hand-made ones."""
+    return _drawn_cases(random.Random(2026), FIXED_ROUNDS) + _hand_made_cases()
+
+
+def _drawn_cases(rng: random.Random, rounds: int) -> list[_Case]:
     from memlib import datasets
     from memlib.summarize import ExtractiveSummarizer, NoSummarizer, TruncatingSummarizer
 
     texts = [t.content for t in datasets.load("conversation")][:200]
-    rng = random.Random(2026)
     inners = [ExtractiveSummarizer(), TruncatingSummarizer(), NoSummarizer(),
               ExtractiveSummarizer(user_weight=1.0, assistant_weight=1.0)]
     cases: list[_Case] = []
-    for round_ in range(12):
+    for round_ in range(rounds):
         filed_count = rng.choice((0, 0, 3))
         queue, tokens = _queue(rng, texts, filed_count, rng.randint(3, 9))
         filed = _queue(rng, texts, 0, filed_count, tools=False)[0]
@@ -165,8 +175,15 @@ def _cases() -> list[_Case]:
         for label, target in _targets(rng, queue, tokens):
             cases.append(_Case(label, queue, tokens, target, summary, inners[round_ % len(inners)],
                                rng.choice((0, 24, 64)), filed))
-    # The hand-made ones: a tool call and its results must leave together, or stay together.
+    return cases
+
+
+def _hand_made_cases() -> list[_Case]:
+    """A tool call and its results must leave together, or stay together; an empty queue."""
     from memlib.messages import Message
+    from memlib.summarize import ExtractiveSummarizer, TruncatingSummarizer
+
+    cases: list[_Case] = []
 
     def msg(i: int, role: str, content: str, **kw) -> Any:
         return Message(role, content, id=i, timestamp=_START + timedelta(minutes=i), **kw)
@@ -425,14 +442,36 @@ def check_flush(flush: Any) -> None:
     summarizer comes first, how the loop is written.
     """
     fn = _as_callable(flush, "flush")
-    cases = _cases()
-    judge_parts([lambda case=case: _judge(case, _run(fn, case)) for case in cases])  # each queue is a case
-    passed(bilingual(f"the oldest whole units leave until the kept messages fit, on {len(cases)} queues "
-                     "(targets at and inside units, 0, the whole queue, an empty queue)",
-                     f"{len(cases)} 个队列上，最早的消息都按整组离开，直到留下的放得下"
-                     "（目标落在组的交界处和组中间、为 0、等于整个队列，以及空队列）"))
-    passed(bilingual("one summarizer call with the evicted messages, oldest first; its summary returned; "
-                     "nothing called when nothing leaves",
-                     "摘要器只调用一次，传入从旧到新的被驱逐消息，返回它的摘要；没有消息离开时什么也不调用"))
-    passed(bilingual("each evicted message filed in recall once, oldest first; the queue left as it was",
-                     "每条被驱逐的消息按从旧到新的顺序存进 recall 一次；queue 保持原样"))
+    fixed = _cases()
+
+    def judge(cases: list[_Case]) -> int:
+        fresh = cases is not fixed
+        judge_parts([functools.partial(_judge_drawn, case, fn, fresh) for case in cases])  # each queue is a case
+        if fresh:
+            passed(bilingual(f"the same rules on {len(cases)} queues drawn for this grading run",
+                             f"本次评分另抽的 {len(cases)} 个队列上，同样的规则也都遵守了"))
+            return len(cases)
+        passed(bilingual(f"the oldest whole units leave until the kept messages fit, on {len(cases)} queues "
+                         "(targets at and inside units, 0, the whole queue, an empty queue)",
+                         f"{len(cases)} 个队列上，最早的消息都按整组离开，直到留下的放得下"
+                         "（目标落在组的交界处和组中间、为 0、等于整个队列，以及空队列）"))
+        passed(bilingual("one summarizer call with the evicted messages, oldest first; its summary returned; "
+                         "nothing called when nothing leaves",
+                         "摘要器只调用一次，传入从旧到新的被驱逐消息，返回它的摘要；没有消息离开时什么也不调用"))
+        passed(bilingual("each evicted message filed in recall once, oldest first; the queue left as it was",
+                         "每条被驱逐的消息按从旧到新的顺序存进 recall 一次；queue 保持原样"))
+        return len(cases)
+
+    # in the grader's checker, queues no answer can have looked up follow the fixed ones
+    judge_fixed_then_fresh(EXERCISE.grade_id, judge, lambda rng: _drawn_cases(rng, FRESH_ROUNDS), fixed)
+
+
+def _judge_drawn(case: _Case, fn: Any, fresh: bool) -> None:
+    """Judge `fn` on one case; a failure on a queue drawn for this grading run says so."""
+    try:
+        _judge(case, _run(fn, case))
+    except CheckFailed as failure:
+        if not fresh:
+            raise
+        raise CheckFailed(bilingual("on a queue drawn for this grading run: ", "在本次评分另抽的队列上：")
+                          + failure.what, failure.hint) from failure

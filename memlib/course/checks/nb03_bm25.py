@@ -276,9 +276,11 @@ EXERCISE = Exercise(
     answer='bm25_scores',
     points=4,
     description="exercise 2: BM25 okapi scores equal rank_bm25's on toy corpora and the course facts",
-    # (and memlib's public code that builds a BM25Index for the caller by a registered name)
+    # (and memlib's public code that builds a BM25Index for the caller by a registered name, or hands out the
+    # registry of builders)
     references=("memlib.course.checks.nb03_bm25:reference_bm25_scores", "rank_bm25:BM25Okapi",
-                "memlib.retrieval:BM25Index", "memlib.retrieval:make_scorer", "memlib.retrieval:scorer_entry"),
+                "memlib.retrieval:BM25Index", "memlib.retrieval:make_scorer", "memlib.retrieval:scorer_entry",
+                "memlib.retrieval:SCORERS"),
     partial_credit=True,
     equivalent={
         'drop: if n_docs == 0:     return [] -> pass':

@@ -18,6 +18,7 @@ word "cap", whether `calls` is a list or a tuple) are never looked at.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
@@ -487,4 +488,4 @@ def check_loop(agent_class: Any) -> None:
             passed(bilingual(_GROUPS[scenario.group], _GROUPS_ZH[scenario.group]))
 
     # each scenario is a case of the partial-credit tally
-    judge_parts([lambda i=i, scenario=scenario: play(i, scenario) for i, scenario in enumerate(scenarios)])
+    judge_parts([functools.partial(play, i, scenario) for i, scenario in enumerate(scenarios)])

@@ -302,7 +302,8 @@ EXERCISE = Exercise(
     # scan, and memlib's public code that runs it on a text for the caller (GuardedPolicy and WriteRule hold it
     # as their default)
     references=("memlib.guard:scan", "memlib.evaluation:RulesGuard", "memlib.scanner:label_record",
-                "memlib.scanner:label_hits", "memlib.guard:GuardedPolicy", "memlib.governance:WriteRule"),
+                "memlib.scanner:label_hits", "memlib.scanner:quote_as_data", "memlib.guard:GuardedPolicy",
+                "memlib.governance:WriteRule"),
     # about 20 s on a quiet machine; three times the default cell limit keeps a loaded grading machine from
     # failing an honest guard
     check_seconds=180,

@@ -40,6 +40,9 @@ MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 #: costs the grader's own process some 60 bytes, and 100 MB of empty lists would cost it 2 GB. A course notebook
 #: holds far fewer (its outputs are the bulk, and clearing them is the fix).
 MAX_JSON_VALUES = 5_000_000
+#: At most this many characters of text are parsed in one notebook: Python keeps a text with one character
+#: outside Latin-1 (an emoji) at 4 bytes a character, so a 71 MB file of such lines cost the grader 0.6 GB.
+MAX_NOTEBOOK_CHARS = 32_000_000
 MAX_ZIP_TOTAL_BYTES = 500 * 1024 * 1024
 NAME_PREFIX_RE = re.compile(r"^(\d+)")
 
@@ -334,6 +337,10 @@ def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None,
         notes.append(f"file is not valid UTF-8 (first bad byte at offset {error.start}); bad bytes replaced by U+FFFD")
     if not text.strip():
         return None, "file is empty; ask for a fresh download", notes
+    if len(text) > MAX_NOTEBOOK_CHARS:
+        return None, (f"the file holds {len(text):,} characters, more than the grader reads "
+                      f"({MAX_NOTEBOOK_CHARS:,}); clear its outputs (Restart Kernel and Clear All Outputs) and save "
+                      "it again"), notes
     values = sum(text.count(mark) for mark in ",[{")
     if values > MAX_JSON_VALUES:
         return None, (f"the file holds some {values:,} JSON values, more than the grader reads ({MAX_JSON_VALUES:,}); "
@@ -427,12 +434,23 @@ class _Job:
     student: str
     assignment: Assignment
     chosen: _Found | None
-    nb: nbformat.NotebookNode | None = None
+    nb: dataclasses.InitVar[nbformat.NotebookNode | None] = None
     error: str = ""
     notes: list[str] = field(default_factory=list)
     status_if_not_run: str = ""
     support: list[Path] | None = None  # an older release's files, when it is graded against one
     lateness: Lateness | None = None  # against the assignment's due date, when it has one
+    #: the notebook as compact UTF-8 JSON until its job runs: a class's planned notebooks are all held at once,
+    #: and a parsed one can take four times its file's size (a text with an emoji is 4 bytes a character)
+    packed: bytes | None = None
+
+    def __post_init__(self, nb: nbformat.NotebookNode | None) -> None:
+        if nb is not None:
+            self.packed = json.dumps(nb, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    def notebook(self) -> nbformat.NotebookNode | None:
+        """The notebook to grade, parsed again from its packed form (None when there is none)."""
+        return None if self.packed is None else nbformat.from_dict(json.loads(self.packed))
 
 
 def _flag_late(found: list[_Found], path: Path) -> None:
@@ -460,6 +478,7 @@ def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
     unmatched: list[str] = []
     for item in found:
         nb, error, read_notes = (None, item.error, []) if item.data is None else read_submission_notebook(item.data)
+        item.data = None  # parsed: the bytes are not needed again (a class's files are not all held at once)
         assignment, how = _identify(nb, item.display, assignments)
         if assignment is None:
             unmatched.append(f"{item.display} ({how})")

@@ -65,10 +65,11 @@ def _submitted_hash(nb: dict) -> str:
 
 def choose(job: _Job, current: Release, older: list[Release]) -> None:
     """Point `job` at the release its notebook comes from, or note how it differs from the current one."""
-    if job.nb is None:
+    nb = job.notebook()
+    if nb is None:
         return
     stem = job.assignment.stem
-    submitted = _submitted_hash(job.nb)
+    submitted = _submitted_hash(nb)
     if submitted == current.stamps[stem].content_hash:
         return
     for release in older:
@@ -78,4 +79,4 @@ def choose(job: _Job, current: Release, older: list[Release]) -> None:
             job.notes.append(f"this notebook comes from {release.stamps[stem].name}; graded against that "
                              f"release ({release.folder.name}/)")
             return
-    job.notes.append(difference(job.nb, current.stamps[stem]))
+    job.notes.append(difference(nb, current.stamps[stem]))

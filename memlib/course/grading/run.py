@@ -206,12 +206,13 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         if job.status_if_not_run:
             _rows_for_all(result, job.status_if_not_run, job.error)
             return result
-        assert job.nb is not None
-        result.language = submission_language(job.nb)
+        nb = job.notebook()
+        assert nb is not None
+        result.language = submission_language(nb)
         assignment = job.assignment
         if job.support is not None:  # graded against an older release: its files, not the current one's
             settings = dataclasses.replace(settings, support=job.support)
-        prepared, repairs = restore_graded_cells(job.nb, assignment)
+        prepared, repairs = restore_graded_cells(nb, assignment)
         prepared.metadata["memlib"]["language"] = result.language  # the checks speak it (check.stand_ins)
         # read from the source the grader holds, outside the kernel: what the answer is made of, in the order
         # the cells run (a check the rebuild moves below its answer's definition is read there too)
@@ -226,8 +227,8 @@ def _grade_job(job: _Job, scratch: Path, settings: _Settings) -> NotebookResult:
         for grade_id, flags in source_flags.items():
             notes.setdefault(grade_id, []).extend(flags)
         _fill_rows(result, outcomes, notes, settings.all_or_nothing)
-        _written_rows(result, job.nb)
-        _quiz_row(result, job.nb)
+        _written_rows(result, nb)
+        _quiz_row(result, nb)
         result.grader_error = failed
         if run.notebook_timed_out:
             result.notes.append(f"notebook stopped after its time limit of {settings.timeout:g} s")
