@@ -168,3 +168,48 @@ def test_an_override_no_row_takes_is_named_by_the_export(graded, tmp_path, capsy
     capsys.readouterr()
     assert export.main([str(book), "--format", "csv-wide", "--out", str(tmp_path / "w.csv")]) == 1
     assert "override not applied: 'cy' fixture-words" in capsys.readouterr().err
+
+
+def _book(path: Path, rows: list[tuple[str, str, str, str, str, str, str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", "notebook", "grade_id", "points", "max_points", "status", "reason"])
+        writer.writerows(rows)
+    return path
+
+
+def test_a_grade_id_of_two_notebooks_is_overridden_in_the_one_named(tmp_path, capsys):
+    """The fresh instructor's walk: an extension for one notebook's late penalty reached both notebooks."""
+    book = _book(tmp_path / "grades.csv", [
+        ("grace", "01_context_window.ipynb", "late-penalty", "-0.2", "0", "late", "1 day(s) late"),
+        ("grace", "03_archival_bm25.ipynb", "late-penalty", "-0.4", "0", "late", "2 day(s) late")])
+    with pytest.raises(overrides.OverrideError, match="in 2 notebooks .*name one with --notebook"):
+        overrides.record(book, "grace", "late-penalty", 0, "extension", "me")
+    assert overrides.main([str(book), "--student", "grace", "--grade-id", "late-penalty", "--points", "0",
+                           "--reason", "extension granted", "--notebook", "03"]) == 0
+    rows, unapplied = overrides.apply(_read(book), overrides.read_overrides(book))
+    assert [(r["notebook"], r["points"]) for r in rows] == [("01_context_window.ipynb", "-0.2"),
+                                                           ("03_archival_bm25.ipynb", "0")]
+    assert unapplied == []
+    with pytest.raises(overrides.OverrideError, match="no row 'late-penalty' for notebook '04'"):
+        overrides.record(book, "grace", "late-penalty", 0, "extension", "me", notebook="04")
+
+
+def test_a_written_score_does_not_carry_over_to_a_changed_answer(tmp_path):
+    """The fresh instructor's walk: a resubmitted written answer, regraded, kept the old answer's score."""
+    from memlib.course import written
+
+    answer = "written answer, needs manual grading (grade score): {}"
+    book = _book(tmp_path / "grades.csv", [
+        ("linus", "03_archival_bm25.ipynb", "03-written-bm25-parts", "0", "1", "manual", answer.format("idf only"))])
+    scores = tmp_path / "scores.csv"
+    scores.write_text("student,grade_id,points,reason\nlinus,03-written-bm25-parts,0,names no part of BM25\n")
+    written.score(book, scores, "me")
+    rows, _ = overrides.apply(_read(book), overrides.read_overrides(book))
+    assert rows[0]["reason"].startswith("override: 0 points") and written.template(book, tmp_path / "t.csv") == 0
+    # the regrade of his new notebook rewrites his row with the new answer
+    _book(book, [("linus", "03_archival_bm25.ipynb", "03-written-bm25-parts", "0", "1", "manual",
+                  answer.format("idf weighs rare words; length normalisation evens long documents"))])
+    rows, unapplied = overrides.apply(_read(book), overrides.read_overrides(book))
+    assert rows[0]["points"] == "0" and rows[0]["reason"].startswith("written answer changed since it was scored")
+    assert unapplied == [] and written.template(book, tmp_path / "t.csv") == 1

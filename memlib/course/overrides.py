@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
+import re
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -110,11 +112,12 @@ def _gradebook_rows(gradebook: Path) -> list[dict[str, str]]:
 
 
 def record(gradebook: str | Path, student: str, grade_id: str, points: float, reason: str, by: str,
-           when: datetime | None = None) -> Override:
+           when: datetime | None = None, notebook: str = "") -> Override:
     """Append an override of `student`'s row `grade_id` in `gradebook` to its audit file; the Override.
 
     Raises `OverrideError`, writing nothing, when the row is not in the gradebook,
-    the points are not between 0 and the row's maximum, or the reason is empty.
+    the points are not between 0 and the row's maximum, or the reason is empty. A grade id that more
+    than one notebook has (``late-penalty``) needs `notebook`.
     """
     book = Path(gradebook)
     if not reason.strip():
@@ -128,6 +131,15 @@ def record(gradebook: str | Path, student: str, grade_id: str, points: float, re
         if known:
             raise OverrideError(f"{student!r} has no row {grade_id!r} in {book}; their rows are {', '.join(known)}")
         raise OverrideError(f"no student {student!r} in {book}: use the name in its student column")
+    if notebook:
+        matching = [r for r in matching if unquoted(r["notebook"]) in (notebook, f"{notebook}.ipynb")
+                    or unquoted(r["notebook"]).startswith(f"{notebook}_")]
+        if not matching:
+            raise OverrideError(f"{student!r} has no row {grade_id!r} for notebook {notebook!r} in {book}")
+    if len(matching) > 1:
+        names = ", ".join(unquoted(r["notebook"]) for r in matching)
+        raise OverrideError(f"{student!r} has a row {grade_id!r} in {len(matching)} notebooks ({names}): "
+                            "name one with --notebook")
     row = matching[0]
     most = float(row["max_points"])
     if not 0 <= points <= most:
@@ -155,20 +167,39 @@ def apply(rows: list[dict[str, str]], overrides: list[Override]) -> tuple[list[d
     The latest override of a row counts. Points stay within the row's maximum:
     an override above a row's maximum after a regrade is not applied.
     """
-    latest: dict[tuple[str, str], Override] = {}
+    latest: dict[tuple[str, str, str], Override] = {}
     for override in overrides:
-        latest[(override.student, override.grade_id)] = override
-    used: set[tuple[str, str]] = set()
+        latest[(override.student, override.notebook, override.grade_id)] = override
+    used: set[tuple[str, str, str]] = set()
     applied = []
     for row in rows:
-        key = (unquoted(row["student"]), unquoted(row["grade_id"]))
+        key = (unquoted(row["student"]), unquoted(row.get("notebook", "")), unquoted(row["grade_id"]))
         wanted = latest.get(key)
-        if wanted is not None and wanted.points <= float(row["max_points"]):
+        if wanted is not None and not scores_this_answer(wanted, row):
+            used.add(key)
+            row = {**row, "reason": f"written answer changed since it was scored: score it again; {row['reason']}"}
+        elif wanted is not None and wanted.points <= float(row["max_points"]):
             used.add(key)
             reason = "; ".join(part for part in (wanted.note(), row.get("reason", "")) if part)
             row = {**row, "points": _num(wanted.points), "reason": reason}
         applied.append(row)
     return applied, [o for key, o in latest.items() if key not in used]
+
+
+#: How a written answer's score names the answer it scored (memlib.course.written.score): a regrade of a
+#: changed answer must not carry the old score over.
+_ANSWER_MARK = re.compile(r"\[answer ([0-9a-f]{12})\]$")
+
+
+def answer_mark(row: dict[str, str]) -> str:
+    """The mark of the written answer a gradebook row shows (a hash of its text), for a score's reason."""
+    answer = unquoted(row.get("reason", "")).partition("(grade score): ")[2]
+    return f"[answer {hashlib.sha256(answer.encode('utf-8')).hexdigest()[:12]}]"
+
+
+def scores_this_answer(override: Override, row: dict[str, str]) -> bool:
+    """False when `override` scored a written answer and `row` now shows another one."""
+    return not _ANSWER_MARK.search(override.reason) or override.reason.endswith(answer_mark(row))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,12 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("gradebook", type=Path, help="the gradebook CSV (from grade or grade merge)")
     parser.add_argument("--student", required=True, help="the student, as the gradebook's student column names them")
     parser.add_argument("--grade-id", required=True, help="the graded cell, e.g. 03-bm25")
+    parser.add_argument("--notebook", default="", help="the notebook (e.g. 03 or 03_archival_bm25), when the "
+                        "student has the grade id in several (late-penalty)")
     parser.add_argument("--points", required=True, type=float, help="the points the row gets")
     parser.add_argument("--reason", required=True, help="why (kept in the audit file and shown in every export)")
     parser.add_argument("--by", default="instructor", help="who made the override (default: instructor)")
     args = parser.parse_args(argv)
     try:
-        override = record(args.gradebook, args.student, args.grade_id, args.points, args.reason, args.by)
+        override = record(args.gradebook, args.student, args.grade_id, args.points, args.reason, args.by,
+                          notebook=args.notebook)
     except OverrideError as error:
         print(f"override not recorded: {terminal_text(str(error))}", file=sys.stderr)
         return 2

@@ -166,8 +166,9 @@ def _written_rows(rows: list[dict[str, str]]) -> dict[tuple[str, str], dict[str,
             if overrides.unquoted(r["reason"]).startswith("written answer") or r["status"] == MANUAL}
 
 
-def read_scores(path: str | Path, gradebook: str | Path) -> list[tuple[str, str, float, str]]:
-    """(student, grade_id, points, reason) per line of a scores file, each checked against the gradebook."""
+def read_scores(path: str | Path, gradebook: str | Path) -> list[tuple[str, str, float, str, str]]:
+    """(student, grade_id, points, reason, notebook) per line of a scores file, each checked against the
+    gradebook; the reason ends with the mark of the answer scored (`overrides.answer_mark`)."""
     source, book = Path(path), Path(gradebook)
     written = _written_rows(_gradebook(book))
     try:
@@ -197,7 +198,9 @@ def read_scores(path: str | Path, gradebook: str | Path) -> list[tuple[str, str,
         most = float(written[key]["max_points"])
         if not 0 <= points <= most:
             raise ScoreError(f"scores {source} line {number}: points {points:g} are not between 0 and {most:g}")
-        scores.append((key[0], key[1], points, line.get("reason") or "written answer scored"))
+        # the score names the answer it scored: a resubmission's new answer is not scored by it
+        reason = f"{line.get('reason') or 'written answer scored'} {overrides.answer_mark(written[key])}"
+        scores.append((key[0], key[1], points, reason, overrides.unquoted(written[key]["notebook"])))
     if not scores:
         raise ScoreError(f"scores {source} scores nothing: fill in the points column")
     return scores
@@ -210,8 +213,8 @@ def score(gradebook: str | Path, scores_file: str | Path, by: str) -> list[overr
     scores = read_scores(scores_file, gradebook)
     try:
         overrides.read_overrides(gradebook)  # an audit file that cannot take more lines stops it here
-        return [overrides.record(gradebook, student, grade_id, points, reason, by)
-                for student, grade_id, points, reason in scores]
+        return [overrides.record(gradebook, student, grade_id, points, reason, by, notebook=notebook)
+                for student, grade_id, points, reason, notebook in scores]
     except overrides.OverrideError as error:
         raise ScoreError(str(error)) from None
 
@@ -219,8 +222,10 @@ def score(gradebook: str | Path, scores_file: str | Path, by: str) -> list[overr
 def template(gradebook: str | Path, out: str | Path) -> int:
     """Write a scores file listing every written answer still to score; how many rows it has."""
     rows = _gradebook(Path(gradebook))
-    done = {(o.student, o.grade_id) for o in overrides.read_overrides(gradebook)}
-    todo = [r for key, r in _written_rows(rows).items() if r["status"] == MANUAL and key not in done]
+    scored = {(o.student, o.grade_id): o for o in overrides.read_overrides(gradebook)}
+    # an answer changed since it was scored (a resubmission, regraded) is to score again
+    todo = [r for key, r in _written_rows(rows).items() if r["status"] == MANUAL
+            and (key not in scored or not overrides.scores_this_answer(scored[key], r))]
     with Path(out).open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student", "grade_id", "points", "max_points", "reason", "answer"])
