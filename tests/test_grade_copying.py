@@ -18,7 +18,8 @@ import pytest
 from conftest import honest_alternatives
 
 from memlib.course.grade import GradeSetupError, load_release
-from memlib.course.grading.copying import COPY_FLAG, copy_flags, normal_form, read_references, references_of
+from memlib.course.grading.copying import (COPY_FLAG, copy_flags, library_references, normal_form,
+                                           read_references, references_of)
 
 pytestmark = pytest.mark.grading
 
@@ -234,3 +235,26 @@ def test_bad_input_the_command_line_refuses_a_missing_solutions_folder(tmp_path:
                          str(tmp_path / "nowhere"), "--out", str(out), "--sandbox", "none", "--quiet"]) == 2
     assert "is not a folder" in capsys.readouterr().err
     assert not out.read_text(encoding="utf-8")  # created empty by the early check, no rows written
+
+
+LIBRARY = library_references(list(RELEASE.values()))
+
+
+def test_a_copy_of_memlibs_own_reference_is_flagged_too() -> None:
+    """The fresh instructor's walk: the student repository ships memlib, references included; a copy of a
+    reference's text (here 01's, its names changed) is as much a copy as one of the solution."""
+    import inspect
+
+    from memlib.course.checks.nb01_token_budget import reference_how_many_fit
+
+    source = inspect.getsource(reference_how_many_fit).replace("reference_how_many_fit", "how_many_fit")
+    code = "from memlib.context import MESSAGE_OVERHEAD\nfrom memlib.tokens import count\n\n" + source
+    flags = copy_flags(*_submission("01", code), LIBRARY)
+    assert "memlib's memlib.course.checks.nb01_token_budget:reference_how_many_fit" in flags["01-token-budget"][0]
+    assert flags["01-token-budget"][0].startswith(COPY_FLAG)
+
+
+def test_no_honest_alternative_answer_matches_memlibs_references() -> None:
+    answers = honest_alternatives(RELEASE)
+    for name, nb, assignment in answers:
+        assert copy_flags(nb, assignment, LIBRARY) == {}, name

@@ -180,7 +180,11 @@ def grade(
             raise GradeSetupError(str(error)) from None
     if warning:
         (warn or (lambda text: print(text, file=sys.stderr)))(warning)
-    references = copying.read_references(solutions, released) if solutions is not None else {}
+    # a copy of the published solution, or of memlib's own reference implementations (students have memlib)
+    references = ({g: r + copying.library_references(released).get(g, [])
+                   for g, r in {**dict.fromkeys(copying.library_references(released), []),
+                                **copying.read_references(solutions, released)}.items()}
+                  if solutions is not None else {})
     strict = frozenset(all_or_nothing)
     known = {g.grade_id for a in released for g in a.graded} | {"all"}
     if strict - known:

@@ -41,8 +41,8 @@ from memlib.course.grading.provenance import _SCOPES, _code_cells, _first_line, 
 from memlib.course.release import BEGIN_RE, END_RE, _grade_meta
 from memlib._util import parse_python
 
-__all__ = ["Reference", "COPY_FLAG", "MIN_NODES", "normal_form", "read_references", "references_of",
-           "copy_flags"]
+__all__ = ["Reference", "COPY_FLAG", "MIN_NODES", "normal_form", "read_references", "library_references",
+           "references_of", "copy_flags"]
 
 #: The words every copy flag starts with (the item report counts rows that carry them).
 COPY_FLAG = "review: matches the published reference"
@@ -57,7 +57,7 @@ class Reference:
     grade_id: str
     label: str  # "def how_many_fit", "class MySummarizer"
     form: str
-    notebook: str  # the solution notebook's file name
+    notebook: str  # the solution notebook's file name, or memlib's reference ("module:qualname")
 
 
 # --------------------------------------------------------------------------- the normal form
@@ -214,6 +214,38 @@ def _statements(grade_id: str, source: str, notebook: str) -> list[Reference]:
     return found
 
 
+def library_references(assignments: list[Assignment]) -> dict[str, list[Reference]]:
+    """grade_id -> memlib's own reference implementations of its exercise (its record's `references`), in normal
+    form: memlib ships to students, so a copy of a reference's text is a copy too. A class gives its methods."""
+    import importlib
+    import inspect
+    import textwrap
+
+    from memlib.course.exercise import exercises
+
+    records = exercises()
+    found: dict[str, list[Reference]] = {}
+    for graded in (g for a in assignments for g in a.graded):
+        record = records.get(graded.grade_id)
+        for spec in record.references if record is not None else ():
+            module_name, _, qualname = spec.partition(":")
+            try:
+                target: object = importlib.import_module(module_name)
+                for part in qualname.split("."):
+                    target = getattr(target, part)
+                tree = parse_python(textwrap.dedent(inspect.getsource(target)))  # type: ignore[arg-type]
+            except (ImportError, AttributeError, OSError, TypeError, SyntaxError):
+                continue  # not Python source (a registry, a C type): nothing to compare
+            statements = [node for top in tree.body
+                          for node in ([top] + [n for n in getattr(top, "body", []) if isinstance(top, ast.ClassDef)])
+                          if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            for statement in statements:
+                if _size([statement]) >= MIN_NODES:
+                    found.setdefault(graded.grade_id, []).append(Reference(
+                        graded.grade_id, f"def {statement.name}", normal_form(statement), f"{module_name}:{qualname}"))
+    return found
+
+
 def read_references(solutions: str | Path, assignments: list[Assignment]) -> dict[str, list[Reference]]:
     """grade_id -> its references, from the solution notebooks in `solutions` named as the released ones.
 
@@ -260,7 +292,9 @@ def _student_forms(nb: dict, graded_ids: set[str]) -> dict[str, str]:
             tree = parse_python(_python(source))
         except (SyntaxError, ValueError, RecursionError, SystemError, MemoryError, NotTransformed):
             continue  # not read here: the provenance reading flags what it cannot read
-        for statement in tree.body:
+        # top-level statements, and the methods of top-level classes (a copy of a reference's method, 04's step)
+        for statement in tree.body + [n for top in tree.body if isinstance(top, ast.ClassDef) for n in top.body
+                                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
             try:
                 forms.setdefault(normal_form(statement), _first_line(source))
             except (SyntaxError, ValueError, RecursionError):
@@ -279,7 +313,9 @@ def copy_flags(nb: dict, assignment: Assignment, references: dict[str, list[Refe
         cell = forms.get(reference.form)
         if cell is None:
             continue
+        where = (f"solutions/{reference.notebook}" if reference.notebook.endswith(".ipynb")
+                 else f"memlib's {reference.notebook}")
         notes.setdefault(reference.grade_id, []).append(
-            f"{COPY_FLAG} ({reference.label} of solutions/{reference.notebook}, up to names, comments, "
+            f"{COPY_FLAG} ({reference.label} of {where}, up to names, comments, "
             f"docstrings and layout; cell starting {cell!r})")
     return notes
