@@ -178,3 +178,18 @@ def test_the_lateness_itself_reaches_csv_wide_and_moodle_from_a_real_grading_run
     moodle = table("moodle")
     assert moodle["Month"]["01_fixture feedback"] == "late: 31 day(s), penalty 50 % of the points, 2.5 point(s) taken"
     assert moodle["Ontime"]["01_fixture feedback"] == "on time"
+
+
+def test_a_due_date_of_a_notebook_this_run_does_not_grade_is_not_called_unused(course, tmp_path):
+    """The fresh instructor's walk: regrading one notebook (--assignment 03) warned that 01's date matched no
+    graded notebook of the release, though the release has it."""
+    subs = tmp_path / "subs"
+    write_notebook(subs / "ada", solved(course["release"]))
+    due = tmp_path / "due.csv"
+    due.write_text("assignment,due\n01_fixture,2026-10-05T23:59+02:00\n02_other,2026-10-12T23:59+02:00\n"
+                   "99_nothing,2026-10-19T23:59+02:00\n", encoding="utf-8")
+    warned: list[str] = []
+    grading.grade([subs / "ada"], course["release"], assignments=["01"], due_dates=read_due_dates(due),
+                  warn=warned.append, cell_timeout=30)
+    unused = [w for w in warned if "match no graded notebook" in w]
+    assert len(unused) == 1 and "99_nothing" in unused[0] and "02_other" not in unused[0]

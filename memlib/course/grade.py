@@ -197,7 +197,9 @@ def grade(
     for job in planned:
         releases.choose(job, current, older)
     if due_dates:
-        latework.assess_jobs(planned, released, due_dates, late_policy or LatePolicy(),
+        # the release's every notebook: a date for one this run does not grade (--assignment) is still used
+        latework.assess_jobs(planned, load_release(release, []) if assignments else released, due_dates,
+                             late_policy or LatePolicy(),
                              warn or (lambda text: print(text, file=sys.stderr)))
     handed_in = {job.assignment.name for job in planned if job.status_if_not_run != MISSING}
     not_handed_in = [] if all_assignments else [a.name for a in released if a.name not in handed_in]

@@ -67,7 +67,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                     "zh": "{run} 个用例里对了 {passed} 个（按部分分评分时，大约得这个比例的分）"},
     "fb_partial": {"en": "Partial credit: {passed} of {run} cases right{fresh}, {share:.0%} of the points.",
                    "zh": "部分分：{run} 个用例对了 {passed} 个{fresh}，得 {share:.0%} 的分。"},
-    "fb_partial_none": {"en": "No partial credit: {passed} of {run} cases right{fresh}; it starts above half.",
+    "fb_partial_none": {"en": "No partial credit: {passed} of {run} cases right{fresh}; partial credit needs more "
+                              "than half of them right.",
                         "zh": "没有部分分：{run} 个用例对了 {passed} 个{fresh}；对一半以上才有。"},
     "fb_partial_shown": {"en": "No partial credit: every case your own check runs is right, and {fresh_passed} of "
                                "{fresh_run} cases drawn for this grading run are not; an answer right only where "

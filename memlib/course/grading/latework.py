@@ -32,7 +32,9 @@ def due_for(assignment: Assignment, dates: dict[str, datetime]) -> datetime | No
 
 def assess_jobs(jobs: list[_Job], assignments: list[Assignment], dates: dict[str, datetime],
                 policy: late.LatePolicy, warn: Callable[[str], None]) -> None:
-    """Note each handed-in notebook's lateness on its job (and so in every row and the feedback)."""
+    """Note each handed-in notebook's lateness on its job (and so in every row and the feedback).
+
+    `assignments` are the whole release's (a due date of a notebook not graded in this run is not unused)."""
     unused = [key for key in dates if not any(due_for(a, {key: dates[key]}) for a in assignments)]
     if unused:
         warn(f"warning: due dates for {', '.join(unused)} match no graded notebook of the release; not used")
