@@ -34,7 +34,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                 "from i18n/<lang>/)"),
     "grade": ("memlib.course.grade", "grade submitted notebooks into a gradebook "
               "(`grade merge` joins shards, `grade items` analyses the checks, `grade export` writes an "
-              "LMS file, `grade override` records an instructor's points, `grade score` the points of written answers)"),
+              "LMS file, `grade override` records an instructor's points, `grade score` the points of written "
+              "answers, `grade feedback` writes the students' feedback files)"),
     "validate": ("memlib.course.validate", "grade one notebook as the grader will, before you hand it in"),
     "model": ("memlib.local_model", "a local model, offline, as the decider: "
               "`model serve` starts it, `model check` runs three agent steps"),
