@@ -286,11 +286,28 @@ def test_a_notebook_of_too_many_characters_is_refused_before_it_is_parsed() -> N
     assert nb is None and "more than the grader reads" in error and "clear its outputs" in error
 
 
-def test_a_planned_notebook_is_held_packed_until_its_job_runs(course) -> None:
+def test_a_planned_notebook_is_read_again_when_its_job_runs_not_held(course, tmp_path) -> None:
+    """Attack 13: nine 104 MB notebooks of one student, each under every cap, held (packed) for the whole run
+    took the grader to 1.9 GB. A submission's files are read one at a time when planned, and again when
+    their job runs: none is held in between."""
+    import zipfile
+
     from memlib.course.grading import collect
 
     nb = solved(course["release"])
-    job = collect._Job("ada", None, None, nb=nb)  # type: ignore[arg-type]
-    assert isinstance(job.packed, bytes) and len(job.packed) < len(json.dumps(nb, indent=1))
-    assert job.notebook() == nb and job.notebook() is not job.notebook()
+    path = write_notebook(tmp_path / "ada", nb)
+    found = collect._Found(path.name, None, origin=("file", path))
+    job = collect._Job("ada", None, found, readable=True)  # type: ignore[arg-type]
+    assert job.notebook() == nb and found.data is None
     assert collect._Job("bo", None, None).notebook() is None  # type: ignore[arg-type]
+    # a zip may name two entries alike: each is read again by its position
+    other = solved(course["release"])
+    other.cells[0].source = "another"
+    archive = tmp_path / "grace.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("01.ipynb", nbformat.writes(nb))
+        handle.writestr("01.ipynb", nbformat.writes(other))
+    entries, _ = collect._collect(collect._Submission("grace", archive))
+    assert [e.data for e in entries] == [None, None]
+    assert [collect.read_submission_notebook(e.read())[0].cells[0].source for e in entries] == [
+        nb.cells[0].source, "another"]

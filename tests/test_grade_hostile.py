@@ -510,7 +510,7 @@ def test_collect_refuses_links_and_pipes_without_opening_them(tmp_path: Path) ->
     os.mkfifo(folder / "pipe.ipynb")  # opening it for reading would block forever
     (folder / "sub").symlink_to("/etc")
     found, notes = _collect(_Submission("student", folder))
-    assert [(f.display, f.data) for f in found] == [("real.ipynb", b"{}")]
+    assert [(f.display, f.read()) for f in found] == [("real.ipynb", b"{}")]
     assert notes == ["refused sub (a symbolic link), link.ipynb (a symbolic link), pipe.ipynb (a named pipe): "
                      "only regular files are graded"]
 

@@ -327,6 +327,10 @@ CHEATS = {
         "07", "from types import SimpleNamespace\nfrom memlib.scanner import quote_as_data\n"
               "def my_scan(text):\n    return quote_as_data(SimpleNamespace(id='n', text=text))",
         "memlib.scanner.quote_as_data"),
+    # attack 13
+    "an IPython background job (07)": (
+        "07", "from IPython.lib import backgroundjobs as bgjobs\nworker = bgjobs.BackgroundJobFunc(print)",
+        "IPython.lib.backgroundjobs"),
     "IPython's output cache (02)": ("02", "MySummarizer = type(Out[12])", "IPython's output cache (Out)"),
     "a completer that evaluates its text (07)": (
         "07", "import rlcompleter\nrlcompleter.Completer({}).attr_matches('x.y')", "import rlcompleter"),

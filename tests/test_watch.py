@@ -115,7 +115,13 @@ def test_a_thread_of_the_kernels_own_packages_is_not_the_notebooks() -> None:
     collector.start()
     try:
         assert serve._notebook_threads() == before
-        disguised = GarbageCollector()
+        from IPython.lib.backgroundjobs import BackgroundJobFunc  # attack 13: IPython's class, the notebook's code
+
+        job = BackgroundJobFunc.__new__(BackgroundJobFunc)  # (built outside a kernel, its __init__ fails)
+        assert not serve._kernels(job)
+        from zmq.utils.garbage import GarbageCollectorThread
+
+        disguised = GarbageCollectorThread(collector)
         disguised.run = threading.Event().wait  # the class is the kernel's, what it runs is not
         assert not serve._kernels(disguised)
     finally:

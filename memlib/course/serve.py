@@ -35,16 +35,18 @@ __all__ = ["answer", "loop", "handle"]
 _OBJECTS: dict[int, Any] = {}
 #: The kernel's own threads: the grader's prelude imports this module before any cell of the notebook runs.
 _KERNEL_THREADS = frozenset(sys._current_frames())
-#: Packages of the kernel itself, whose threads may start later (pyzmq's garbage collector of large messages).
-_KERNEL_PACKAGES = ("zmq", "ipykernel", "IPython", "jupyter_client", "tornado", "debugpy")
+#: The kernel's threads that start after the prelude, by class: pyzmq's garbage collector of large messages
+#: (seen under Colab's pins). Only these: a package's class is no proof (IPython's background jobs run what
+#: a notebook hands them).
+_LATE_KERNEL_THREADS = (("zmq.utils.garbage", "GarbageCollectorThread"),)
 
 
 def _kernels(thread: threading.Thread) -> bool:
-    """Whether `thread` is one of the kernel's packages' own: its class found by name in their module, its
-    ``run`` not replaced on the instance."""
+    """Whether `thread` is one the kernel starts late: its class exactly one of `_LATE_KERNEL_THREADS`, found
+    by name in its module, its ``run`` not replaced on the instance."""
     cls = type(thread)
     module = sys.modules.get(cls.__module__)
-    return (cls.__module__.partition(".")[0] in _KERNEL_PACKAGES and module is not None
+    return ((cls.__module__, cls.__qualname__) in _LATE_KERNEL_THREADS and module is not None
             and vars(module).get(cls.__qualname__) is cls and "run" not in vars(thread))
 
 

@@ -122,10 +122,30 @@ def _with_translations(written: list[WrittenCell], file: Path) -> list[WrittenCe
 @dataclass
 class _Found:
     display: str  # path inside the submission, for messages
-    data: bytes | None
+    data: bytes | None  # None: read from `origin` when needed
     error: str = ""
     zip_time: tuple[int, ...] | None = None  # the time a zip stores for the entry (local, no zone)
     lms_late: bool = False  # the LMS's download name says it was late (Canvas's _LATE_)
+    #: where the bytes come from: ("file", path) or ("zip", zip path, the entry's position); a class's notebooks
+    #: are not all held at once: each is read when its submission is planned, and again when its job runs
+    origin: tuple = ()
+
+    def read(self) -> bytes | None:
+        """The notebook's bytes, read from where they were found (None, with `error` said, when they cannot be)."""
+        if self.data is not None:
+            return self.data
+        try:
+            if self.origin[:1] == ("file",):
+                again = _read_regular(self.origin[1], self.display)
+                self.error = again.error
+                return again.data
+            if self.origin[:1] == ("zip",):
+                with zipfile.ZipFile(self.origin[1]) as archive:
+                    return archive.read(archive.infolist()[self.origin[2]])  # by position: names can repeat
+        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError, RuntimeError,
+                NotImplementedError, KeyError) as error:
+            self.error = f"cannot be read again ({error})"
+        return None
 
 
 @dataclass
@@ -235,7 +255,7 @@ def _read_regular(path: Path, display: str) -> _Found:
             return _Found(display, None, f"refused: {_kind_of(info.st_mode)}")
         if info.st_size > MAX_NOTEBOOK_BYTES:
             return _Found(display, None, f"file is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
-        return _Found(display, handle.read(MAX_NOTEBOOK_BYTES + 1))
+        return _Found(display, handle.read(MAX_NOTEBOOK_BYTES + 1), origin=("file", path))
 
 
 def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
@@ -264,7 +284,7 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
                         refused.append(f"{relative} ({_kind_of(mode)})")
                     continue
                 if name.lower().endswith(".ipynb") and not _skip_part(name):
-                    found.append(_read_regular(file, str(relative)))
+                    found.append(_Found(str(relative), None, origin=("file", file)))  # read when planned
         found.sort(key=lambda f: f.display)
         if refused:
             notes.append(f"refused {', '.join(refused)}: only regular files are graded")
@@ -274,7 +294,7 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
         try:
             with zipfile.ZipFile(path) as archive:
                 total = 0
-                for info in sorted(archive.infolist(), key=lambda i: i.filename):
+                for position, info in sorted(enumerate(archive.infolist()), key=lambda p: p[1].filename):
                     parts = Path(info.filename).parts
                     if info.is_dir() or not info.filename.lower().endswith(".ipynb") or any(_skip_part(p) for p in parts):
                         continue
@@ -286,7 +306,11 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
                         found.append(_Found(info.filename, None, "file too large after unzipping",
                                             zip_time=info.date_time))
                         continue
-                    found.append(_Found(info.filename, archive.read(info), zip_time=info.date_time))
+                    with archive.open(info) as entry:  # read through (a broken entry says so here), not kept
+                        while entry.read(1 << 20):
+                            pass
+                    found.append(_Found(info.filename, None, zip_time=info.date_time,  # read when planned
+                                        origin=("zip", path, position)))
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError, RuntimeError,
                 NotImplementedError) as error:
             notes.append(f"{path.name} is not a readable zip file ({error})")
@@ -294,7 +318,7 @@ def _collect(submission: _Submission) -> tuple[list[_Found], list[str]]:
             if not found:
                 notes.append(f"no notebook found in {path.name}")
     elif path.suffix.lower() == ".ipynb":
-        found.append(_read_regular(path, path.name))
+        found.append(_Found(path.name, None, origin=("file", path)))  # read when planned
     else:
         notes.append(f"{path.name} is not a folder, a .zip or a .ipynb file")
     return found, notes
@@ -434,23 +458,18 @@ class _Job:
     student: str
     assignment: Assignment
     chosen: _Found | None
-    nb: dataclasses.InitVar[nbformat.NotebookNode | None] = None
+    readable: bool = False  # the chosen notebook parsed when the job was planned
     error: str = ""
     notes: list[str] = field(default_factory=list)
     status_if_not_run: str = ""
     support: list[Path] | None = None  # an older release's files, when it is graded against one
     lateness: Lateness | None = None  # against the assignment's due date, when it has one
-    #: the notebook as compact UTF-8 JSON until its job runs: a class's planned notebooks are all held at once,
-    #: and a parsed one can take four times its file's size (a text with an emoji is 4 bytes a character)
-    packed: bytes | None = None
-
-    def __post_init__(self, nb: nbformat.NotebookNode | None) -> None:
-        if nb is not None:
-            self.packed = json.dumps(nb, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
     def notebook(self) -> nbformat.NotebookNode | None:
-        """The notebook to grade, parsed again from its packed form (None when there is none)."""
-        return None if self.packed is None else nbformat.from_dict(json.loads(self.packed))
+        """The notebook to grade, read and parsed again (None when there is none): a class's planned notebooks
+        are not all held at once, and a parsed one can take four times its file (an emoji is 4 bytes)."""
+        data = self.chosen.read() if self.readable and self.chosen is not None else None
+        return read_submission_notebook(data)[0] if data is not None else None
 
 
 def _flag_late(found: list[_Found], path: Path) -> None:
@@ -476,14 +495,16 @@ def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
         item.display = export.original_name(item.display)
     parsed = []
     unmatched: list[str] = []
-    for item in found:
-        nb, error, read_notes = (None, item.error, []) if item.data is None else read_submission_notebook(item.data)
-        item.data = None  # parsed: the bytes are not needed again (a class's files are not all held at once)
+    for item in found:  # one at a time: read, parsed, identified, let go (read again when its job runs)
+        data = item.read() if not item.error else None
+        nb, error, read_notes = (None, item.error, []) if data is None else read_submission_notebook(data)
+        del data
         assignment, how = _identify(nb, item.display, assignments)
         if assignment is None:
             unmatched.append(f"{item.display} ({how})")
             continue
-        parsed.append((assignment, item, nb, error, read_notes, how))
+        parsed.append((assignment, item, nb is not None, error, read_notes, how))
+        del nb
     jobs = []
     for assignment in assignments:
         candidates = [p for p in parsed if p[0] is assignment]
@@ -509,13 +530,13 @@ def _plan(submission: _Submission, assignments: list[Assignment]) -> list[_Job]:
             chosen = exact[0]
             others = ", ".join(c[1].display for c in candidates if c is not chosen)
             job_notes.append(f"graded {chosen[1].display}; ignored {others}")
-        _, item, nb, error, read_notes, how = chosen
+        _, item, readable, error, read_notes, how = chosen
         job_notes += read_notes
         if Path(item.display).name != assignment.name and not any("graded " in n for n in job_notes):
             job_notes.append(f"graded {item.display} as {assignment.name} ({how})")
-        if nb is None:
+        if not readable:
             jobs.append(_Job(submission.student, assignment, item, error=f"{item.display}: {error}",
                              notes=job_notes, status_if_not_run=ERROR))
         else:
-            jobs.append(_Job(submission.student, assignment, item, nb=nb, notes=job_notes))
+            jobs.append(_Job(submission.student, assignment, item, readable=True, notes=job_notes))
     return jobs

@@ -48,7 +48,7 @@ DYNAMIC_MODULES = {"importlib", "ctypes", "marshal", "gc", "inspect", "runpy", "
                     # code in a string run by the standard library: timeit's statements, a configuration's
                     # factories (logging.config), a debugger's or a doctest's commands
                     "timeit", "logging.config", "pdb", "bdb", "doctest", "shelve", "copyreg", "zipimport",
-                    "logging.handlers", "rlcompleter"}  # (a thread runs a QueueListener's calls; eval)
+                    "logging.handlers", "rlcompleter", "IPython.lib.backgroundjobs"}  # (a thread runs a QueueListener's calls; eval)
 #: Names of an otherwise harmless module that build code at run time (``from types import SimpleNamespace``
 #: is fine; ``from types import FunctionType`` is not).
 DYNAMIC_NAMES = {"types": {"FunctionType", "CodeType", "LambdaType", "MethodType", "ModuleType"},

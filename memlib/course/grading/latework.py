@@ -40,7 +40,7 @@ def assess_jobs(jobs: list[_Job], assignments: list[Assignment], dates: dict[str
         warn(f"warning: due dates for {', '.join(unused)} match no graded notebook of the release; not used")
     for job in jobs:
         due = due_for(job.assignment, dates)
-        if due is None or job.chosen is None or job.packed is None:
+        if due is None or job.chosen is None or not job.readable:
             continue
         job.lateness = late.assess(due, policy, zip_time=job.chosen.zip_time, lms_late=job.chosen.lms_late)
         job.notes.append(job.lateness.note())
