@@ -338,7 +338,7 @@ def test_an_answer_that_calls_the_checks_own_code_is_noticed(tmp_path: Path) -> 
         CHECK_ADD,
     ], tmp_path)
     assert outcomes[1].status == "passed"
-    assert outcomes[1].references == ("memlib.course.checks._common.ordinal (the checks' own code)",)
+    assert outcomes[1].references == ("memlib.course.checks._common.ordinal (the course's own code)",)
     assert "uses memlib's reference implementation" not in outcomes[3].output and outcomes[3].references == ()
 
 

@@ -331,6 +331,9 @@ CHEATS = {
     "an IPython background job (07)": (
         "07", "from IPython.lib import backgroundjobs as bgjobs\nworker = bgjobs.BackgroundJobFunc(print)",
         "IPython.lib.backgroundjobs"),
+    # attack 14
+    "sys.modules by getattr with a constant name (01)": (
+        "01", "import sys\nloaded = getattr(sys, 'modules')", ".modules (by getattr())"),
     "IPython's output cache (02)": ("02", "MySummarizer = type(Out[12])", "IPython's output cache (Out)"),
     "a completer that evaluates its text (07)": (
         "07", "import rlcompleter\nrlcompleter.Completer({}).attr_matches('x.y')", "import rlcompleter"),

@@ -83,14 +83,29 @@ def test_the_courses_own_code_calling_a_reference_is_not_the_students() -> None:
     from memlib.course.checks.nb01_token_budget import _budget_cases, _judge_budgets, reference_how_many_fit
 
     watch = ReferenceWatch(["memlib.course.checks.nb01_token_budget:reference_how_many_fit"], notebook={})
-    cases = _budget_cases()
+    cases = _budget_cases()  # (this test's frame switches the watch on: like a check's wrapper, the walk's end)
     with watch:
         with pytest.raises(CheckFailed):
             _judge_budgets(lambda messages, window, system_prompt, reserve: 0, cases)  # the check's expected counts
         assert watch.used == []
-        _, messages, window, system_prompt, reserve = cases[0]
-        reference_how_many_fit(messages, window, system_prompt, reserve)  # this test's own call: not the course's
+        notebook = _cell("def mine(*args):\n    return reference(*args)", "<ipython-input-1-x>")
+        notebook["reference"] = reference_how_many_fit
+        notebook["mine"](*cases[0][1:])  # a notebook's own call: the student's
     assert watch.used == ["memlib.course.checks.nb01_token_budget.reference_how_many_fit"]
+
+
+def test_the_courses_helpers_handed_a_reference_by_the_answer_do_not_hide_it() -> None:
+    """Attack 14: the answer had the course's judge_parts call the reference (through C glue: map,
+    list.extend), and the walk stopped at the course's frame. It ends only where the watch was switched on."""
+    notebook = _cell("import functools\nfrom memlib.guard import scan\n"
+                     "from memlib.course.checking import judge_parts\n"
+                     "def my_scan(text):\n    out = []\n"
+                     "    judge_parts([functools.partial(out.extend, map(scan, [text]))])\n    return out[0]",
+                     "<ipython-input-1-x>")
+    watch = ReferenceWatch(SCAN, notebook=notebook)
+    with watch:
+        notebook["my_scan"]("water the plants")
+    assert watch.used == ["memlib.guard.scan"]
 
 
 def test_a_thread_the_notebook_started_is_seen_while_it_lives() -> None:

@@ -181,10 +181,10 @@ def grade(
     if warning:
         (warn or (lambda text: print(text, file=sys.stderr)))(warning)
     # a copy of the published solution, or of memlib's own reference implementations (students have memlib)
-    references = ({g: r + copying.library_references(released).get(g, [])
-                   for g, r in {**dict.fromkeys(copying.library_references(released), []),
-                                **copying.read_references(solutions, released)}.items()}
-                  if solutions is not None else {})
+    references: dict[str, list[copying.Reference]] = {}
+    if solutions is not None:
+        published, library = copying.read_references(solutions, released), copying.library_references(released)
+        references = {g: published.get(g, []) + library.get(g, []) for g in {*published, *library}}
     strict = frozenset(all_or_nothing)
     known = {g.grade_id for a in released for g in a.graded} | {"all"}
     if strict - known:

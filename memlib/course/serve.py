@@ -117,15 +117,27 @@ class _Watch(ReferenceWatch):
         code = frame.f_code
         # any code of a check module counts: a private helper there, or a function it returns, may be correct
         module = str(frame.f_globals.get("__name__", ""))
-        name = self.codes.get(code) or (f"{module}.{code.co_name} (the checks' own code)"
-                                        if any(module == m or module.startswith(m + ".") for m in self.modules)
-                                        else None)
+        name = self.codes.get(code) or (f"{module}.{code.co_name} (the course's own code)"
+                                        if _courses(module, self.modules) else None)
         if name and self._called_by_student(frame):
             self._note(name)
 
     def __enter__(self) -> "_Watch":
+        self._boundary = sys._getframe(1).f_code  # `handle`, which calls the answer: the walk's end
         self._install()  # (the codes are resolved once per list of references, by _watch)
         return self
+
+
+#: The course's code an answer is handed and may call: the checks' doubles (a recording summarizer, a
+#: scripted decider). Any other of the course's code an answer calls is noted.
+_HANDED = "memlib.course.doubles"
+
+
+def _courses(module: str, modules: list[str]) -> bool:
+    """Whether `module` is the course's code (the check's modules, or anything of memlib.course but the doubles)."""
+    def under(name: str) -> bool:
+        return module == name or module.startswith(name + ".")
+    return any(under(m) for m in (*modules, "memlib.course")) and not under(_HANDED)
 
 
 def _watch(references: list[str], modules: list[str]) -> _Watch:

@@ -20,7 +20,6 @@ from typing import Any, Iterable
 __all__ = ["ReferenceWatch", "is_library_file", "notebook_namespace", "UNWATCHED_THREAD"]
 
 _MEMLIB_DIR = str(Path(__file__).resolve().parents[1])
-_COURSE_DIR = str(Path(__file__).resolve().parent)  # the checks and the grader's kernel side
 _LIBRARY_DIRS = tuple({str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
                        if (p := sysconfig.get_paths().get(key))})
 
@@ -68,6 +67,7 @@ class ReferenceWatch:
         self.classes: dict[type, str] = {}
         self.used: list[str] = []
         self._previous: tuple[Any, Any] | None = None  # the profilers put aside while the watch is on
+        self._boundary: Any = None  # the code of the frame that switched the watch on (`__enter__`)
 
     def _note(self, name: str) -> None:
         if name not in self.used:
@@ -145,18 +145,18 @@ class ReferenceWatch:
         ``__init__`` (file ``<string>``) calls its ``__post_init__`` whoever built it.
         """
         caller = frame.f_back
-        # Past the libraries' code (functools.singledispatch, decorators, operator and pydoc lookups, and
-        # memlib's own: a timer that calls what it was handed, an archival store that searches with a
-        # reference's index, a helper that quotes a note with the reference guard's verdict) to the code
-        # that made the call: an answer that reaches a reference through memlib's public code reaches it
-        # all the same. The course's code stops the walk: the checks compute what is expected with the
-        # references, and the grader's side calls the answer (an answer that *is* a reference is noted by
-        # `inspect_answer`).
+        # Past all library code (functools.singledispatch, decorators, operator and pydoc lookups, memlib's
+        # public code: a timer that calls what it was handed, an archival store that searches with a
+        # reference's index; the course's own helpers handed a reference) to the code that made the call: an
+        # answer that reaches a reference through them reaches it all the same. The walk ends at the frame
+        # that switched the watch on (the check's wrapper in the student's kernel, whose check computes what
+        # is expected with the references; the grader's handler that calls the answer: an answer that *is*
+        # a reference is noted by `inspect_answer`).
         while caller is not None and caller.f_code not in self.codes:
+            if caller.f_code is self._boundary:
+                return False
             if self.is_students(caller):
                 return True
-            if _under(caller.f_code.co_filename, (_COURSE_DIR,)):
-                return False
             caller = caller.f_back
         return False
 
@@ -165,6 +165,7 @@ class ReferenceWatch:
             self._note(self.codes[frame.f_code])
 
     def __enter__(self) -> "ReferenceWatch":
+        self._boundary = sys._getframe(1).f_code  # the code that switched the watch on: the walk's end
         self._resolve()
         if self.codes:  # nothing to watch for: no hook, no cost
             self._install()

@@ -564,6 +564,10 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in LOOKUP_CALLS
                   and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant)):
                 what = f"{node.func.id}() with a name computed at run time"
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in LOOKUP_CALLS
+                  and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+                  and node.args[1].value in DYNAMIC_ATTRIBUTES):
+                what = f".{node.args[1].value} (by {node.func.id}())"  # getattr(sys, "modules") is sys.modules
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in BINDING_CALLS:
                 what = f"{node.func.id}() (it binds what the reading does not follow)"
             elif isinstance(node, ast.Name) and node.id.startswith("_memlib"):
