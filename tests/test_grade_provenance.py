@@ -334,6 +334,10 @@ CHEATS = {
     # attack 14
     "sys.modules by getattr with a constant name (01)": (
         "01", "import sys\nloaded = getattr(sys, 'modules')", ".modules (by getattr())"),
+    # attack 15
+    "the notebook's __name__ rebound (03)": (
+        "03", "class _Name(str):\n    pass\n__name__ = _Name('__main__')", "__name__ rebound"),
+    "a star import from memlib (03)": ("03", "from memlib.retrieval import *", "from memlib.retrieval import *"),
     "IPython's output cache (02)": ("02", "MySummarizer = type(Out[12])", "IPython's output cache (Out)"),
     "a completer that evaluates its text (07)": (
         "07", "import rlcompleter\nrlcompleter.Completer({}).attr_matches('x.y')", "import rlcompleter"),

@@ -108,6 +108,19 @@ def test_the_courses_helpers_handed_a_reference_by_the_answer_do_not_hide_it() -
     assert watch.used == ["memlib.guard.scan"]
 
 
+def test_the_graders_hook_runs_none_of_the_students_code() -> None:
+    """Attack 15: `__name__` rebound to a str subclass ran the student's code inside the profile hook (which
+    read the module's name with str()), where no call is seen. The hook reads it only when it is a str."""
+    notebook = _cell("ran = []\nclass _Name(str):\n    def __str__(self):\n        ran.append(1)\n"
+                     "        return '__main__'\n__name__ = _Name('__main__')\n"
+                     "def tick():\n    pass\ndef my_scan(text):\n    tick()\n    return text", "<ipython-input-1-x>")
+    watch = serve._watch(SCAN, [])
+    watch.notebook = notebook
+    with watch:
+        notebook["my_scan"]("water the plants")
+    assert notebook["ran"] == []
+
+
 def test_a_thread_the_notebook_started_is_seen_while_it_lives() -> None:
     before = serve._notebook_threads()
     stop = threading.Event()

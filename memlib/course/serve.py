@@ -115,8 +115,11 @@ class _Watch(ReferenceWatch):
         if event != "call":
             return
         code = frame.f_code
-        # any code of a check module counts: a private helper there, or a function it returns, may be correct
-        module = str(frame.f_globals.get("__name__", ""))
+        # any code of a check module counts: a private helper there, or a function it returns, may be correct.
+        # Nothing of the student's runs here (calls made inside a profile hook are not seen): `__name__` is
+        # read only when it is a plain str
+        module = frame.f_globals.get("__name__", "")
+        module = module if type(module) is str else ""
         name = self.codes.get(code) or (f"{module}.{code.co_name} (the course's own code)"
                                         if _courses(module, self.modules) else None)
         if name and self._called_by_student(frame):

@@ -61,3 +61,6 @@ MEMLIB_PATH = re.compile(r"\bmemlib\.[A-Za-z_]")
 #: IPython's output cache by name: ``Out[3]``, ``_oh``, ``_3`` hand a cell what an earlier cell showed (a reference's
 #: object, if a release cell ended with one), by a number the reading cannot follow.
 OUTPUT_CACHE = re.compile(r"Out|_oh|_[0-9]+")
+#: A module's own names in the notebook's namespace: the kernel's code reads them (a `__name__` that is a str
+#: subclass ran the student's code inside the watch's profile hook, where no call is seen).
+MODULE_DUNDERS = {"__name__", "__file__", "__spec__", "__loader__", "__package__", "__builtins__", "__dict__"}

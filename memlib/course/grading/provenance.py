@@ -64,7 +64,7 @@ from memlib.course.checker import graded_call
 from memlib.course.grading.cellcode import TRANSFORM_LINE_CHARS, NotTransformed, parse_cell as _parse
 from memlib.course.grading.flagged import (BINDING_CALLS, CONFIG_ARGUMENT, DYNAMIC_ATTRIBUTES, DYNAMIC_CALLS,
                                            DYNAMIC_MODULES, DYNAMIC_NAMES, GETTER_FACTORIES, HARMLESS_MAGICS,
-                                           LOOKUP_CALLS, MEMLIB_PATH, OUTPUT_CACHE)
+                                           LOOKUP_CALLS, MEMLIB_PATH, MODULE_DUNDERS, OUTPUT_CACHE)
 from memlib.course.grading.inert import CELL_READ_LIMIT_CHARS, READ_LIMIT_CHARS
 from memlib.course.grading.model import Assignment, _cell_grade_id
 from memlib.course.kernel_run import is_skipped
@@ -572,6 +572,8 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
                 what = f"{node.func.id}() (it binds what the reading does not follow)"
             elif isinstance(node, ast.Name) and node.id.startswith("_memlib"):
                 what = f"the grader's own name {node.id}"
+            elif isinstance(node, ast.Name) and node.id in MODULE_DUNDERS and not isinstance(node.ctx, ast.Load):
+                what = f"{node.id} rebound (the kernel's code reads it)"
             elif isinstance(node, ast.Name) and OUTPUT_CACHE.fullmatch(node.id):
                 what = f"IPython's output cache ({node.id}): what an earlier cell showed, by its number"
             elif (isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] in GETTER_FACTORIES
@@ -615,6 +617,8 @@ def _dynamic_findings(trees: list[ast.Module | None], cells: list[dict], binding
                         what = f"import {module}"
                     elif top == "memlib" and private:
                         what = f"memlib's internals (from {module} import {', '.join(private)})"
+                    elif top == "memlib" and "*" in names:
+                        what = f"from {module} import * (the names it binds are not followed)"
                     elif names & DYNAMIC_NAMES.get(module, set()):
                         what = f"from {module} import {', '.join(sorted(names & DYNAMIC_NAMES[module]))}"
                     elif module and not module.startswith("(") and _not_installed(top):
