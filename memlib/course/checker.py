@@ -157,7 +157,7 @@ def run_check(call: GradedCall, execute: Execute, *, support: list[Path], scratc
         try:
             line = lines.get(timeout=max(0.05, deadline - time.monotonic()))
         except Empty:
-            done.update(status=TIMEOUT, message=f"the check did not finish within {seconds:.0f} s")
+            done.update(status=TIMEOUT, message=f"the check did not finish within its time limit of {seconds:.0f} s")
             return ""
         if line is None:
             detail = "".join(errors).strip().splitlines()[-1:] or ["no message"]
