@@ -280,9 +280,9 @@ def judge_fixed_then_fresh(grade_id: str, judge: Callable[[Any], int], fresh_cas
         raise
 
 
-def judge_parts(parts: Sequence[Callable[[], object]], weights: Sequence[int] = ()) -> None:
-    """Run a check's parts in order, each a case of the partial-credit tally (of weight `weights[i]`, 1 by
-    default), and raise the first part's `CheckFailed` with the tally of the parts that passed.
+def judge_parts(parts: Sequence[Callable[[], object]]) -> None:
+    """Run a check's parts in order, each a case of the partial-credit tally, and raise the first part's
+    `CheckFailed` with the tally of the parts that passed.
 
     The first failure is the one reported, as when the check stopped there; the parts after it run
     quietly (what they print is dropped), and one that raises anything counts as a wrong part. An
@@ -292,12 +292,9 @@ def judge_parts(parts: Sequence[Callable[[], object]], weights: Sequence[int] = 
     import contextlib
     import io
 
-    weights = tuple(weights) or (1,) * len(parts)
-    if len(weights) != len(parts) or any(type(w) is not int or w < 1 for w in weights):
-        raise ValueError(f"judge_parts: {len(parts)} parts need as many whole weights of at least 1, got {weights}")
     first: CheckFailed | None = None
     right = 0
-    for part, weight in zip(parts, weights):
+    for part in parts:
         try:
             if first is None:
                 part()
@@ -313,9 +310,9 @@ def judge_parts(parts: Sequence[Callable[[], object]], weights: Sequence[int] = 
             if first is None:
                 raise
             continue
-        right += weight
+        right += 1
     if first is not None:
-        first.cases = Cases(right, sum(weights))
+        first.cases = Cases(right, len(parts))
         raise first
 
 

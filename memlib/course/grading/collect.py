@@ -31,6 +31,7 @@ from memlib.course.checker import graded_call
 from memlib.course.late import Lateness
 from memlib.course.grading.inert import small_metadata
 from memlib.course.grading.model import Assignment, GradeSetupError, _cell_grade_id
+from memlib.course.kernel_run import json_values
 from memlib.course.release import graded_cells, source_checksum
 from memlib.course.status import ERROR, MISSING
 from memlib.course.written import WrittenCell, written_cells
@@ -365,7 +366,7 @@ def read_submission_notebook(data: bytes) -> tuple[nbformat.NotebookNode | None,
         return None, (f"the file holds {len(text):,} characters, more than the grader reads "
                       f"({MAX_NOTEBOOK_CHARS:,}); clear its outputs (Restart Kernel and Clear All Outputs) and save "
                       "it again"), notes
-    values = sum(text.count(mark) for mark in ",[{")
+    values = json_values(text)
     if values > MAX_JSON_VALUES:
         return None, (f"the file holds some {values:,} JSON values, more than the grader reads ({MAX_JSON_VALUES:,}); "
                       "clear its outputs (Restart Kernel and Clear All Outputs) and save it again"), notes
